@@ -1,0 +1,107 @@
+# rdmactl: build, test, install.  See README.md.
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS      := libibverbs librdmacm libmnl libnl-3.0 libnl-route-3.0 json-c
+
+# WERROR=1 (CI) turns warnings into errors; SAN=1 builds with ASan+UBSan.
+WARN      := -Wall -Wextra -Wshadow -Wformat -Wformat-security -Wstrict-prototypes -Wmissing-prototypes \
+	     -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN      += -Werror
+endif
+ifeq ($(SAN),1)
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
+	      -D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+LIB_SRC   := $(sort $(wildcard lib/*.c))
+CMD_SRC   := $(sort $(wildcard cmd/*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BIN       := $(BUILD)/rdmactl
+MANS      := $(sort $(wildcard man/*.8))
+COMPLETIONS := completion/rdmactl.bash completion/_rdmactl completion/rdmactl.fish
+
+.PHONY: all check check-deps unit deps demo install uninstall clean lint bench
+all: check-deps $(BIN) $(COMPLETIONS)
+
+check-deps:
+	@$(PKG_CONFIG) --exists $(PKGS) || { \
+	  echo "Missing build libraries: $$($(PKG_CONFIG) --print-errors --exists $(PKGS) 2>&1 | head -1)"; \
+	  echo "Run 'make deps' (as root) to install them."; exit 2; }
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BIN): $(CMD_OBJ) $(LIB_OBJ)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+# Completion scripts are generated from the binary's own command table.
+completion/rdmactl.bash: $(BIN)
+	$(BIN) completion bash > $@
+completion/_rdmactl: $(BIN)
+	$(BIN) completion zsh > $@
+completion/rdmactl.fish: $(BIN)
+	$(BIN) completion fish > $@
+
+unit: $(UNIT_BIN)
+
+# Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
+check: all unit
+	@tests/run-all
+
+# Debian packages to build and to run every test (run as root).
+DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev \
+	      libnl-3-dev libnl-route-3-dev libjson-c-dev
+DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
+	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
+	      mandoc bash-completion zsh fish jq iperf3 procps util-linux
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
+
+demo: all
+	tests/lab/lab --guests 2 --show tests/lab/demo.sh
+
+bench: all
+	@for b in bench/*.sh; do [ -x "$$b" ] && "$$b"; done
+
+lint:
+	mandoc -T lint -W warning $(MANS)
+
+install: all
+	install -Dm755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rdmactl
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -Dm644 completion/rdmactl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdmactl
+	install -Dm644 completion/_rdmactl $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_rdmactl
+	install -Dm644 completion/rdmactl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rdmactl.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rdmactl \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(MANS))) \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdmactl \
+	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_rdmactl \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rdmactl.fish
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Every command's entry point and option table; the table is in main.c. */
+#ifndef RDMACTL_CMDS_H
+#define RDMACTL_CMDS_H
+
+#include "../lib/opt.h"
+
+struct ctx;
+
+int cmd_devices(struct ctx *ctx, int argc, char **argv);
+int cmd_completion(struct ctx *ctx, int argc, char **argv);
+int cmd_complete(struct ctx *ctx, int argc, char **argv);
+int cmd_help(struct ctx *ctx, int argc, char **argv);
+int cmd_version(struct ctx *ctx, int argc, char **argv);
+
+extern const struct opt devices_opts[];
+
+#endif

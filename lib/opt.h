@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command and option tables.  Each command describes its options once;
+ * the same description drives getopt_long, the usage text and shell
+ * completion (through "rdmactl __complete").
+ */
+#ifndef RDMACTL_OPT_H
+#define RDMACTL_OPT_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdbool.h>
+
+struct ctx;
+
+/* What an argument is, so completion can offer live values. */
+enum arg_kind {
+	ARG_NONE,	/* a flag */
+	ARG_STR,	/* free text */
+	ARG_INT,
+	ARG_DEV,	/* RDMA device: mlx5_0 */
+	ARG_DEVPORT,	/* DEV or DEV/PORT */
+	ARG_NETDEV,	/* network interface */
+	ARG_GID,	/* GID index */
+	ARG_FILE,
+	ARG_HOST,
+	ARG_CHOICE,	/* one of opt.choices */
+	ARG_COMMAND,	/* an rdmactl command name */
+};
+
+/* Long-only options use values from here up, as an enum per command. */
+#define OPT_LONG_BASE 0x100
+
+struct opt {
+	const char *name;	/* long name, without "--" */
+	int val;		/* short letter, or OPT_LONG_BASE + n */
+	enum arg_kind arg;
+	const char *metavar;	/* "DEV[/PORT]" in usage */
+	const char *help;
+	const char *choices;	/* space-separated, for ARG_CHOICE */
+};
+
+enum cmd_flags {
+	CMD_HIDDEN = 1 << 0,	/* not listed, not completed */
+};
+
+struct command {
+	const char *name;
+	int (*fn)(struct ctx *ctx, int argc, char **argv);
+	const struct opt *opts;	/* NULL-name terminated; may be NULL */
+	enum arg_kind pos;	/* kind of the positional arguments */
+	const char *pos_choices;/* for pos == ARG_CHOICE */
+	int min_args, max_args;	/* positional count; max -1: unlimited */
+	unsigned int flags;
+	const char *args;	/* usage of the positionals: "[DEV[/PORT]]" */
+	const char *summary;
+};
+
+/* The global options, accepted before and after the command name. */
+extern const struct opt global_opts[];
+
+/* The command table (cmd/main.c). */
+extern const struct command commands[];
+const struct command *command_find(const char *name);
+
+/* Results of opt_next() besides an option's val. */
+enum {
+	OPT_END = -1,	/* positionals start at parser->optind */
+	OPT_ERR = -2,	/* bad option; message printed */
+	OPT_HELP = -3,	/* usage printed */
+};
+
+struct optparser {
+	struct ctx *ctx;
+	const struct command *cmd;
+	int argc;
+	char **argv;
+	char shortopts[128];
+	struct option longopts[64];
+	const char *optarg;
+	int optind;
+};
+
+int opt_init(struct optparser *p, struct ctx *ctx, const struct command *cmd,
+	     int argc, char **argv);
+/* Next option of the command; global ones are handled here. */
+int opt_next(struct optparser *p);
+/*
+ * Check the positional count once options are done; prints the error.
+ * Returns 0 or -EINVAL.
+ */
+int opt_check_args(struct optparser *p);
+
+/* --root and RDMACTL_ROOT: check @dir is a directory; 0 or -ENOTDIR. */
+int set_root(struct ctx *ctx, const char *dir);
+
+/* Usage of @cmd (or of rdmactl when NULL) on @f. */
+void usage_print(FILE *f, const struct command *cmd);
+
+/* Parse a whole decimal number in [min, max]; 0 or -EINVAL. */
+int parse_long(const char *s, long min, long max, long *out);
+
+/* "Did you mean": the closest of @n @words to @word, or NULL if none is close. */
+const char *closest_word(const char *word, const char *const *words, size_t n);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One printer for people and programs.  A command fills rows (json-c
+ * objects) once; table_emit() renders them as an aligned text table whose
+ * headers name the JSON keys, or attaches them to the JSON document.
+ */
+#ifndef RDMACTL_OUTPUT_H
+#define RDMACTL_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+struct ctx;
+
+enum color {
+	COLOR_NONE,
+	COLOR_RED,
+	COLOR_GREEN,
+	COLOR_YELLOW,
+	COLOR_BOLD,
+	COLOR_DIM,
+};
+
+/* ANSI sequence for @c, or "" when colour is off. */
+const char *color_on(const struct ctx *ctx, enum color c);
+const char *color_off(const struct ctx *ctx);
+
+enum column_flags {
+	COL_RIGHT = 1 << 0,	/* right-align (numbers) */
+	COL_NOTEXT = 1 << 1,	/* JSON only */
+	COL_WIDE = 1 << 2,	/* text only with -v */
+};
+
+struct column {
+	const char *key;	/* JSON key of the cell */
+	const char *header;	/* text header; NULL: the key upper-cased */
+	unsigned int flags;
+	/* Text colour of a cell, chosen from its value; may be NULL. */
+	enum color (*color)(const char *text);
+};
+
+struct table;
+
+struct table *table_new(const struct column *cols);
+void table_free(struct table *t);
+/* Append a row; the row belongs to the table. */
+struct json_object *table_row(struct table *t);
+size_t table_rows(const struct table *t);
+/*
+ * Print the table: as text on stdout (nothing when it has no rows), or as
+ * the array @key of the JSON document.  Frees @t.
+ */
+int table_emit(struct ctx *ctx, struct table *t, const char *key);
+
+/* Row cells.  A NULL string stores JSON null, shown as "-". */
+void row_str(struct json_object *row, const char *key, const char *val);
+void row_int(struct json_object *row, const char *key, int64_t val);
+void row_bool(struct json_object *row, const char *key, bool val);
+void row_double(struct json_object *row, const char *key, double val, int decimals);
+void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A scalar of the document's root: in text mode @fmt is printed with the
+ * value (iproute2's print_uint(PRINT_ANY, ...)); in JSON mode it becomes
+ * the key @key.
+ */
+void print_int(struct ctx *ctx, const char *key, const char *fmt, int64_t val);
+void print_str(struct ctx *ctx, const char *key, const char *fmt, const char *val);
+/* Text-only line (headings, hints); dropped in JSON mode. */
+void print_text(struct ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Attach an object built by the caller under @key of the JSON root. */
+void json_attach(struct ctx *ctx, const char *key, struct json_object *obj);
+
+/* Text of a cell as the table shows it ("-" for null or absent). */
+const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len);
+
+/* Print the JSON document (if any) and check stdout; 0 or -errno. */
+int output_finish(struct ctx *ctx);
+
+#endif

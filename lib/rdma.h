@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The node's RDMA model: devices, their ports and GID tables, as every
+ * command sees them.  Loaded from the live kernel (verbs, RDMA netlink) or,
+ * with --root, from a captured sysfs tree.
+ */
+#ifndef RDMACTL_RDMA_H
+#define RDMACTL_RDMA_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ctx;
+
+enum link_layer {
+	LINK_LAYER_UNKNOWN,
+	LINK_LAYER_INFINIBAND,
+	LINK_LAYER_ETHERNET,	/* RoCE */
+};
+
+enum gid_type {
+	GID_TYPE_UNKNOWN,	/* the kernel would not say (EINVAL in containers) */
+	GID_TYPE_IB,
+	GID_TYPE_ROCE_V1,
+	GID_TYPE_ROCE_V2,
+};
+
+struct rdma_gid {
+	unsigned int index;
+	uint8_t raw[16];
+	enum gid_type type;
+	char netdev[IF_NAMESIZE];	/* "" when none or unknown */
+};
+
+struct rdma_port {
+	unsigned int num;
+	int state;		/* enum ibv_port_state: 4 = ACTIVE */
+	int phys_state;		/* 5 = LinkUp */
+	enum link_layer link_layer;
+	int active_mtu;		/* bytes: 256 .. 4096; 0 unknown */
+	int max_mtu;
+	double rate_gbps;	/* speed x width; 0 unknown */
+	char rate[32];		/* "100 Gb/sec (4X EDR)", as sysfs writes it */
+	uint16_t lid, sm_lid;
+	uint64_t subnet_prefix;	/* host order */
+	char netdev[IF_NAMESIZE];
+	int gid_tbl_len;
+	struct rdma_gid *gids;	/* the non-empty entries */
+	size_t n_gids;
+};
+
+struct rdma_dev {
+	char name[64];
+	char driver[32];	/* provider: mlx5, rxe, ... */
+	int node_type;		/* enum ibv_node_type */
+	uint64_t node_guid;	/* host order of the big-endian GUID */
+	uint64_t sys_image_guid;
+	char fw_ver[64];
+	char pci[32];		/* "0000:3b:00.0"; "" for virtual devices */
+	int numa_node;		/* -1 unknown */
+	unsigned int nports;
+	struct rdma_port *ports;
+};
+
+struct rdma_node {
+	struct rdma_dev *devs;
+	size_t n;
+};
+
+enum rdma_load {
+	RDMA_LOAD_PORTS = 1 << 0,
+	RDMA_LOAD_GIDS = 1 << 1 | RDMA_LOAD_PORTS,
+};
+
+/* Load every device (and, with @what, ports and GIDs); 0 or -errno. */
+int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
+void rdma_node_free(struct rdma_node *node);
+
+struct rdma_dev *rdma_dev_find(const struct rdma_node *node, const char *name);
+/* "rxe0, mlx5_0": the device names, for messages naming what exists. */
+char *rdma_dev_names(const struct rdma_node *node, char *buf, size_t len);
+struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num);
+
+/*
+ * "DEV" or "DEV/PORT" (also "DEV:PORT", as NCCL and UCX write it).
+ * @port is 0 when absent.  0 or -EINVAL.
+ */
+int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *port);
+
+/* "5aa2:e1ff:feb0:3772" (as sysfs and ibv_devinfo print GUIDs). */
+char *guid_str(uint64_t guid, char *buf, size_t len);
+/* Full GID as show_gids prints it: 8 groups of 4 hex digits. */
+char *gid_str(const uint8_t raw[16], char *buf, size_t len);
+/* True for ::ffff:a.b.c.d; writes the dotted quad. */
+bool gid_ipv4(const uint8_t raw[16], char *buf, size_t len);
+bool gid_is_empty(const uint8_t raw[16]);
+bool gid_is_link_local(const uint8_t raw[16]);
+
+const char *gid_type_str(enum gid_type t);	/* "v1", "v2", "IB", "unknown" */
+const char *link_layer_str(enum link_layer l);	/* "InfiniBand", "Ethernet" */
+const char *port_state_str(int state);		/* "ACTIVE", "DOWN", ... */
+const char *phys_state_str(int phys);		/* "LinkUp", "Disabled", ... */
+const char *node_type_str(int type);		/* "CA", "RNIC", ... */
+
+#endif

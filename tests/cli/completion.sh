@@ -1,0 +1,87 @@
+#!/bin/bash
+# Shell completion: the generated files match the binary, and bash, zsh and
+# fish really complete commands, options and live device names through them.
+. "$(dirname "$0")/lib.sh"
+
+BINDIR=$(dirname "$RDMACTL")
+
+for sh in bash:rdmactl.bash zsh:_rdmactl fish:rdmactl.fish; do
+	run completion "${sh%%:*}"
+	if [ "$OUT" == "$(cat "$TOP/completion/${sh#*:}")" ]; then
+		pass "generated-${sh%%:*}-matches"
+	else
+		fail "generated-${sh%%:*}-matches" "completion/${sh#*:} drifted: run make"
+	fi
+done
+
+# A small sysfs tree, so device names come from somewhere known.
+ROOT=$TMPD/root
+mkdir -p "$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids" \
+	"$ROOT/sys/class/infiniband/mlx5_1/ports/1/gids" \
+	"$ROOT/sys/class/infiniband/mlx5_1/ports/2/gids" "$ROOT/sys/class/net/ens1f0"
+echo fe80:0000:0000:0000:5aa2:e1ff:feb0:3772 >"$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids/0"
+echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids/1"
+echo 0000:0000:0000:0000:0000:ffff:c0a8:5801 >"$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids/2"
+
+# bash_complete LINE: what bash's completion function offers for LINE (cursor at its end).
+bash_complete() {
+	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" bash --norc --noprofile -c '
+		source "$1"
+		read -r -a COMP_WORDS <<<"$2"
+		[[ $2 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMP_LINE=$2 COMP_POINT=${#2}
+		_rdmactl rdmactl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completion/rdmactl.bash" "$1" | sort
+}
+
+# The commands rdmactl lists in its help, to compare with what completion offers.
+commands=$("$RDMACTL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z_]*\) .*/\1/p' | sort)
+OUT=$(bash_complete "rdmactl ")
+check bash-all-commands [ "$OUT" == "$commands" ]
+OUT=$(bash_complete "rdmactl d")
+check bash-prefix-d [ "$OUT" == "devices" ]
+OUT=$(bash_complete "rdmactl -j c")
+check bash-after-global-option [ "$OUT" == "completion" ]
+OUT=$(bash_complete "rdmactl devices --js")
+check bash-option [ "$OUT" == "--json" ]
+OUT=$(bash_complete "rdmactl devices ")
+check bash-live-devices [ "$OUT" == $'mlx5_0\nmlx5_1' ]
+OUT=$(bash_complete "rdmactl --color ")
+check bash-option-choices [ "$OUT" == $'always\nauto\nnever' ]
+OUT=$(bash_complete "rdmactl completion f")
+check bash-positional-choices [ "$OUT" == "fish" ]
+OUT=$(bash_complete "rdmactl __comp")
+check bash-hidden-not-offered [ -z "$OUT" ]
+
+# An interactive bash really registers the function for rdmactl.
+OUT=$(bash --norc --noprofile -i -c "source '$TOP/completion/rdmactl.bash'; complete -p rdmactl" 2>/dev/null)
+check bash-registered out_has "complete -F _rdmactl rdmactl"
+
+if command -v fish >/dev/null; then
+	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
+		"source '$TOP/completion/rdmactl.fish'; complete -C 'rdmactl dev'" 2>&1 | cut -f1)
+	check fish-command [ "$OUT" == "devices" ]
+	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
+		"source '$TOP/completion/rdmactl.fish'; complete -C 'rdmactl devices mlx5_'" 2>&1 | cut -f1 | sort)
+	check fish-live-devices [ "$OUT" == $'mlx5_0\nmlx5_1' ]
+else
+	skip fish-command "fish not installed (Debian package fish)"
+fi
+
+if command -v zsh >/dev/null; then
+	OUT=$(zsh -n "$TOP/completion/_rdmactl" 2>&1)
+	check zsh-parses [ -z "$OUT" ]
+else
+	skip zsh-parses "zsh not installed (Debian package zsh)"
+fi
+
+# The hidden entry point itself, including bad input.
+run __complete 1 rdmactl --col
+check complete-global-option out_has "^--color$"
+run __complete x rdmactl
+check complete-bad-cword rc_is 2
+run __complete 9 rdmactl
+check complete-cword-out-of-range rc_is 2
+
+finish

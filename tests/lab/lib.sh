@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# Helpers for lab tests, loaded into every test's shell by the guest runner
+# (through BASH_ENV, so a test needs no `source` line). A test passes when it
+# exits 0 and no `fail` was recorded, is skipped when it exits 77, and fails
+# otherwise. Failures are recorded in a file rather than a variable so that a
+# `fail` inside a subshell or a $(...) still fails the test.
+#
+# Environment set by the runner: LAB_NODE (a|b), LAB_GUESTS (1|2), LAB_IP,
+# LAB_PEER_IP (empty with one guest), LAB_SHARE (per-test dir shared by both
+# guests), LAB_SRC (project dir), LAB_BIN, RDMACTL; internal: LAB_RUN,
+# LAB_PEER, LAB_TEST_ID, LAB_FAILFILE.
+
+# Children of the test that are bash scripts must not load us again.
+unset BASH_ENV
+
+# fail MSG: report a failed check; the test goes on but will fail.
+fail() {
+	echo "not ok: $*"
+	echo "$*" >>"$LAB_FAILFILE"
+}
+
+# check_eq WHAT EXPECTED ACTUAL
+check_eq() {
+	if [[ $2 == "$3" ]]; then
+		echo "ok: $1"
+	else
+		fail "$1: expected '$2', got '$3'"
+	fi
+}
+
+# skip REASON: end the test as skipped.
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds.
+# Gives up early when the peer guest went down or, inside a test, already
+# finished that test (so it will never answer), rather than sit out the bound.
+lab__await() {
+	local desc=$1 deadline=$((SECONDS + $2))
+	shift 2
+	until "$@"; do
+		if [[ -n $LAB_PEER ]]; then
+			if [[ -e $LAB_RUN/down.$LAB_PEER ]]; then
+				echo "$desc: lab-$LAB_PEER went down" >&2
+				return 1
+			fi
+			if [[ -n ${LAB_TEST_ID-} && -e $LAB_RUN/res/$LAB_TEST_ID.$LAB_PEER ]]; then
+				echo "$desc: lab-$LAB_PEER already finished this test" >&2
+				return 1
+			fi
+		fi
+		if ((SECONDS >= deadline)); then
+			echo "$desc: gave up after $2 s" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# lab__all_in DIR: every guest has checked in to DIR.
+lab__all_in() {
+	[[ -e $1/$LAB_NODE && (-z $LAB_PEER || -e $1/$LAB_PEER) ]]
+}
+
+# lab__rendezvous DIR SECONDS: check in to DIR, wait for the other guest.
+lab__rendezvous() {
+	mkdir -p "$1" && : >"$1/$LAB_NODE" &&
+		lab__await "barrier ${1##*/}" "$2" lab__all_in "$1"
+}
+
+# lab_barrier NAME: both guests wait here for each other (60 s at most).
+# NAME must be unique within the test. On failure the test ends, failed.
+lab_barrier() {
+	lab__rendezvous "$LAB_SHARE/.barrier/$1" 60 && return 0
+	fail "lab_barrier $1: lab-$LAB_PEER never arrived" >&2
+	exit 1
+}
+
+# lab_put KEY VALUE: publish a small value to the other guest.
+lab_put() {
+	mkdir -p "$LAB_SHARE/.kv"
+	# Write then rename, so lab_get never reads half a value.
+	printf '%s\n' "$2" >"$LAB_SHARE/.kv/.$1.$LAB_NODE" &&
+		mv -f "$LAB_SHARE/.kv/.$1.$LAB_NODE" "$LAB_SHARE/.kv/$1"
+}
+
+# lab_get KEY [SECONDS]: print the value put under KEY, waiting for it
+# (60 s by default). On failure the test (or the $(...) around) ends, failed.
+lab_get() {
+	if lab__await "lab_get $1" "${2:-60}" test -e "$LAB_SHARE/.kv/$1"; then
+		cat "$LAB_SHARE/.kv/$1"
+		return
+	fi
+	fail "lab_get $1: nothing was put" >&2
+	exit 1
+}
+
+# lab_need_peer: skip the test when the lab runs a single guest.
+lab_need_peer() {
+	[[ -n $LAB_PEER ]] || skip "needs two guests (run with --guests 2)"
+}
