@@ -49,9 +49,9 @@ $(BUILD)/%.o: %.c
 $(BIN): $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/stubs.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 # Completion scripts are generated from the binary's own command table.
 completion/rdmactl.bash: $(BIN)

@@ -98,6 +98,20 @@ bool gid_ipv4(const uint8_t raw[16], char *buf, size_t len);
 bool gid_is_empty(const uint8_t raw[16]);
 bool gid_is_link_local(const uint8_t raw[16]);
 
+/*
+ * Read the GID table of @port (its non-empty entries) into port->gids;
+ * entries whose type or netdev the kernel will not give are kept with
+ * GID_TYPE_UNKNOWN.  0 or -errno.
+ */
+int rdma_port_load_gids(const struct ctx *ctx, const struct rdma_dev *dev,
+			struct rdma_port *port);
+
+/*
+ * The GID a job should use on @port: RoCE v2, IPv4 unless @ipv6, never
+ * link-local; NULL when there is none.  *@why says why this one, or why none.
+ */
+const struct rdma_gid *gid_recommend(const struct rdma_port *port, bool ipv6, const char **why);
+
 const char *gid_type_str(enum gid_type t);	/* "v1", "v2", "IB", "unknown" */
 const char *link_layer_str(enum link_layer l);	/* "InfiniBand", "Ethernet" */
 const char *port_state_str(int state);		/* "ACTIVE", "DOWN", ... */

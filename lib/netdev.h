@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Network interfaces behind RDMA ports, read with libnl-route-3: MTU,
+ * state and addresses; and the route the kernel would take to a peer.
+ */
+#ifndef RDMACTL_NETDEV_H
+#define RDMACTL_NETDEV_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ctx;
+
+struct netdev_addr {
+	int family;			/* AF_INET or AF_INET6 */
+	char addr[INET6_ADDRSTRLEN];	/* "10.99.0.1" */
+	int prefixlen;
+	bool link_local;		/* fe80::/10 or 169.254/16 */
+};
+
+struct netdev_info {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	int mtu;
+	bool up;			/* IFF_UP */
+	char operstate[16];		/* "up", "down", "lowerlayerdown", ... */
+	struct netdev_addr *addrs;
+	size_t n_addrs;
+};
+
+/* One interface by name; 0, -ENODEV, or -errno. */
+int netdev_get(const struct ctx *ctx, const char *name, struct netdev_info *out);
+void netdev_info_free(struct netdev_info *info);
+/* True when @info has an address of @family that is not link-local. */
+bool netdev_has_global_addr(const struct netdev_info *info, int family);
+
+/*
+ * The interface and source address the kernel routes @peer (an IPv4 or
+ * IPv6 literal) through; 0, -EINVAL for a bad address, -ENETUNREACH.
+ */
+int netdev_route_to(const struct ctx *ctx, const char *peer, char *ifname, size_t iflen,
+		    char *src, size_t srclen);
+
+#endif
