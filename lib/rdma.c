@@ -13,11 +13,15 @@
 
 int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
 {
+	size_t d;
+	unsigned int p;
 	int ret;
 
-	(void)what;
 	memset(node, 0, sizeof(*node));
-	ret = rdma_verbs_load(ctx, node);
+	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : rdma_verbs_load(ctx, node);
+	for (d = 0; !ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS && d < node->n; d++)
+		for (p = 0; !ret && p < node->devs[d].nports; p++)
+			ret = rdma_port_load_gids(ctx, &node->devs[d], &node->devs[d].ports[p]);
 	if (ret)
 		rdma_node_free(node);
 	return ret;

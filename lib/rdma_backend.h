@@ -7,5 +7,6 @@ struct ctx;
 struct rdma_node;
 
 int rdma_verbs_load(const struct ctx *ctx, struct rdma_node *node);
+int rdma_sysfs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
 
 #endif
