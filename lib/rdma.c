@@ -7,9 +7,73 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "log.h"
 #include "opt.h"
 #include "rdma.h"
 #include "rdma_backend.h"
+#include "rdma_nl.h"
+
+struct rdma_dev *rdma_node_add(struct rdma_node *node, const char *name)
+{
+	struct rdma_dev *devs, *dev;
+
+	devs = realloc(node->devs, (node->n + 1) * sizeof(*devs));
+	if (!devs)
+		return NULL;
+	node->devs = devs;
+	dev = &devs[node->n++];
+	memset(dev, 0, sizeof(*dev));
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->numa_node = -1;
+	return dev;
+}
+
+int rdma_dev_alloc_ports(struct rdma_dev *dev, unsigned int n)
+{
+	unsigned int i;
+
+	if (dev->ports || !n)
+		return 0;
+	dev->ports = calloc(n, sizeof(*dev->ports));
+	if (!dev->ports)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		dev->ports[i].num = i + 1;
+	return 0;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(((const struct rdma_dev *)a)->name, ((const struct rdma_dev *)b)->name);
+}
+
+/*
+ * The live node: RDMA netlink first, verbs for what it lacks (or for
+ * everything when netlink is unavailable), sysfs for the rest.
+ */
+static int live_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
+{
+	size_t d;
+	unsigned int p;
+	int ret;
+
+	ret = rdma_nl_load(ctx, node, what);
+	if (ret) {
+		log_info(ctx, "RDMA netlink unavailable (%s): using verbs only", strerror(-ret));
+		rdma_node_free(node);
+	}
+	ret = rdma_verbs_load(ctx, node, what);
+	if (ret)
+		return ret;
+	for (d = 0; d < node->n; d++) {
+		rdma_sysfs_dev_extras(ctx, &node->devs[d]);
+		for (p = 0; node->devs[d].ports && p < node->devs[d].nports; p++)
+			rdma_sysfs_port_netdev(ctx, &node->devs[d], &node->devs[d].ports[p]);
+	}
+	if (node->n)
+		qsort(node->devs, node->n, sizeof(*node->devs), cmp_dev);
+	return 0;
+}
 
 int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
 {
@@ -18,9 +82,9 @@ int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int w
 	int ret;
 
 	memset(node, 0, sizeof(*node));
-	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : rdma_verbs_load(ctx, node);
+	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : live_load(ctx, node, what);
 	for (d = 0; !ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS && d < node->n; d++)
-		for (p = 0; !ret && p < node->devs[d].nports; p++)
+		for (p = 0; !ret && node->devs[d].ports && p < node->devs[d].nports; p++)
 			ret = rdma_port_load_gids(ctx, &node->devs[d], &node->devs[d].ports[p]);
 	if (ret)
 		rdma_node_free(node);
@@ -32,7 +96,7 @@ void rdma_node_free(struct rdma_node *node)
 	size_t d, p;
 
 	for (d = 0; d < node->n; d++) {
-		for (p = 0; p < node->devs[d].nports; p++)
+		for (p = 0; node->devs[d].ports && p < node->devs[d].nports; p++)
 			free(node->devs[d].ports[p].gids);
 		free(node->devs[d].ports);
 	}
@@ -66,7 +130,7 @@ struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nports; i++)
+	for (i = 0; dev->ports && i < dev->nports; i++)
 		if (dev->ports[i].num == num)
 			return &dev->ports[i];
 	return NULL;
@@ -180,4 +244,116 @@ const char *node_type_str(int type)
 		"usNIC", "usNIC_UDP", "unspecified" };
 
 	return type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])) ? names[type] : "unknown";
+}
+
+int ib_mtu_bytes(int mtu_enum)
+{
+	return mtu_enum >= 1 && mtu_enum <= 5 ? 128 << mtu_enum : 0;
+}
+
+/* enum ibv_port_width bits -> lanes: 1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X */
+static int width_lanes(unsigned int width)
+{
+	switch (width) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+int ib_rate_str(unsigned int speed, unsigned int width, char *buf, size_t len, double *gbps)
+{
+	/* Per-lane rate in 0.1 Gb/s, the kernel's rate_show() table. */
+	static const struct {
+		unsigned int speed;
+		int tenths;
+		const char *name;
+	} speeds[] = {
+		{ 1, 25, " SDR" }, { 2, 50, " DDR" }, { 4, 100, " QDR" }, { 8, 100, " FDR10" },
+		{ 16, 140, " FDR" }, { 32, 250, " EDR" }, { 64, 500, " HDR" },
+		{ 128, 1000, " NDR" }, { 256, 2000, " XDR" },
+	};
+	/* Unknown speeds count as SDR, as the kernel does. */
+	int lanes = width_lanes(width), tenths = 25;
+	const char *name = " SDR";
+	size_t i;
+
+	if (!lanes)
+		return -EINVAL;
+	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].speed == speed) {
+			tenths = speeds[i].tenths;
+			name = speeds[i].name;
+		}
+	tenths *= lanes;
+	snprintf(buf, len, "%d%s Gb/sec (%dX%s)", tenths / 10, tenths % 10 ? ".5" : "", lanes, name);
+	*gbps = tenths / 10.0;
+	return 0;
+}
+
+/*
+ * Header bytes a RoCE packet spends below the RDMA MTU.  rdma_rxe keeps
+ * RXE_MAX_HDR_LENGTH (80) free; the other drivers use the kernel's
+ * iboe_get_mtu(): GRH 40 + UDP 8 + BTH 12 + XRC ext 4 + AtomicETH 28 +
+ * ICRC 4 = 96 (kernels before 5.17 counted 80).
+ */
+static int roce_overhead(const char *provider)
+{
+	return provider && !strcmp(provider, "rxe") ? 80 : 96;
+}
+
+int roce_mtu_for_netdev(const char *provider, int netdev_mtu)
+{
+	int room = netdev_mtu - roce_overhead(provider);
+	int mtu;
+
+	for (mtu = 4096; mtu >= 256; mtu /= 2)
+		if (room >= mtu)
+			return mtu;
+	/* rdma_rxe falls back to 256 rather than no MTU at all. */
+	return provider && !strcmp(provider, "rxe") ? 256 : 0;
+}
+
+int roce_netdev_mtu_needed(const char *provider, int rdma_mtu)
+{
+	return rdma_mtu + roce_overhead(provider);
+}
+
+const char *provider_from_driver(const char *kdriver)
+{
+	/* PCI drivers whose RDMA provider has another name. */
+	static const char *const map[][2] = {
+		{ "mlx5_core", "mlx5" }, { "mlx4_core", "mlx4" }, { "bnxt_en", "bnxt_re" },
+		{ "ice", "irdma" }, { "i40e", "irdma" }, { "qede", "qedr" }, { "hns3", "hns" },
+		{ "ib_mthca", "mthca" }, { "ib_qib", "qib" }, { "cxgb4", "cxgb4" },
+		{ "efa", "efa" }, { "erdma", "erdma" }, { "hfi1", "hfi1" },
+		{ "vmw_pvrdma", "vmw_pvrdma" }, { "mana", "mana" }, { "ionic", "ionic" },
+	};
+	size_t i;
+
+	for (i = 0; kdriver && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kdriver, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+const char *provider_from_driver_id(unsigned int id)
+{
+	/* enum rdma_driver_id of <rdma/ib_user_ioctl_verbs.h>, in order. */
+	static const char *const names[] = {
+		NULL, "mlx5", "mlx4", "cxgb3", "cxgb4", "mthca", "bnxt_re", "ocrdma", "nes",
+		"irdma", "vmw_pvrdma", "qedr", "hns", "usnic", "rxe", "hfi1", "qib", "efa",
+		"siw", "erdma", "mana",
+	};
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
 }

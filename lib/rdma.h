@@ -43,9 +43,10 @@ struct rdma_port {
 	int max_mtu;
 	double rate_gbps;	/* speed x width; 0 unknown */
 	char rate[32];		/* "100 Gb/sec (4X EDR)", as sysfs writes it */
+	bool mtu_derived;	/* active/max MTU derived from the netdev MTU (--root) */
 	uint16_t lid, sm_lid;
 	uint64_t subnet_prefix;	/* host order */
-	char netdev[IF_NAMESIZE];
+	char netdev[IF_NAMESIZE];	/* "" when none (InfiniBand) or unknown */
 	int gid_tbl_len;
 	struct rdma_gid *gids;	/* the non-empty entries */
 	size_t n_gids;
@@ -60,8 +61,10 @@ struct rdma_dev {
 	char fw_ver[64];
 	char pci[32];		/* "0000:3b:00.0"; "" for virtual devices */
 	int numa_node;		/* -1 unknown */
-	unsigned int nports;
-	struct rdma_port *ports;
+	char protocol[16];	/* "roce", "ib", "iw" (RDMA netlink); "" unknown */
+	unsigned int nl_index;	/* RDMA netlink device index; 0 unknown */
+	unsigned int nports;	/* set even when ports are not loaded */
+	struct rdma_port *ports;	/* nports entries, or NULL without RDMA_LOAD_PORTS */
 };
 
 struct rdma_node {
@@ -117,5 +120,27 @@ const char *link_layer_str(enum link_layer l);	/* "InfiniBand", "Ethernet" */
 const char *port_state_str(int state);		/* "ACTIVE", "DOWN", ... */
 const char *phys_state_str(int phys);		/* "LinkUp", "Disabled", ... */
 const char *node_type_str(int type);		/* "CA", "RNIC", ... */
+
+/* Bytes of an enum ibv_mtu (1 = 256 .. 5 = 4096); 0 for anything else. */
+int ib_mtu_bytes(int mtu_enum);
+/*
+ * The port rate from enum ibv_port_speed and ibv_port_width bits, as the
+ * kernel's sysfs "rate" file writes it ("100 Gb/sec (4X EDR)"); Gb/s in
+ * *@gbps.  0, or -EINVAL for an unknown width.
+ */
+int ib_rate_str(unsigned int speed, unsigned int width, char *buf, size_t len, double *gbps);
+
+/*
+ * The RDMA MTU (bytes) a RoCE port of @provider gets on a netdev of MTU
+ * @netdev_mtu, as the kernel computes it; 0 when none fits.
+ */
+int roce_mtu_for_netdev(const char *provider, int netdev_mtu);
+/* The smallest netdev MTU giving @provider's RoCE ports RDMA MTU @rdma_mtu. */
+int roce_netdev_mtu_needed(const char *provider, int rdma_mtu);
+
+/* Provider of a kernel driver ("mlx5_core" -> "mlx5"); NULL if unknown. */
+const char *provider_from_driver(const char *kdriver);
+/* Provider of an enum rdma_driver_id (RDMA netlink); NULL if unknown. */
+const char *provider_from_driver_id(unsigned int id);
 
 #endif

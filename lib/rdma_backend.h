@@ -1,12 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* Backends of rdma_node_load(); only lib/rdma*.c includes this. */
+/*
+ * Backends of rdma_node_load(); only lib/rdma*.c includes this.
+ *
+ * Live, facts come from RDMA netlink first (lib/rdma_nl.c), then verbs
+ * (what netlink does not carry: MTUs, link layer, speed and width), then
+ * sysfs for what neither gives (PCI address, NUMA node, kernel driver).
+ * With --root, everything comes from the recorded sysfs tree.
+ */
 #ifndef RDMACTL_RDMA_BACKEND_H
 #define RDMACTL_RDMA_BACKEND_H
 
 struct ctx;
+struct rdma_dev;
 struct rdma_node;
+struct rdma_port;
 
-int rdma_verbs_load(const struct ctx *ctx, struct rdma_node *node);
+/* Fill or add every verbs device: device attributes and, with RDMA_LOAD_PORTS, ports. */
+int rdma_verbs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
 int rdma_sysfs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
+/* PCI address, NUMA node and (when still unknown) provider, from sysfs. */
+void rdma_sysfs_dev_extras(const struct ctx *ctx, struct rdma_dev *dev);
+/* The port's netdev from sysfs (gid_attrs/ndevs/0, or the rxe "parent"), when unknown. */
+void rdma_sysfs_port_netdev(const struct ctx *ctx, const struct rdma_dev *dev,
+			    struct rdma_port *port);
+
+/* Append a zeroed device named @name; NULL when out of memory. */
+struct rdma_dev *rdma_node_add(struct rdma_node *node, const char *name);
+/* Give @dev @n ports numbered 1..n (unless it has them); 0 or -ENOMEM. */
+int rdma_dev_alloc_ports(struct rdma_dev *dev, unsigned int n);
 
 #endif
