@@ -15,34 +15,64 @@ const struct opt devices_opts[] = {
 
 static const struct column devices_cols[] = {
 	{ "name", "DEVICE", 0, NULL },
+	{ "provider", NULL, 0, NULL },
 	{ "node_type", "TYPE", 0, NULL },
-	{ "node_guid", "NODE_GUID", 0, NULL },
-	{ "sys_image_guid", "SYS_IMAGE_GUID", COL_WIDE, NULL },
+	{ "node_guid", NULL, 0, NULL },
+	{ "sys_image_guid", NULL, COL_WIDE, NULL },
 	{ "fw_ver", "FIRMWARE", 0, NULL },
+	{ "pci", NULL, 0, NULL },
+	{ "numa_node", "NUMA", COL_RIGHT, NULL },
 	{ "ports", NULL, COL_RIGHT, NULL },
+	{ "netdevs", NULL, 0, NULL },
 	{ 0 }
 };
 
-static void device_row(struct table *t, const struct rdma_dev *dev)
+/*
+ * The netdev of each port, in port order: a JSON array (null for a port
+ * without one), or in text the names joined by commas.
+ */
+static void row_netdevs(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev)
+{
+	struct json_object *arr;
+	char text[256] = "";
+	unsigned int p;
+	size_t off = 0;
+
+	if (!dev->ports)
+		return;
+	if (!ctx->json) {
+		for (p = 0; p < dev->nports && off < sizeof(text); p++)
+			if (dev->ports[p].netdev[0])
+				off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s",
+							off ? "," : "", dev->ports[p].netdev);
+		row_str(row, "netdevs", off ? text : NULL);
+		return;
+	}
+	arr = json_object_new_array();
+	for (p = 0; arr && p < dev->nports; p++)
+		json_object_array_add(arr, dev->ports[p].netdev[0]
+					   ? json_object_new_string(dev->ports[p].netdev) : NULL);
+	json_object_object_add(row, "netdevs", arr);
+}
+
+static void device_row(const struct ctx *ctx, struct table *t, const struct rdma_dev *dev)
 {
 	struct json_object *row = table_row(t);
 	char buf[32];
 
 	row_str(row, "name", dev->name);
+	row_str(row, "provider", dev->driver[0] ? dev->driver : NULL);
 	row_str(row, "node_type", node_type_str(dev->node_type));
 	row_str(row, "node_guid", guid_str(dev->node_guid, buf, sizeof(buf)));
 	row_str(row, "sys_image_guid", guid_str(dev->sys_image_guid, buf, sizeof(buf)));
 	row_str(row, "fw_ver", dev->fw_ver[0] ? dev->fw_ver : NULL);
+	row_str(row, "pci", dev->pci[0] ? dev->pci : NULL);
+	if (dev->numa_node >= 0)
+		row_int(row, "numa_node", dev->numa_node);
+	else
+		row_str(row, "numa_node", NULL);
 	row_int(row, "ports", dev->nports);
-}
-
-/* Say why a node may have no devices: the usual causes, in the order to check them. */
-static void no_devices(const struct ctx *ctx)
-{
-	log_err(ctx, "No RDMA devices found. Check that a kernel RDMA driver is loaded "
-		"(lsmod | grep -e mlx5_ib -e rdma_rxe), that a Soft-RoCE link exists "
-		"(rdma link add rxe0 type rxe netdev IF), and, in a container, that "
-		"/dev/infiniband is passed in.");
+	row_netdevs(ctx, row, dev);
 }
 
 int cmd_devices(struct ctx *ctx, int argc, char **argv)
@@ -63,13 +93,14 @@ int cmd_devices(struct ctx *ctx, int argc, char **argv)
 	if (p.optind < argc)
 		only = argv[p.optind];
 
-	ret = rdma_node_load(ctx, &node, 0);
+	/* Ports too: the netdev behind each is part of the answer. */
+	ret = rdma_node_load(ctx, &node, RDMA_LOAD_PORTS);
 	if (ret) {
 		log_err(ctx, "Failed to read RDMA devices: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
 	if (!node.n) {
-		no_devices(ctx);
+		log_err(ctx, "%s", rdma_no_devices_msg);
 		rc = RC_PROBLEM;
 		goto out;
 	}
@@ -88,7 +119,7 @@ int cmd_devices(struct ctx *ctx, int argc, char **argv)
 	}
 	for (i = 0; i < node.n; i++)
 		if (!only || !strcmp(only, node.devs[i].name))
-			device_row(t, &node.devs[i]);
+			device_row(ctx, t, &node.devs[i]);
 	table_emit(ctx, t, "devices");
 out:
 	rdma_node_free(&node);

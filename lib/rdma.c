@@ -13,6 +13,12 @@
 #include "rdma_backend.h"
 #include "rdma_nl.h"
 
+const char rdma_no_devices_msg[] =
+	"No RDMA devices found. Check that a kernel RDMA driver is loaded "
+	"(lsmod | grep -e mlx5_ib -e rdma_rxe), that a Soft-RoCE link exists "
+	"(rdma link add rxe0 type rxe netdev IF), and, in a container, that "
+	"/dev/infiniband is passed in.";
+
 struct rdma_dev *rdma_node_add(struct rdma_node *node, const char *name)
 {
 	struct rdma_dev *devs, *dev;

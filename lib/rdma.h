@@ -77,6 +77,9 @@ enum rdma_load {
 	RDMA_LOAD_GIDS = 1 << 1 | RDMA_LOAD_PORTS,
 };
 
+/* "No RDMA devices found", with the likely causes and what to check. */
+extern const char rdma_no_devices_msg[];
+
 /* Load every device (and, with @what, ports and GIDs); 0 or -errno. */
 int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
 void rdma_node_free(struct rdma_node *node);
