@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RLIMIT_MEMLOCK as RDMA sees it.  RDMA pins every registered buffer
+ * (ibv_reg_mr), and the pages count against the locked-memory limit; a
+ * limit too low makes NCCL and UCX fail with "ibv_reg_mr ... Cannot
+ * allocate memory".  Three scopes decide what a job gets:
+ *
+ *   process  this process (/proc/self/limits) or a running one (--pid);
+ *   pam      a PAM login (ssh, su, login): pam_limits reading
+ *            /etc/security/limits.conf, then each limits.d/NAME.conf;
+ *   systemd  a service started by systemd: DefaultLimitMEMLOCK= in
+ *            system.conf and its system.conf.d drop-ins.
+ *
+ * Each is resolved into a struct memlock: the soft and hard values, where
+ * each came from (file:line), a verdict and the text of the fix.  Every
+ * read goes through lib/sysfs.h, so --root reads a captured tree.  Config
+ * lines the real parsers would reject are reported with log_warn() as
+ * "FILE:LINE: ..." and skipped, never fatal.
+ *
+ * Verdict (limits_judge): unlimited is ok; a finite soft limit of at least
+ * MEMLOCK_MIN_OK (1 GiB) is a warning (NCCL and UCX register buffers of
+ * hundreds of MiB per process, and a finite limit can still be hit);
+ * anything below is a failure.  The field notes' failing node had 64 MiB.
+ */
+#ifndef RDMACTL_LIMITS_H
+#define RDMACTL_LIMITS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ctx;
+
+/* A value of "unlimited" / "infinity" / RLIM_INFINITY. */
+#define MEMLOCK_INFINITY UINT64_MAX
+/* Below this finite soft limit the verdict is a failure. */
+#define MEMLOCK_MIN_OK (1ULL << 30)
+
+/* systemd's built-in DefaultLimitMEMLOCK= when no file sets it (8M). */
+#define SYSTEMD_DEFAULT_MEMLOCK (8ULL << 20)
+
+enum limit_scope {
+	LIMIT_PROCESS,		/* this process, or --pid */
+	LIMIT_PAM,		/* what a PAM login gets */
+	LIMIT_SYSTEMD,		/* what a systemd service gets */
+};
+
+enum limit_verdict {
+	VERDICT_OK,
+	VERDICT_WARN,
+	VERDICT_FAIL,
+};
+
+/* Where a value came from: "/etc/security/limits.conf:12", "/proc/123/limits", "default". */
+#define LIMIT_SRC_LEN 320
+
+struct memlock {
+	enum limit_scope scope;
+	pid_t pid;			/* LIMIT_PROCESS: 0 for this process */
+	char user[64];			/* LIMIT_PAM: the user resolved */
+	uint64_t soft, hard;		/* bytes, or MEMLOCK_INFINITY */
+	char soft_src[LIMIT_SRC_LEN];
+	char hard_src[LIMIT_SRC_LEN];
+	enum limit_verdict verdict;	/* set by limits_judge() */
+	char reason[256];		/* why the verdict, one sentence */
+	char fix[512];			/* what to do, lines separated by '\n'; "" when ok */
+};
+
+/*
+ * The process scope.  @pid 0 reads /proc/self/limits (getrlimit() when
+ * /proc is not mounted); else /proc/PID/limits.  0, -ESRCH (no such
+ * process), -EACCES, -EINVAL (no "Max locked memory" line) or -errno.
+ */
+int limits_process(const struct ctx *ctx, pid_t pid, struct memlock *out);
+
+/*
+ * The PAM scope for @user (NULL: the user running this process; with
+ * --root, the uid recorded in <root>/proc/self/status).  Lines are applied
+ * as pam_limits does; memlock items not set by any line are inherited
+ * from the service the login runs under (sshd), that is the systemd
+ * scope, and say so in their source.  0, -ENOENT (unknown user) or -errno.
+ */
+int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out);
+
+/* The systemd scope.  0 or -errno; files that do not exist are not errors. */
+int limits_systemd(const struct ctx *ctx, struct memlock *out);
+
+/* Set verdict, reason and fix of a resolved value. */
+void limits_judge(struct memlock *m);
+
+const char *limit_scope_str(enum limit_scope s);
+const char *limit_verdict_str(enum limit_verdict v);
+/* "unlimited", "64 KiB", "8 MiB", "1.5 GiB", "12345 B". */
+const char *memlock_str(uint64_t bytes, char *buf, size_t len);
+
+/* Parsers, exposed for the unit tests. */
+
+/*
+ * The "Max locked memory" line of a /proc/PID/limits text:
+ * "Max locked memory   8388608   8388608   bytes".  0 or -EINVAL.
+ */
+int limits_parse_proc(const char *text, uint64_t *soft, uint64_t *hard);
+/*
+ * A limits.conf memlock value as pam_limits reads it: KiB, or
+ * "unlimited", "infinity", "-1", "-" for no limit.  0 or -EINVAL.
+ */
+int pam_parse_memlock(const char *value, uint64_t *bytes);
+/*
+ * A DefaultLimitMEMLOCK= value as systemd reads it: "infinity", a size
+ * with an optional base-1024 suffix (B K M G T P E), or "SOFT:HARD".
+ * 0, -EINVAL or -ERANGE (soft above hard).
+ */
+int systemd_parse_limit(const char *value, uint64_t *soft, uint64_t *hard);
+
+#endif
