@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/* The device/port model: rate and MTU rules, providers, the sysfs backend, netdevs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "netdev.h"
+#include "rdma.h"
+#include "sysfs.h"
+#include "test.h"
+
+static char fixture[512];
+
+static struct ctx *root_ctx(const char *name)
+{
+	static struct ctx ctx;
+	const char *dir = getenv("FIXTURES");
+
+	snprintf(fixture, sizeof(fixture), "%s/%s", dir ? dir : "tests/fixtures", name);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.root = fixture;
+	return &ctx;
+}
+
+static void rate_matches_kernel_sysfs(void)
+{
+	char buf[32];
+	double g = 0;
+
+	CHECK_INT(ib_rate_str(32, 2, buf, sizeof(buf), &g), 0);	/* EDR x 4X */
+	CHECK_STR(buf, "100 Gb/sec (4X EDR)");
+	CHECK(g == 100.0);
+	CHECK_INT(ib_rate_str(1, 1, buf, sizeof(buf), &g), 0);	/* rxe: SDR x 1X */
+	CHECK_STR(buf, "2.5 Gb/sec (1X SDR)");
+	CHECK(g == 2.5);
+	CHECK_INT(ib_rate_str(64, 16, buf, sizeof(buf), &g), 0);	/* HDR x 2X */
+	CHECK_STR(buf, "100 Gb/sec (2X HDR)");
+	CHECK_INT(ib_rate_str(8, 2, buf, sizeof(buf), &g), 0);	/* FDR10 x 4X */
+	CHECK_STR(buf, "40 Gb/sec (4X FDR10)");
+	CHECK_INT(ib_rate_str(16, 8, buf, sizeof(buf), &g), 0);	/* FDR x 12X */
+	CHECK_STR(buf, "168 Gb/sec (12X FDR)");
+	CHECK_INT(ib_rate_str(32, 3, buf, sizeof(buf), &g), -EINVAL);
+}
+
+static void mtu_enum_to_bytes(void)
+{
+	CHECK_INT(ib_mtu_bytes(1), 256);
+	CHECK_INT(ib_mtu_bytes(3), 1024);
+	CHECK_INT(ib_mtu_bytes(5), 4096);
+	CHECK_INT(ib_mtu_bytes(0), 0);
+	CHECK_INT(ib_mtu_bytes(6), 0);
+}
+
+static void roce_mtu_follows_kernel_rules(void)
+{
+	/* iboe_get_mtu(): netdev MTU minus 96 header bytes. */
+	CHECK_INT(roce_mtu_for_netdev("mlx5", 1500), 1024);
+	CHECK_INT(roce_mtu_for_netdev("mlx5", 9000), 4096);
+	CHECK_INT(roce_mtu_for_netdev("mlx5", 4192), 4096);
+	CHECK_INT(roce_mtu_for_netdev("mlx5", 4191), 2048);
+	CHECK_INT(roce_mtu_for_netdev("mlx5", 300), 0);
+	CHECK_INT(roce_netdev_mtu_needed("mlx5", 4096), 4192);
+	/* rdma_rxe: RXE_MAX_HDR_LENGTH (80), and 256 as its floor. */
+	CHECK_INT(roce_mtu_for_netdev("rxe", 1500), 1024);
+	CHECK_INT(roce_mtu_for_netdev("rxe", 4176), 4096);
+	CHECK_INT(roce_mtu_for_netdev("rxe", 4175), 2048);
+	CHECK_INT(roce_mtu_for_netdev("rxe", 300), 256);
+	CHECK_INT(roce_netdev_mtu_needed("rxe", 4096), 4176);
+	/* Unknown provider: the generic kernel rule. */
+	CHECK_INT(roce_netdev_mtu_needed(NULL, 4096), 4192);
+}
+
+static void providers_from_driver(void)
+{
+	CHECK_STR(provider_from_driver("mlx5_core"), "mlx5");
+	CHECK_STR(provider_from_driver("bnxt_en"), "bnxt_re");
+	CHECK(provider_from_driver("e1000e") == NULL);
+	CHECK_STR(provider_from_driver_id(1), "mlx5");
+	CHECK_STR(provider_from_driver_id(14), "rxe");
+	CHECK_STR(provider_from_driver_id(18), "siw");
+	CHECK(provider_from_driver_id(0) == NULL);
+	CHECK(provider_from_driver_id(1000) == NULL);
+}
+
+/* The fix: a device knows its port count without RDMA_LOAD_PORTS. */
+static void sysfs_counts_ports_without_loading(void)
+{
+	struct rdma_node node;
+
+	CHECK_INT(rdma_node_load(root_ctx("dual-port"), &node, 0), 0);
+	CHECK_INT(node.n, 2);
+	if (node.n == 2) {
+		CHECK_INT(node.devs[0].nports, 1);
+		CHECK(node.devs[0].ports == NULL);
+		CHECK(rdma_port_find(&node.devs[0], 1) == NULL);
+	}
+	rdma_node_free(&node);
+}
+
+static void sysfs_reads_ib_port(void)
+{
+	struct rdma_node node;
+	struct rdma_port *p;
+
+	CHECK_INT(rdma_node_load(root_ctx("ib-hca"), &node, RDMA_LOAD_GIDS), 0);
+	CHECK_INT(node.n, 1);
+	if (node.n != 1)
+		goto out;
+	CHECK_STR(node.devs[0].driver, "mlx5");
+	CHECK_STR(node.devs[0].pci, "0000:3b:00.0");
+	CHECK_INT(node.devs[0].numa_node, 0);
+	p = rdma_port_find(&node.devs[0], 1);
+	CHECK(p != NULL);
+	if (!p)
+		goto out;
+	CHECK_INT(p->link_layer, LINK_LAYER_INFINIBAND);
+	CHECK_INT(p->lid, 0x11);
+	CHECK_INT(p->sm_lid, 0x1);
+	CHECK(p->subnet_prefix == 0xfec0000000000011ULL);
+	CHECK_INT(p->active_mtu, 0);
+	CHECK(!p->mtu_derived);
+	/* RDMA_LOAD_GIDS: the GID table came with the ports. */
+	CHECK(p->n_gids >= 1);
+out:
+	rdma_node_free(&node);
+}
+
+static void netdev_from_recorded_tree(void)
+{
+	struct netdev_info nd;
+	char ifn[IF_NAMESIZE], src[64];
+
+	CHECK_INT(netdev_get(root_ctx("dual-port"), "ens19f1np1", &nd), 0);
+	CHECK_INT(nd.mtu, 1500);
+	CHECK_INT(nd.ifindex, 5);
+	CHECK(nd.up);
+	CHECK_STR(nd.operstate, "up");
+	CHECK_INT(nd.n_addrs, 0);
+	netdev_info_free(&nd);
+	CHECK_INT(netdev_get(root_ctx("soft-roce"), "eth0", &nd), 0);
+	CHECK(!nd.up);
+	netdev_info_free(&nd);
+	CHECK_INT(netdev_get(root_ctx("dual-port"), "nosuch0", &nd), -ENODEV);
+	CHECK_INT(netdev_get(root_ctx("dual-port"), "../../etc", &nd), -ENODEV);
+	CHECK_INT(netdev_route_to(root_ctx("dual-port"), "10.0.0.1", ifn, sizeof(ifn), src,
+				  sizeof(src)), -EOPNOTSUPP);
+}
+
+/* The live path against the host's own loopback, checked against its sysfs. */
+static void netdev_live_loopback(void)
+{
+	struct ctx live = { .root = "" };
+	struct netdev_info nd;
+	char ifn[IF_NAMESIZE], src[64], mtu[32];
+	bool v4 = false;
+	size_t i;
+
+	CHECK(read_line(&live, "/sys/class/net/lo/mtu", mtu, sizeof(mtu)) > 0);
+	CHECK_INT(netdev_get(&live, "lo", &nd), 0);
+	CHECK_INT(nd.mtu, atoi(mtu));
+	CHECK(nd.up);
+	for (i = 0; i < nd.n_addrs; i++)
+		v4 |= nd.addrs[i].family == AF_INET && !strcmp(nd.addrs[i].addr, "127.0.0.1") &&
+		      nd.addrs[i].prefixlen == 8;
+	CHECK(v4);
+	CHECK(netdev_has_global_addr(&nd, AF_INET));
+	netdev_info_free(&nd);
+	CHECK_INT(netdev_route_to(&live, "127.0.0.1", ifn, sizeof(ifn), src, sizeof(src)), 0);
+	CHECK_STR(ifn, "lo");
+	CHECK_STR(src, "127.0.0.1");
+	CHECK_INT(netdev_route_to(&live, "not-an-ip", ifn, sizeof(ifn), src, sizeof(src)), -EINVAL);
+	CHECK_INT(netdev_get(&live, "nosuch-if0", &nd), -ENODEV);
+}
+
+int main(void)
+{
+	RUN("test_model", rate_matches_kernel_sysfs);
+	RUN("test_model", mtu_enum_to_bytes);
+	RUN("test_model", roce_mtu_follows_kernel_rules);
+	RUN("test_model", providers_from_driver);
+	RUN("test_model", sysfs_counts_ports_without_loading);
+	RUN("test_model", sysfs_reads_ib_port);
+	RUN("test_model", netdev_from_recorded_tree);
+	RUN("test_model", netdev_live_loopback);
+	TEST_EXIT();
+}
