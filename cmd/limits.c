@@ -132,12 +132,23 @@ static int parse_pid(struct ctx *ctx, const char *arg, pid_t *pid)
 	return 0;
 }
 
+/* The process row; 1 when it is left out (a captured tree without /proc/self). */
 static int load_process(struct ctx *ctx, pid_t pid, struct memlock *m)
 {
 	int ret = limits_process(ctx, pid, m);
 
+	if (ret == -ESRCH && !pid) {
+		log_warn(ctx, "no proc/self/limits below '%s': the process row is left out",
+			 ctx->root);
+		return 1;
+	}
 	if (ret == -ESRCH && pid)
 		log_err(ctx, "Failed to read limits of process '%d': no such process", (int)pid);
+	else if (ret == -EINVAL && pid)
+		log_err(ctx, "Failed to read /proc/%d/limits: it has no 'Max locked memory' line",
+			(int)pid);
+	else if (ret == -EINVAL)
+		log_err(ctx, "Failed to read /proc/self/limits: it has no 'Max locked memory' line");
 	else if (ret && pid)
 		log_err(ctx, "Failed to read /proc/%d/limits: %s", (int)pid, strerror(-ret));
 	else if (ret)
@@ -190,9 +201,9 @@ int cmd_limits(struct ctx *ctx, int argc, char **argv)
 		return RC_USAGE;
 
 	ret = load_process(ctx, pid, &m[n]);
-	if (ret)
+	if (ret < 0)
 		return ret == -ESRCH ? RC_USAGE : RC_PROBLEM;
-	n++;
+	n += !ret;
 	ret = load_pam(ctx, user, &m[n]);
 	if (ret < 0)
 		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;

@@ -280,6 +280,8 @@ static char conf_kind(const struct ctx *ctx, const char *path)
 	return S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f' : 0;
 }
 
+static int systemd_resolve(const struct ctx *ctx, bool quiet, struct memlock *out);
+
 /* ---- the user a PAM login is for ---- */
 
 struct pam_user {
@@ -528,11 +530,12 @@ int pam_parse_memlock(const char *value, uint64_t *bytes)
 		return 0;
 	}
 	/* strtoull as pam_limits calls it: junk after the number is ignored, "-5" wraps. */
+	errno = 0;
 	v = strtoull(value, &end, 10);
 	if (end == value)
 		return -EINVAL;
 	*bytes = v >= UINT64_MAX / 1024 ? MEMLOCK_INFINITY : (uint64_t)v * 1024;
-	return *end || value[strspn(value, " \t")] == '-' ? 1 : 0;
+	return *end || errno || value[strspn(value, " \t")] == '-' ? 1 : 0;
 }
 
 static void pam_set(struct pam_state *st, struct pam_val *pv, int src, uint64_t v,
@@ -838,7 +841,7 @@ int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out)
 	free(u.groups);
 
 	/* What pam_limits leaves alone stays what sshd (a systemd service) had. */
-	ret = limits_systemd(ctx, &sd);
+	ret = systemd_resolve(ctx, true, &sd);
 	if (ret)
 		return ret;
 	if (st.off_at[0])
@@ -946,6 +949,7 @@ int systemd_parse_limit(const char *value, uint64_t *soft, uint64_t *hard)
 
 struct sd_state {
 	const struct ctx *ctx;
+	bool quiet;		/* warnings already given by the caller's own pass */
 	const char *file;
 	unsigned int lineno;
 	bool set;
@@ -955,8 +959,10 @@ struct sd_state {
 	uint64_t def_soft, def_hard;
 };
 
-#define sd_warn(st, fmt, ...) \
-	log_warn((st)->ctx, "%s:%u: " fmt, (st)->file, (st)->lineno, __VA_ARGS__)
+#define sd_warn(st, fmt, ...) do { \
+	if (!(st)->quiet) \
+		log_warn((st)->ctx, "%s:%u: " fmt, (st)->file, (st)->lineno, __VA_ARGS__); \
+} while (0)
 
 static void sd_assign(struct sd_state *st, const char *section, const char *value)
 {
@@ -1039,7 +1045,7 @@ static void sd_file(struct sd_state *st, const char *path, bool main)
 
 	ret = conf_open(st->ctx, path, &f);
 	if (ret) {
-		if (ret != -ENOENT)
+		if (ret != -ENOENT && !st->quiet)
 			log_warn(st->ctx, "Failed to read %s: %s", path, strerror(-ret));
 		return;
 	}
@@ -1129,22 +1135,21 @@ static void sd_parse_all(struct sd_state *st, char *last_dropin, size_t len)
 		char where[LIMIT_SRC_LEN];
 
 		snprintf(path, sizeof(path), "%s/system.conf.d/%s", d[i].dir, d[i].name);
-		if (conf_kind(st->ctx, path) != 'f')
-			continue;	/* masked (a link to /dev/null) or not a file */
-		snprintf(where, sizeof(where), "%s", st->where);
-		sd_file(st, path, false);
-		if (strcmp(where, st->where))
-			snprintf(last_dropin, len, "%s", d[i].name);
+		/* A link to /dev/null masks the name; directories are not read. */
+		if (conf_kind(st->ctx, path) == 'f') {
+			snprintf(where, sizeof(where), "%s", st->where);
+			sd_file(st, path, false);
+			if (strcmp(where, st->where))
+				snprintf(last_dropin, len, "%s", d[i].name);
+		}
 		free(d[i].name);
 	}
-	for (; i < n; i++)
-		free(d[i].name);
 	free(d);
 }
 
-int limits_systemd(const struct ctx *ctx, struct memlock *out)
+static int systemd_resolve(const struct ctx *ctx, bool quiet, struct memlock *out)
 {
-	struct sd_state st = { .ctx = ctx };
+	struct sd_state st = { .ctx = ctx, .quiet = quiet };
 	char dropin[256] = "";
 
 	memset(out, 0, sizeof(*out));
@@ -1170,6 +1175,11 @@ int limits_systemd(const struct ctx *ctx, struct memlock *out)
 			 "write " SD_FIX_FILE ":\n[Manager]\nDefaultLimitMEMLOCK=infinity\n"
 			 "then systemctl daemon-reload and restart the services");
 	return 0;
+}
+
+int limits_systemd(const struct ctx *ctx, struct memlock *out)
+{
+	return systemd_resolve(ctx, false, out);
 }
 
 /* ---- verdicts ---- */
