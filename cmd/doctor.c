@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmactl doctor [--peer HOST] [--for nccl|ucx|perftest] [--only ID,...]
+ *                [--skip ID,...] [--list]
+ * One line per check (lib/doctor.c), each not-ok line with its fix, and a
+ * summary; exit 1 when a check failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/ctx.h"
+#include "../lib/doctor.h"
+#include "../lib/log.h"
+#include "../lib/output.h"
+#include "../lib/probe_proto.h"
+#include "cmds.h"
+
+enum {
+	OPT_PEER = OPT_LONG_BASE,
+	OPT_FOR,
+	OPT_ONLY,
+	OPT_SKIP,
+	OPT_LIST,
+	OPT_PORT,
+};
+
+const struct opt doctor_opts[] = {
+	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)" },
+	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)" },
+	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job", "nccl ucx perftest" },
+	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
+	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
+	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
+	{ 0 }
+};
+
+static enum color status_color(const char *text)
+{
+	if (!strcmp(text, "ok"))
+		return COLOR_GREEN;
+	if (!strcmp(text, "warn"))
+		return COLOR_YELLOW;
+	if (!strcmp(text, "FAIL"))
+		return COLOR_RED;
+	return COLOR_DIM;
+}
+
+static const struct column doctor_cols[] = {
+	{ "status", "STATUS", 0, status_color },
+	{ "id", "CHECK", 0, NULL },
+	{ "found", "FOUND", 0, NULL },
+	{ "fix", "FIX", 0, NULL },
+	{ 0 }
+};
+
+static const struct column list_cols[] = {
+	{ "id", "CHECK", 0, NULL },
+	{ "description", "DESCRIPTION", 0, NULL },
+	{ 0 }
+};
+
+struct doctor_args {
+	const char *peer;
+	const char *only, *skip;
+	enum doctor_for target;
+	long port;
+	bool list;
+};
+
+static int list_checks(struct ctx *ctx)
+{
+	struct table *t = table_new(list_cols);
+	size_t i;
+
+	if (!t)
+		return RC_PROBLEM;
+	for (i = 0; doctor_checks[i].id; i++) {
+		struct json_object *row = table_row(t);
+
+		row_str(row, "id", doctor_checks[i].id);
+		row_str(row, "description", doctor_checks[i].desc);
+	}
+	table_emit(ctx, t, "checks");
+	return RC_OK;
+}
+
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
+{
+	struct optparser p;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->port = PROBE_DEFAULT_PORT;
+	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
+		return -RC_USAGE;
+	while ((c = opt_next(&p)) != OPT_END) {
+		switch (c) {
+		case OPT_PEER:
+			a->peer = p.optarg;
+			break;
+		case OPT_PORT:
+			if (parse_long(p.optarg, 1, 65535, &a->port)) {
+				log_err(ctx, "Failed to read --port '%s': not a port number (1-65535)",
+					p.optarg);
+				return -RC_USAGE;
+			}
+			break;
+		case OPT_FOR:
+			a->target = !strcmp(p.optarg, "nccl") ? FOR_NCCL :
+				    !strcmp(p.optarg, "ucx") ? FOR_UCX : FOR_PERFTEST;
+			break;
+		case OPT_ONLY:
+			a->only = p.optarg;
+			break;
+		case OPT_SKIP:
+			a->skip = p.optarg;
+			break;
+		case OPT_LIST:
+			a->list = true;
+			break;
+		case OPT_HELP:
+			return -RC_OK;
+		default:
+			return -RC_USAGE;
+		}
+	}
+	return opt_check_args(&p) ? -RC_USAGE : 0;
+}
+
+/* Which rows run: --only's (or all), less --skip's. */
+static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, size_t n)
+{
+	bool *skip = calloc(n, sizeof(*skip));
+	size_t i;
+	int ret = 0;
+
+	if (!skip)
+		return -RC_PROBLEM;
+	for (i = 0; i < n; i++)
+		sel[i] = !a->only;
+	if (a->only && doctor_select(ctx, a->only, "only", sel))
+		ret = -RC_USAGE;
+	if (!ret && a->skip && doctor_select(ctx, a->skip, "skip", skip))
+		ret = -RC_USAGE;
+	for (i = 0; !ret && i < n; i++)
+		sel[i] = sel[i] && !skip[i];
+	free(skip);
+	return ret;
+}
+
+static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
+{
+	struct json_object *s = json_object_new_object(), *probs = json_object_new_array();
+	char *save = NULL, *id, buf[sizeof(c->problems)];
+	int fail = c->n[CHECK_FAIL], warn = c->n[CHECK_WARN];
+
+	json_object_object_add(s, "failed", json_object_new_int(fail));
+	json_object_object_add(s, "warnings", json_object_new_int(warn));
+	json_object_object_add(s, "ok", json_object_new_int(c->n[CHECK_OK]));
+	json_object_object_add(s, "skipped", json_object_new_int(c->n[CHECK_SKIP]));
+	snprintf(buf, sizeof(buf), "%s", c->problems);
+	for (id = strtok_r(buf, ", ", &save); id; id = strtok_r(NULL, ", ", &save))
+		json_object_array_add(probs, json_object_new_string(id));
+	json_object_object_add(s, "problems", probs);
+	if (ctx->json) {
+		json_attach(ctx, "summary", s);
+		return;
+	}
+	json_object_put(s);
+	if (!fail && !warn)
+		printf("\n%s%d ok, %d skipped: nothing to fix%s\n", color_on(ctx, COLOR_GREEN),
+		       c->n[CHECK_OK], c->n[CHECK_SKIP], color_off(ctx));
+	else
+		printf("\n%s%d failed, %d warning%s: %s%s\n",
+		       color_on(ctx, fail ? COLOR_RED : COLOR_YELLOW), fail, warn,
+		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
+}
+
+int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+{
+	struct doctor_args a;
+	struct doctor_counts counts;
+	struct doctor d;
+	struct table *t;
+	size_t n = doctor_count();
+	bool *sel;
+	int ret;
+
+	ret = parse_args(ctx, argc, argv, &a);
+	if (ret)
+		return -ret;
+	if (a.list)
+		return list_checks(ctx);
+	sel = calloc(n, sizeof(*sel));
+	if (!sel)
+		return RC_PROBLEM;
+	ret = selection(ctx, &a, sel, n);
+	if (ret) {
+		free(sel);
+		return -ret;
+	}
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	d.target = a.target;
+	d.peer = a.peer;
+	d.peer_port = (unsigned int)a.port;
+	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
+	t = table_new(doctor_cols);
+	if (t) {
+		doctor_run(&d, sel, t, &counts);
+		table_emit(ctx, t, "checks");
+		print_summary(ctx, &counts);
+	}
+	doctor_peer_free(&d);
+	if (!d.node_err)
+		rdma_node_free(&d.node);
+	free(sel);
+	if (!t)
+		return RC_PROBLEM;
+	return counts.n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parsers for the environment variables NCCL and UCX read to pick their
+ * devices, with the matching rules those libraries apply.  Strict and
+ * bounded: every value comes from a user's shell and every error is
+ * returned as a sentence naming the part that is wrong.
+ */
+#ifndef RDMACTL_ENVPARSE_H
+#define RDMACTL_ENVPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* NCCL keeps at most 32 entries (MAX_IB_DEVS) of at most 63 characters. */
+#define ENV_LIST_MAX 32
+#define ENV_NAME_MAX 64
+
+struct env_item {
+	char name[ENV_NAME_MAX];
+	int port;		/* -1: any port */
+};
+
+struct env_list {
+	bool negate;		/* leading '^': everything but these */
+	bool exact;		/* leading '=' (after '^'): whole names, not prefixes */
+	size_t n;
+	struct env_item items[ENV_LIST_MAX];
+};
+
+/*
+ * NCCL_IB_HCA / NCCL_SOCKET_IFNAME: "[^][=]name[:port][,name[:port]...]".
+ * Empty entries are skipped as NCCL skips them.  0, or -EINVAL with a
+ * reason in @err.
+ */
+int nccl_list_parse(const char *s, struct env_list *out, char *err, size_t errlen);
+
+/*
+ * Whether NCCL would use @name (port @port, -1 for none) under @l: a
+ * prefix match unless '=', so "mlx5_1" also selects "mlx5_10"; a port in
+ * the list only restricts that entry; '^' inverts the result.  An empty
+ * list selects everything.
+ */
+bool nccl_list_match(const struct env_list *l, const char *name, int port);
+/* Whether entry @i of @l matches @name/@port (ignoring '^'). */
+bool nccl_item_match(const struct env_list *l, size_t i, const char *name, int port);
+
+/* UCX_NET_DEVICES: "all" or "name[:port],...", exact names.  0 or -EINVAL. */
+int ucx_list_parse(const char *s, struct env_list *out, bool *all, char *err, size_t errlen);
+
+/* A whole decimal number in [min, max]; 0 or -EINVAL. */
+int env_parse_long(const char *s, long min, long max, long *out);
+
+/* NCCL_IB_ADDR_FAMILY: "AF_INET" or "AF_INET6"; 0 or -EINVAL. */
+int nccl_addr_family_parse(const char *s, int *family);
+
+struct nccl_range {
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t addr[16];	/* IPv4 in the first 4 bytes */
+	int prefixlen;
+};
+
+/* NCCL_IB_ADDR_RANGE "10.0.0.0/8" or "fd00::/8" for @family; 0 or -EINVAL. */
+int nccl_addr_range_parse(const char *s, int family, struct nccl_range *out,
+			  char *err, size_t errlen);
+/* Whether the GID @raw (16 bytes) lies in @r (an IPv4-mapped GID for AF_INET). */
+bool nccl_range_match(const struct nccl_range *r, const uint8_t raw[16]);
+
+/*
+ * One GID table entry as NCCL's automatic selection (2.21 and later) sees
+ * it: the 16 bytes and the RoCE version in gid_attrs/types (1, 2, or -1
+ * when unreadable).
+ */
+struct nccl_gid {
+	uint8_t raw[16];
+	int roce_ver;
+};
+
+/*
+ * The index NCCL >= 2.21 picks when NCCL_IB_GID_INDEX is unset: @tbl has
+ * @n entries, index i at tbl[i] (all-zero for empty slots).  @range may be
+ * NULL (no NCCL_IB_ADDR_RANGE).
+ */
+int nccl_auto_gid_index(const struct nccl_gid *tbl, size_t n, int family, int roce_ver,
+			const struct nccl_range *range);
+
+/* "libnccl.so.2.18.3" -> 21803 (major*10000 + minor*100 + patch); -EINVAL. */
+int nccl_version_from_soname(const char *file);
+
+#endif
