@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmactl probe: RDMA WRITE (or TCP) bandwidth and latency between two
+ * nodes.  `rdmactl probe --server` on one, `rdmactl probe PEER` on the
+ * other; both print the same table.  The session is lib/probe.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/ctx.h"
+#include "../lib/log.h"
+#include "../lib/output.h"
+#include "../lib/probe.h"
+#include "../lib/rdma.h"
+#include "cmds.h"
+
+enum {
+	OPT_SERVER = OPT_LONG_BASE,
+	OPT_BIND,
+	OPT_PORT,
+	OPT_ONCE,
+	OPT_SWEEP,
+	OPT_SWEEP_MAX,
+	OPT_QPS,
+	OPT_DEPTH,
+	OPT_BIDIR,
+	OPT_VERIFY,
+	OPT_RDMA_CM,
+	OPT_TRANSPORT,
+	OPT_EXPECT,
+	OPT_TIMEOUT,
+	OPT_MAX_SIZE,
+	OPT_LAT_ITERS,
+};
+
+const struct opt probe_opts[] = {
+	{ "server", OPT_SERVER, ARG_NONE, NULL, "wait for clients instead of connecting to PEER" },
+	{ "bind", OPT_BIND, ARG_HOST, "ADDR", "server: listen on ADDR only" },
+	{ "port", OPT_PORT, ARG_INT, "PORT", "control TCP port (default 18600)" },
+	{ "once", OPT_ONCE, ARG_NONE, NULL, "server: serve one client, then exit" },
+	{ "device", 'd', ARG_DEVPORT, "DEV[/PORT]", "RDMA device and port (default: the one routing to PEER)" },
+	{ "gid-index", 'x', ARG_GID, "INDEX", "GID index (default: as `rdmactl gids --recommend`)" },
+	{ "size", 's', ARG_STR, "SIZE", "message size, K/M/G suffixes (default 64K)" },
+	{ "sweep", OPT_SWEEP, ARG_NONE, NULL, "every power of two from 2 B to 8 MiB" },
+	{ "sweep-max", OPT_SWEEP_MAX, ARG_STR, "SIZE", "largest size of --sweep" },
+	{ "iters", 'n', ARG_INT, "N", "writes per QP and size (default 5000)" },
+	{ "duration", 'D', ARG_INT, "SECONDS", "run each size this long instead of -n" },
+	{ "qps", OPT_QPS, ARG_INT, "N", "queue pairs (TCP: streams), default 1" },
+	{ "depth", OPT_DEPTH, ARG_INT, "N", "outstanding writes per QP (default 128)" },
+	{ "bidir", OPT_BIDIR, ARG_NONE, NULL, "both ends write at once" },
+	{ "verify", OPT_VERIFY, ARG_NONE, NULL, "receivers check the data against a pattern" },
+	{ "rdma-cm", OPT_RDMA_CM, ARG_NONE, NULL, "connect the QPs through rdma_cm by IP address" },
+	{ "transport", OPT_TRANSPORT, ARG_CHOICE, "rdma|tcp", "what moves the data (default rdma)", "rdma tcp" },
+	{ "expect", OPT_EXPECT, ARG_STR, "GBPS", "fail (exit 1) when the best average is below GBPS Gb/s" },
+	{ "timeout", OPT_TIMEOUT, ARG_STR, "SECONDS", "give up any wait after this long (default 10)" },
+	{ "max-size", OPT_MAX_SIZE, ARG_STR, "SIZE", "server: refuse tests whose buffers exceed SIZE (default 1G)" },
+	{ "lat-iters", OPT_LAT_ITERS, ARG_INT, "N", "ping-pong round trips per size (0: no latency)" },
+	{ 0 }
+};
+
+static const struct column probe_cols[] = {
+	{ "bytes", "BYTES", COL_RIGHT, NULL },
+	{ "msgs", "MSGS", COL_RIGHT, NULL },
+	{ "bw_peak_gbps", "PEAK_Gb/s", COL_RIGHT, NULL },
+	{ "bw_avg_gbps", "AVG_Gb/s", COL_RIGHT, NULL },
+	{ "bw_peak_MBps", "PEAK_MB/s", COL_RIGHT, NULL },
+	{ "bw_avg_MBps", "AVG_MB/s", COL_RIGHT, NULL },
+	{ "msg_rate_mpps", "MRATE_Mpps", COL_RIGHT, NULL },
+	{ "lat_min_us", "LAT_MIN_us", COL_RIGHT, NULL },
+	{ "lat_median_us", "LAT_MED_us", COL_RIGHT, NULL },
+	{ "lat_p99_us", "LAT_P99_us", COL_RIGHT, NULL },
+	{ "verify_errors", "VERIFY_ERR", COL_RIGHT | COL_WIDE, NULL },
+	{ 0 }
+};
+
+struct probe_out {
+	struct ctx *ctx;
+	struct probe_report rep;
+	struct table *t;
+	struct json_object *info;
+	bool server, once, verify;
+	double best_gbps;
+	uint64_t verify_errors;
+	int err;
+};
+
+/* "64K", "1M", "2GiB", "4096": bytes in [1, 2^31]; 0 or -EINVAL. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	}
+	if (shift && (!strcasecmp(end, "iB") || !strcasecmp(end, "B")))
+		end += strlen(end);
+	if (errno || *end || !v || v > (PROBE_MAX_MSG_SIZE >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+struct probe_args {
+	struct probe_cfg cfg;
+	bool server, sweep, have_n, have_D, have_s, have_lat;
+	uint64_t size, sweep_max;
+};
+
+static int bad_value(struct ctx *ctx, const char *opt, const char *val, const char *what)
+{
+	log_err(ctx, "Failed to parse %s '%s': %s", opt, val, what);
+	return -EINVAL;
+}
+
+static int set_long(struct ctx *ctx, const char *opt, const char *val, long min, long max, long *out)
+{
+	char what[64];
+
+	if (!parse_long(val, min, max, out))
+		return 0;
+	snprintf(what, sizeof(what), "expected a whole number from %ld to %ld", min, max);
+	return bad_value(ctx, opt, val, what);
+}
+
+static int opt_device(struct ctx *ctx, struct probe_cfg *c, const char *val)
+{
+	if (rdma_parse_devport(val, c->dev, sizeof(c->dev), &c->ib_port))
+		return bad_value(ctx, "-d", val, "expected DEV or DEV/PORT");
+	return 0;
+}
+
+/* One option; 0 or -EINVAL (message printed). */
+static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	struct probe_cfg *cfg = &a->cfg;
+	double d;
+	long l;
+
+	switch (c) {
+	case OPT_SERVER: a->server = true; return 0;
+	case OPT_BIND: cfg->bind = val; return 0;
+	case OPT_PORT:
+		if (set_long(ctx, "--port", val, 1, 65535, &l))
+			return -EINVAL;
+		cfg->port = (uint16_t)l;
+		return 0;
+	case OPT_ONCE: cfg->once = true; return 0;
+	case 'd': return opt_device(ctx, cfg, val);
+	case 'x':
+		if (set_long(ctx, "-x", val, 0, 255, &l))
+			return -EINVAL;
+		cfg->gid_index = (int)l;
+		return 0;
+	case 's':
+		a->have_s = true;
+		return parse_size(val, &a->size) ? bad_value(ctx, "-s", val, "expected bytes from 1 to 2G, "
+							    "with an optional K, M or G") : 0;
+	case OPT_SWEEP: a->sweep = true; return 0;
+	case OPT_SWEEP_MAX:
+		a->sweep = true;
+		if (parse_size(val, &a->sweep_max) || !is_pow2(a->sweep_max) || a->sweep_max < 2)
+			return bad_value(ctx, "--sweep-max", val, "expected a power of two, at least 2");
+		return 0;
+	case 'n':
+		a->have_n = true;
+		if (set_long(ctx, "-n", val, 1, (long)PROBE_MAX_ITERS, &l))
+			return -EINVAL;
+		cfg->req.iters = (uint64_t)l;
+		return 0;
+	case 'D':
+		a->have_D = true;
+		if (set_long(ctx, "-D", val, 1, PROBE_MAX_DURATION_MS / 1000, &l))
+			return -EINVAL;
+		cfg->req.duration_ms = (uint32_t)l * 1000;
+		return 0;
+	case OPT_QPS:
+		if (set_long(ctx, "--qps", val, 1, PROBE_MAX_QPS, &l))
+			return -EINVAL;
+		cfg->req.qps = (uint16_t)l;
+		return 0;
+	case OPT_DEPTH:
+		if (set_long(ctx, "--depth", val, 1, PROBE_MAX_DEPTH, &l))
+			return -EINVAL;
+		cfg->req.depth = (uint32_t)l;
+		return 0;
+	case OPT_BIDIR: cfg->req.flags |= PROBE_F_BIDIR; return 0;
+	case OPT_VERIFY: cfg->req.flags |= PROBE_F_VERIFY; return 0;
+	case OPT_RDMA_CM: cfg->req.flags |= PROBE_F_RDMA_CM; return 0;
+	case OPT_TRANSPORT:
+		if (strcmp(val, "rdma") && strcmp(val, "tcp"))
+			return bad_value(ctx, "--transport", val, "use rdma or tcp");
+		cfg->req.transport = strcmp(val, "tcp") ? PROBE_TRANSPORT_RDMA : PROBE_TRANSPORT_TCP;
+		return 0;
+	case OPT_EXPECT:
+		if (parse_seconds(val, 0, 1e6, &cfg->expect_gbps))
+			return bad_value(ctx, "--expect", val, "expected Gb/s, a number");
+		return 0;
+	case OPT_TIMEOUT:
+		if (parse_seconds(val, 0.05, 3600, &d))
+			return bad_value(ctx, "--timeout", val, "expected seconds from 0.05 to 3600");
+		cfg->timeout_ms = (int)(d * 1000);
+		return 0;
+	case OPT_MAX_SIZE: {
+		uint64_t v;
+
+		if (parse_size(val, &v))
+			return bad_value(ctx, "--max-size", val, "expected bytes, with K, M or G");
+		cfg->max_size = v;
+		return 0;
+	}
+	case OPT_LAT_ITERS:
+		a->have_lat = true;
+		if (set_long(ctx, "--lat-iters", val, 0, 1000000, &l))
+			return -EINVAL;
+		cfg->req.lat_iters = (uint32_t)l;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void args_defaults(struct probe_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->cfg.port = PROBE_DEFAULT_PORT;
+	a->cfg.max_size = PROBE_DEFAULT_MAX_SIZE;
+	a->cfg.timeout_ms = PROBE_DEFAULT_TIMEOUT_MS;
+	a->cfg.gid_index = -1;
+	a->cfg.req.qps = 1;
+	a->cfg.req.depth = PROBE_DEFAULT_DEPTH;
+	a->size = PROBE_DEFAULT_SIZE;
+	a->sweep_max = 8u << 20;
+}
+
+/* Options that only make sense together; 0 or -EINVAL. */
+static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	struct probe_test_req *r = &a->cfg.req;
+
+	if (a->server == !!peer) {
+		log_err(ctx, a->server ? "Failed to start: --server takes no PEER"
+				       : "Failed to start: give PEER, or --server on the other node");
+		return -EINVAL;
+	}
+	if (a->have_n && a->have_D) {
+		log_err(ctx, "Failed to start: -n and -D exclude each other; give one");
+		return -EINVAL;
+	}
+	if (a->sweep && a->have_s) {
+		log_err(ctx, "Failed to start: -s and --sweep exclude each other; use --sweep-max");
+		return -EINVAL;
+	}
+	if ((r->flags & PROBE_F_RDMA_CM) && r->transport == PROBE_TRANSPORT_TCP) {
+		log_err(ctx, "Failed to start: --rdma-cm needs the rdma transport");
+		return -EINVAL;
+	}
+	if (!a->have_n && !a->have_D)
+		r->iters = PROBE_DEFAULT_ITERS;
+	r->size_min = a->sweep ? 2 : a->size;
+	r->size_max = a->sweep ? a->sweep_max : a->size;
+	if (!a->have_lat)
+		r->lat_iters = r->iters && r->iters < PROBE_DEFAULT_LAT_ITERS ? (uint32_t)r->iters
+									   : PROBE_DEFAULT_LAT_ITERS;
+	srand48((long)time(NULL) ^ getpid());
+	r->seed = (uint32_t)lrand48();
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static struct json_object *ep_json(const struct probe_ep_info *ep, const char *gid_type, bool rdma)
+{
+	struct json_object *o = json_object_new_object();
+	char gid[48];
+
+	row_str(o, "address", ep->addr);
+	if (!rdma)
+		return o;
+	row_str(o, "device", ep->dev);
+	row_int(o, "port", ep->port_num);
+	if (ep->gid_index == UINT32_MAX)
+		row_str(o, "gid_index", NULL);
+	else
+		row_int(o, "gid_index", ep->gid_index);
+	row_str(o, "gid", gid_str(ep->gid, gid, sizeof(gid)));
+	row_str(o, "gid_type", gid_type);
+	row_int(o, "active_mtu", ep->mtu);
+	return o;
+}
+
+static void ep_text(struct ctx *ctx, const char *who, const struct probe_ep_info *ep,
+		    const char *gid_type, bool rdma)
+{
+	char gidx[16] = "rdma_cm";
+
+	if (!rdma) {
+		print_text(ctx, "  %-6s %s\n", who, ep->addr);
+		return;
+	}
+	if (ep->gid_index != UINT32_MAX)
+		snprintf(gidx, sizeof(gidx), "%u", ep->gid_index);
+	print_text(ctx, "  %-6s %s  %s/%u  GID index %s (%s)  active MTU %u\n", who, ep->addr, ep->dev,
+		   ep->port_num, gidx, gid_type, ep->mtu);
+}
+
+static void on_setup(struct probe_report *rep, const struct probe_summary *m)
+{
+	struct probe_out *o = rep->arg;
+	bool rdma = strcmp(m->transport, "tcp");
+	struct json_object *info = json_object_new_object();
+
+	row_str(info, "transport", m->transport);
+	json_object_object_add(info, "local", ep_json(&m->local, m->local_gid_type, rdma));
+	json_object_object_add(info, "remote", ep_json(&m->remote, m->remote_gid_type, rdma));
+	if (rdma) {
+		row_int(info, "path_mtu", m->path_mtu);
+		row_int(info, "inline_max", m->inline_max);
+	}
+	json_object_put(o->info);
+	o->info = info;
+	print_text(o->ctx, "%s probe over %s\n", o->server ? "Serving a" : "A", m->transport);
+	ep_text(o->ctx, "local", &m->local, m->local_gid_type, rdma);
+	ep_text(o->ctx, "remote", &m->remote, m->remote_gid_type, rdma);
+	if (rdma)
+		print_text(o->ctx, "  path MTU %u, writes up to %u B posted inline\n", m->path_mtu,
+			   m->inline_max);
+}
+
+static void on_row(struct probe_report *rep, const struct probe_row *r)
+{
+	struct probe_out *o = rep->arg;
+	struct json_object *row = table_row(o->t);
+
+	row_int(row, "bytes", (int64_t)r->size);
+	row_int(row, "msgs", (int64_t)r->msgs);
+	row_double(row, "bw_peak_gbps", r->peak_gbps, 3);
+	row_double(row, "bw_avg_gbps", r->avg_gbps, 3);
+	row_double(row, "bw_peak_MBps", r->peak_gbps * 1e3 / 8, 2);
+	row_double(row, "bw_avg_MBps", r->avg_gbps * 1e3 / 8, 2);
+	row_double(row, "msg_rate_mpps", r->msg_rate_mpps, 4);
+	if (r->lat_min_us >= 0) {
+		row_double(row, "lat_min_us", r->lat_min_us, 2);
+		row_double(row, "lat_median_us", r->lat_med_us, 2);
+		row_double(row, "lat_p99_us", r->lat_p99_us, 2);
+	} else {
+		row_str(row, "lat_min_us", NULL);
+		row_str(row, "lat_median_us", NULL);
+		row_str(row, "lat_p99_us", NULL);
+	}
+	if (o->verify)
+		row_int(row, "verify_errors", (int64_t)r->verify_errors);
+	else
+		row_str(row, "verify_errors", NULL);
+	if (r->avg_gbps > o->best_gbps)
+		o->best_gbps = r->avg_gbps;
+	o->verify_errors += r->verify_errors;
+}
+
+static void emit(struct probe_out *o, const char *peer, int err)
+{
+	bool rows = table_rows(o->t) > 0;
+
+	if (o->ctx->json) {
+		struct json_object *info = o->info ? o->info : json_object_new_object();
+
+		if (o->server)
+			row_str(info, "client", peer);
+		row_bool(info, "ok", !err);
+		json_attach(o->ctx, "probe", info);
+		o->info = NULL;
+	}
+	table_emit(o->ctx, o->t, "results");
+	o->t = table_new(probe_cols);
+	if (rows)
+		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (ib_write_bw's MiB/sec = MB/s / "
+			   "1.048576); latency = half a write round trip\n");
+}
+
+static void on_end(struct probe_report *rep, const char *peer, int err)
+{
+	struct probe_out *o = rep->arg;
+
+	o->err = err;
+	if (!o->server)
+		return;
+	emit(o, peer, err);
+	/* A long-running server prints one JSON document per session. */
+	if (!o->once && o->ctx->json)
+		output_finish(o->ctx);
+	fflush(stdout);
+}
+
+static int verdict(struct probe_out *o, const struct probe_cfg *cfg)
+{
+	if (o->verify_errors) {
+		log_err(o->ctx, "Failed to verify the data: %llu byte(s) differ from the pattern "
+			"written; the path corrupts data", (unsigned long long)o->verify_errors);
+		return RC_PROBLEM;
+	}
+	if (cfg->expect_gbps > 0 && o->best_gbps < cfg->expect_gbps) {
+		log_err(o->ctx, "Failed to reach the expected bandwidth: %.3f Gb/s < %.3f Gb/s (--expect)",
+			o->best_gbps, cfg->expect_gbps);
+		return RC_PROBLEM;
+	}
+	return RC_OK;
+}
+
+static int run(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	struct probe_out o = { .ctx = ctx, .server = a->server, .once = a->cfg.once };
+	int ret, rc;
+
+	o.verify = a->cfg.req.flags & PROBE_F_VERIFY;
+	o.rep = (struct probe_report){ on_setup, on_row, on_end, &o };
+	o.t = table_new(probe_cols);
+	if (!o.t)
+		return RC_PROBLEM;
+	if (a->server)
+		ret = probe_server(ctx, &a->cfg, &o.rep);
+	else
+		ret = probe_client(ctx, peer, &a->cfg, &o.rep);
+	if (!a->server)
+		emit(&o, peer, ret);
+	table_free(o.t);
+	json_object_put(o.info);
+	if (ret)
+		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
+	rc = a->server ? RC_OK : verdict(&o, &a->cfg);
+	return rc;
+}
+
+int cmd_probe(struct ctx *ctx, int argc, char **argv)
+{
+	struct probe_args a;
+	struct optparser p;
+	const char *peer;
+	int c;
+
+	args_defaults(&a);
+	if (opt_init(&p, ctx, command_find("probe"), argc, argv))
+		return RC_USAGE;
+	while ((c = opt_next(&p)) != OPT_END) {
+		if (c < 0)
+			return c == OPT_HELP ? RC_OK : RC_USAGE;
+		if (probe_opt(ctx, &a, c, p.optarg))
+			return RC_USAGE;
+	}
+	if (opt_check_args(&p))
+		return RC_USAGE;
+	peer = p.optind < argc ? argv[p.optind] : NULL;
+	if (args_finish(ctx, &a, peer))
+		return RC_USAGE;
+	return run(ctx, &a, peer);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe's RDMA transport: RC queue pairs and RDMA WRITE, connected by
+ * hand from the details in EP_INFO (probe_rdma_ops) or through rdma_cm by
+ * IP address (probe_rdma_cm_ops).  Both ops tables are in probe.h.
+ *
+ * Memory: one buffer registered for REMOTE_WRITE, zeroed, per QP a send
+ * region then a receive region of the largest size.  The peer may write
+ * only into the receive regions: nothing else of this process is exposed.
+ *
+ * Posting, as perftest's ib_write_bw does: up to --depth writes in flight
+ * per QP, one in min(100, depth) signaled (and always the last), the CQ
+ * polled 16 completions at a time, small writes posted inline.
+ */
+#ifndef RDMACTL_PROBE_RDMA_H
+#define RDMACTL_PROBE_RDMA_H
+
+/* Signal one write in this many (perftest's cq_mod). */
+#define PROBE_CQ_MOD	100
+#define PROBE_POLL_BATCH 16
+#define PROBE_INLINE_WANT 220
+
+#endif
