@@ -464,11 +464,12 @@ static void snap_port(struct snap *s, const char *dir, const char *name)
 			snap_each(s, path, NULL, snap_one);
 }
 
-/* What lib/rdma_sysfs.c reads of a device. */
+/* What lib/rdma_sysfs.c reads of a device (keep the two in step). */
 static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 {
 	static const char *const attrs[] = {
 		"node_type", "node_guid", "sys_image_guid", "fw_ver", "device/numa_node",
+		"parent",	/* the netdev of a software device (rxe, siw) */
 	};
 	char dev[4096], path[4096];
 
@@ -486,7 +487,8 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	static const char *const attrs[] = { "mtu", "operstate", "flags", "address" };
+	/* What lib/netdev.c reads with --root, and the address. */
+	static const char *const attrs[] = { "mtu", "ifindex", "operstate", "flags", "address" };
 	char path[4096];
 
 	if (join(path, sizeof(path), dir, name))
