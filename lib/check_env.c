@@ -59,6 +59,11 @@ static void dev_names(const struct doctor *d, struct names *ns)
 		names_add(ns, d->node.devs[i].name);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 /* Network interfaces in /sys/class/net (below the root). */
 static void if_names(const struct doctor *d, struct names *ns)
 {
@@ -76,6 +81,10 @@ static void if_names(const struct doctor *d, struct names *ns)
 		if (de->d_name[0] != '.' && strlen(de->d_name) < IF_NAMESIZE)
 			names_add(ns, de->d_name);
 	closedir(dd);
+	/* Sorted, so messages do not depend on directory order. */
+	qsort(ns->v, ns->n, sizeof(ns->v[0]), cmp_name);
+	for (size_t i = 0; i < ns->n; i++)
+		ns->p[i] = ns->v[i];
 }
 
 /* " (did you mean 'mlx5_1'?)" or "". */
@@ -130,8 +139,38 @@ static void entry_matches(const struct doctor *d, const struct env_list *l, size
 	}
 }
 
+/* Append "name[:port]" to the corrected value @fixed. */
+static void fixed_add(char *fixed, size_t len, const char *name, int port)
+{
+	size_t off = strlen(fixed);
+
+	char item[ENV_NAME_MAX + 8];
+	const char *at;
+	size_t n;
+
+	if (!name || off >= len)
+		return;
+	if (port > 0)
+		snprintf(item, sizeof(item), "%s:%d", name, port);
+	else
+		snprintf(item, sizeof(item), "%s", name);
+	/* Once only: two wrong entries may be corrected to the same one. */
+	n = strlen(item);
+	for (at = strstr(fixed, item); at; at = strstr(at + 1, item))
+		if ((at == fixed || strchr(",^=", at[-1])) && (at[n] == ',' || !at[n]))
+			return;
+	if (port > 0)
+		snprintf(fixed + off, len - off, "%s%s:%d", off && fixed[off - 1] != '^' &&
+			 fixed[off - 1] != '=' ? "," : "", name, port);
+	else
+		snprintf(fixed + off, len - off, "%s%s", off && fixed[off - 1] != '^' &&
+			 fixed[off - 1] != '=' ? "," : "", name);
+}
+
+/* One entry of NCCL_IB_HCA; its corrected form goes to @fixed. */
 static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char *val,
-			   const struct env_list *l, size_t k, const struct names *devs)
+			   const struct env_list *l, size_t k, const struct names *devs,
+			   char *fixed, size_t flen)
 {
 	const struct env_item *it = &l->items[k];
 	char match[256], hint[64], all[256];
@@ -142,12 +181,10 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 			   "NCCL_IB_HCA='%s': '%s' names no device%s%s; devices: %s", val, it->name,
 			   it->port > 0 ? " port" : "", did_you_mean(it->name, devs, hint, sizeof(hint)),
 			   names_join(devs, all, sizeof(all)));
-		if (!l->negate)
-			check_fix(r, "export NCCL_IB_HCA=%s%s", l->exact ? "=" : "",
-				  closest_word(it->name, devs->p, devs->n)
-					  ? closest_word(it->name, devs->p, devs->n) : devs->p[0]);
+		fixed_add(fixed, flen, closest_word(it->name, devs->p, devs->n), it->port);
 		return;
 	}
+	fixed_add(fixed, flen, it->name, it->port);
 	/* A prefix that also catches longer names: mlx5_1 selects mlx5_10. */
 	if (!l->exact && strchr(match, ',') && rdma_dev_find(&d->node, it->name)) {
 		check_note(r, CHECK_WARN, "NCCL_IB_HCA='%s': '%s' is a prefix and also selects %s",
@@ -159,7 +196,7 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *hca)
 {
 	const char *val = doctor_env("NCCL_IB_HCA");
-	char err[160], sel[256] = "";
+	char err[160], sel[256] = "", fixed[512] = "";
 	struct names devs;
 	size_t i, off = 0;
 	unsigned int j;
@@ -173,8 +210,11 @@ static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *
 		return;
 	}
 	dev_names(d, &devs);
+	snprintf(fixed, sizeof(fixed), "%s%s", hca->negate ? "^" : "", hca->exact ? "=" : "");
 	for (i = 0; i < hca->n; i++)
-		nccl_hca_entry(d, r, val, hca, i, &devs);
+		nccl_hca_entry(d, r, val, hca, i, &devs, fixed, sizeof(fixed));
+	if (r->status == CHECK_FAIL && strcmp(fixed, val) && fixed[strspn(fixed, "^=")])
+		check_fix(r, "export NCCL_IB_HCA=%s", fixed);
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports && off < sizeof(sel); j++)
 			if (nccl_uses(hca, &d->node.devs[i], &d->node.devs[i].ports[j]))
@@ -184,8 +224,9 @@ static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *
 	if (!sel[0]) {
 		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%s' selects no active port: NCCL falls back "
 			   "to TCP sockets", val);
-		check_fix(r, "export NCCL_IB_HCA=%s", devs.n ? devs.p[0] : "DEV");
-	} else if (r->status == CHECK_OK) {
+		if (!r->fix[0])
+			check_fix(r, "export NCCL_IB_HCA=%s", devs.n ? devs.p[0] : "DEV");
+	} else {
 		check_note(r, CHECK_OK, "NCCL_IB_HCA='%s' selects %s", val, sel);
 	}
 }
@@ -203,12 +244,13 @@ static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
 		snprintf(why, len, "%s is %s", name, state);
 		return false;
 	}
+	/* A recorded root has no addresses: the state is all we know. */
+	if (d->ctx->root[0])
+		return true;
 	memset(&info, 0, sizeof(info));
 	ret = netdev_get(d->ctx, name, &info);
-	if (ret) {
-		/* Addresses cannot be read (a recorded root): the state is all we know. */
+	if (ret)
 		return true;
-	}
 	ok = info.n_addrs > 0;
 	if (!ok)
 		snprintf(why, len, "%s has no IP address", name);
@@ -243,9 +285,12 @@ static void nccl_ifname(struct doctor *d, struct check_result *r)
 				   "interfaces: %s", val, l.items[k].name,
 				   did_you_mean(l.items[k].name, &ifs, hint, sizeof(hint)),
 				   names_join(&ifs, all, sizeof(all)));
-			check_fix(r, "export NCCL_SOCKET_IFNAME=%s",
-				  closest_word(l.items[k].name, ifs.p, ifs.n)
-					  ? closest_word(l.items[k].name, ifs.p, ifs.n) : "IF");
+			if (closest_word(l.items[k].name, ifs.p, ifs.n))
+				check_fix(r, "export NCCL_SOCKET_IFNAME=%s%s", l.exact ? "=" : "",
+					  closest_word(l.items[k].name, ifs.p, ifs.n));
+			else
+				check_fix(r, "export NCCL_SOCKET_IFNAME=IF (an up interface with an "
+					  "address)");
 		}
 	}
 	for (i = 0; i < ifs.n; i++)
@@ -493,34 +538,35 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 
 /* ---- UCX ---- */
 
-static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const char *val,
-			   const struct env_item *it, const struct names *devs)
+/* A "dev:port" entry of UCX_NET_DEVICES; its corrected form goes to @fixed. */
+static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struct env_item *it,
+			   const struct names *devs, char *fixed, size_t flen)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
 	const struct rdma_port *p = dev ? rdma_port_find(dev, (unsigned int)it->port) : NULL;
 	char hint[64], all[256];
 
 	if (!dev) {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': no RDMA device '%s'%s; devices: %s",
-			   val, it->name, did_you_mean(it->name, devs, hint, sizeof(hint)),
+		check_note(r, CHECK_FAIL, "no RDMA device '%s'%s; devices: %s", it->name,
+			   did_you_mean(it->name, devs, hint, sizeof(hint)),
 			   names_join(devs, all, sizeof(all)));
-		check_fix(r, "export UCX_NET_DEVICES=%s:1", closest_word(it->name, devs->p, devs->n)
-			  ? closest_word(it->name, devs->p, devs->n) : devs->n ? devs->p[0] : "DEV");
+		fixed_add(fixed, flen, closest_word(it->name, devs->p, devs->n), it->port);
 	} else if (!p) {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': %s has no port %d", val, it->name,
-			   it->port);
-		check_fix(r, "export UCX_NET_DEVICES=%s:%u", it->name, dev->nports ? dev->ports[0].num : 1);
+		check_note(r, CHECK_FAIL, "%s has no port %d", it->name, it->port);
+		fixed_add(fixed, flen, it->name, dev->nports ? (int)dev->ports[0].num : 1);
 	} else if (p->state != 4) {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': %s:%d is %s", val, it->name, it->port,
+		check_note(r, CHECK_FAIL, "%s:%d is %s (see the ports check)", it->name, it->port,
 			   port_state_str(p->state));
-		check_fix(r, "bring the port up (see the ports check)");
+		fixed_add(fixed, flen, it->name, it->port);
 	} else {
-		check_note(r, CHECK_OK, "UCX_NET_DEVICES: %s:%d is ACTIVE", it->name, it->port);
+		check_note(r, CHECK_OK, "%s:%d is ACTIVE", it->name, it->port);
+		fixed_add(fixed, flen, it->name, it->port);
 	}
 }
 
-static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const char *val,
-			     const struct env_item *it, const struct names *ifs)
+/* A name without a port: a network interface (UCX's TCP transport). */
+static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const struct env_item *it,
+			     const struct names *ifs, char *fixed, size_t flen)
 {
 	char hint[64], state[16] = "unknown", all[512];
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
@@ -530,34 +576,31 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const cha
 	for (i = 0; i < ifs->n && !found; i++)
 		found = !strcmp(ifs->p[i], it->name);
 	if (found) {
+		fixed_add(fixed, flen, it->name, -1);
 		doctor_netdev_state(d, it->name, state, sizeof(state));
 		if (!strcmp(state, "up") || !strcmp(state, "unknown")) {
-			check_note(r, CHECK_OK, "UCX_NET_DEVICES: interface %s is up", it->name);
+			check_note(r, CHECK_OK, "interface %s is up", it->name);
 		} else {
-			check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': interface %s is %s", val,
-				   it->name, state);
+			check_note(r, CHECK_FAIL, "interface %s is %s", it->name, state);
 			check_fix(r, "ip link set %s up", it->name);
 		}
 	} else if (dev) {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': UCX names RDMA devices with their "
-			   "port: '%s' matches nothing", val, it->name);
-		check_fix(r, "export UCX_NET_DEVICES=%s:%u", it->name,
-			  dev->nports ? dev->ports[0].num : 1);
+		check_note(r, CHECK_FAIL, "UCX names RDMA devices with their port: '%s' matches "
+			   "nothing", it->name);
+		fixed_add(fixed, flen, it->name, dev->nports ? (int)dev->ports[0].num : 1);
 	} else {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': no interface or RDMA device '%s'%s; "
-			   "interfaces: %s", val, it->name, did_you_mean(it->name, ifs, hint, sizeof(hint)),
-			   names_join(ifs, all, sizeof(all)));
-		check_fix(r, "export UCX_NET_DEVICES=%s", closest_word(it->name, ifs->p, ifs->n)
-			  ? closest_word(it->name, ifs->p, ifs->n) : "DEV:PORT");
+		check_note(r, CHECK_FAIL, "no interface or RDMA device '%s'%s; interfaces: %s", it->name,
+			   did_you_mean(it->name, ifs, hint, sizeof(hint)), names_join(ifs, all, sizeof(all)));
+		fixed_add(fixed, flen, closest_word(it->name, ifs->p, ifs->n), -1);
 	}
 }
 
 static void ucx_devices(struct doctor *d, struct check_result *r)
 {
 	const char *val = doctor_env("UCX_NET_DEVICES");
+	char err[160], fixed[512] = "";
 	struct names devs, ifs;
 	struct env_list l;
-	char err[160];
 	bool all;
 	size_t k;
 
@@ -574,12 +617,15 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
 	}
 	dev_names(d, &devs);
 	if_names(d, &ifs);
+	check_note(r, CHECK_OK, "UCX_NET_DEVICES='%s'", val);
 	for (k = 0; k < l.n; k++) {
 		if (l.items[k].port > 0)
-			ucx_rdma_entry(d, r, val, &l.items[k], &devs);
+			ucx_rdma_entry(d, r, &l.items[k], &devs, fixed, sizeof(fixed));
 		else
-			ucx_netdev_entry(d, r, val, &l.items[k], &ifs);
+			ucx_netdev_entry(d, r, &l.items[k], &ifs, fixed, sizeof(fixed));
 	}
+	if (r->status == CHECK_FAIL && strcmp(fixed, val))
+		check_fix(r, "export UCX_NET_DEVICES=%s", fixed[0] ? fixed : "all");
 }
 
 static void ucx_gid_index(struct doctor *d, struct check_result *r)

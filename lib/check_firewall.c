@@ -147,7 +147,9 @@ void check_firewall(struct doctor *d, struct check_result *r)
 	if (have_ipt)
 		check_source(d, r, &ipt);
 	if (r->status == CHECK_OK && !have_nft && !have_ipt)
-		check_note(r, CHECK_OK, "neither nft nor iptables-save is installed");
+		check_note(r, CHECK_OK, d->ctx->root[0]
+			   ? "no recorded nft or iptables-save output (run/rdmactl/cmd/)"
+			   : "neither nft nor iptables-save is installed");
 	else if (r->status == CHECK_OK)
 		check_note(r, CHECK_OK, "no rule blocks UDP 4791, TCP %u or the ephemeral ports (%s%s%s)",
 			   d->peer_port, have_nft ? "nftables" : "", have_nft && have_ipt ? ", " : "",

@@ -368,7 +368,7 @@ static int ipt_line(struct fw_rules *out, struct fw_rules *pol, char *line, long
 int fw_parse_iptables_save(const char *text, struct fw_rules *out)
 {
 	struct fw_rules pol = { 0 };
-	char *copy, *save = NULL, *line;
+	char *copy, *rest, *line;
 	bool in_filter = false;
 	long lineno = 0;
 	size_t i;
@@ -378,7 +378,8 @@ int fw_parse_iptables_save(const char *text, struct fw_rules *out)
 	copy = strdup(text);
 	if (!copy)
 		return -ENOMEM;
-	for (line = strtok_r(copy, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+	/* strsep, not strtok: blank lines count, so line numbers are the file's. */
+	for (rest = copy; (line = strsep(&rest, "\n")) && !ret;) {
 		lineno++;
 		ret = ipt_line(out, &pol, line, lineno, &in_filter);
 	}
