@@ -229,6 +229,18 @@ static bool port_has_netdev(const struct rdma_port *port, const char *netdev)
 	return false;
 }
 
+/* @word is one of the words of "a, b, c". */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 /* --netdev IF names a netdev some selected GID is on; RC_USAGE naming those that are when not. */
 static int check_netdev(const struct ctx *ctx, const struct target *t, size_t n,
 			const struct filter *f)
@@ -245,7 +257,7 @@ static int check_netdev(const struct ctx *ctx, const struct target *t, size_t n,
 		for (j = 0; j < t[i].port->n_gids && off < sizeof(names); j++) {
 			const char *nd = t[i].port->gids[j].netdev;
 
-			if (!nd[0] || strstr(names, nd))
+			if (!nd[0] || in_list(names, nd))
 				continue;
 			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
 						off ? ", " : "", nd);
@@ -288,8 +300,10 @@ static int list_gids(struct ctx *ctx, const struct target *tg, size_t n, const s
 	struct table *t = table_new(gids_cols);
 	size_t i, j;
 
-	if (!t)
+	if (!t) {
+		log_err(ctx, "Failed to build the table: %s", strerror(ENOMEM));
 		return RC_PROBLEM;
+	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < tg[i].port->n_gids; j++)
 			if (gid_match(f, &tg[i].port->gids[j]))
