@@ -5,6 +5,7 @@
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,21 @@ static int list_checks(struct ctx *ctx)
 	return RC_OK;
 }
 
+static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
+{
+	if (!strcmp(s, "nccl"))
+		*out = FOR_NCCL;
+	else if (!strcmp(s, "ucx"))
+		*out = FOR_UCX;
+	else if (!strcmp(s, "perftest"))
+		*out = FOR_PERFTEST;
+	else {
+		log_err(ctx, "Failed to read --for '%s': choose nccl, ucx or perftest", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -107,8 +123,8 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 			}
 			break;
 		case OPT_FOR:
-			a->target = !strcmp(p.optarg, "nccl") ? FOR_NCCL :
-				    !strcmp(p.optarg, "ucx") ? FOR_UCX : FOR_PERFTEST;
+			if (parse_for(ctx, p.optarg, &a->target))
+				return -RC_USAGE;
 			break;
 		case OPT_ONLY:
 			a->only = p.optarg;

@@ -1,0 +1,216 @@
+#!/bin/bash
+# rdmactl doctor on recorded trees (--root): every check seen passing and
+# failing for its reason, the fixes, --only/--skip/--list, JSON and exit codes.
+. "$(dirname "$0")/lib.sh"
+
+OK=$FIXTURES/doctor-healthy BAD=$FIXTURES/doctor-broken OLD=$FIXTURES/doctor-nccl-old
+NODEV=$FIXTURES/doctor-nodev NORXE=$FIXTURES/doctor-norxe
+
+# st ID STATUS: check ID has STATUS in the JSON document.
+st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
+# found ID RE / fix ID RE: the check's text matches the extended regex RE.
+found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
+fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | grep -qE -- "$2"; }
+
+# Run without the caller's NCCL/UCX variables.
+unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_ROCE_VERSION_NUM \
+	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX
+
+# ---- a healthy node ----
+run --root "$OK" -j doctor
+check healthy-rc rc_is 0
+check healthy-one-doc json_ok '.checks | length == 14'
+check healthy-nothing-failed json_ok '[.checks[] | select(.status == "FAIL" or .status == "warn")] == []'
+check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 3 and .summary.problems == []'
+check healthy-fix-null json_ok '[.checks[].fix] | all(. == null)'
+check healthy-devices found devices '^mlx5_0 \(1 port\); mlx5_1 \(1 port\); mlx5_10 \(1 port\)$'
+check healthy-ports found ports 'mlx5_0/1 ACTIVE LinkUp \(ens19f0np0\)'
+check healthy-ipv4 found roce.ipv4 'mlx5_0/1 ens19f0np0 has 192.168.88.1'
+# The field notes' table: index 5 is RoCE v2 with 192.168.88.1.
+check healthy-gid found roce.gid 'mlx5_0/1: use GID index 5 \(RoCE v2, 192.168.88.1\)'
+check healthy-gid-nccl found roce.gid 'NCCL 2.21.5 .* finds it itself'
+check healthy-mtu found mtu 'mlx5_0/1 active MTU 4096 \(max 4096\), ens19f0np0 MTU 9000'
+check healthy-memlock-login found memlock.login 'unlimited \(/etc/security/limits.d/99-nccl.conf:1\)'
+check healthy-memlock-systemd found memlock.systemd '90-memlock.conf:2'
+check healthy-firewall found firewall 'no rule blocks UDP 4791'
+check healthy-gpu found gpudirect 'NVIDIA driver 535.104.05 with nvidia-peermem 1.3 loaded'
+check healthy-versions found versions 'kernel 6.1.0-18-amd64; rdma-core 44.0 .*OFED MLNX_OFED_LINUX-5.8-1.0.1.1; NCCL 2.21.5'
+check healthy-env-skip st env.nccl skip
+check healthy-peer-skip found peer 'no --peer HOST given'
+
+run --root "$OK" doctor
+check healthy-text-header out_has '^STATUS +CHECK +FOUND +FIX$'
+check healthy-text-row out_has '^ok +roce.gid +mlx5_0/1: use GID index 5'
+check healthy-text-summary out_has '^11 ok, 3 skipped: nothing to fix$'
+check healthy-no-color bash -c '! grep -q $'"'"'\033'"'"' <<<"$0"' "$OUT"
+
+run --root "$OK" --color always doctor --only devices
+check color-ok-green out_has $'\033\\[32mok'
+
+# ---- a broken node: each check fails for its own reason ----
+run --root "$BAD" -j doctor
+check broken-rc rc_is 1
+check broken-summary json_ok '.summary.failed == 8 and .summary.warnings == 2'
+check broken-problems json_ok '.summary.problems == ["ports","roce.ipv4","roce.gid","mtu","memlock.shell","memlock.login","memlock.systemd","firewall","gpudirect","versions"]'
+check broken-devices st devices ok
+check broken-ports st ports FAIL
+check broken-ports-why found ports 'rxe0/1 is DOWN \(Disabled\); its netdev eth0 is down'
+check broken-ports-fix fix ports '^ip link set eth0 up$'
+check broken-ipv4 st roce.ipv4 FAIL
+check broken-ipv4-why found roce.ipv4 'eth0 has no IPv4 address.*fe80:0000:0000:0000:5054:00ff:fe12:3401.*RDMA_CM_EVENT_ADDR_ERROR'
+check broken-ipv4-fix fix roce.ipv4 'ip addr add ADDRESS/PREFIX dev eth0'
+check broken-gid st roce.gid FAIL
+check broken-gid-why found roce.gid 'only link-local GIDs'
+check broken-mtu st mtu warn
+check broken-mtu-why found mtu 'eth0 MTU 1500 limits the RDMA MTU to 1024 \(max 4096\)'
+check broken-mtu-fix fix mtu 'ip link set eth0 mtu 9000.*nmcli con mod eth0 802-3-ethernet.mtu 9000'
+check broken-memlock-shell found memlock.shell 'soft 64 KiB, hard 64 KiB \(/proc/self/limits\)'
+check broken-memlock-shell-fix fix memlock.shell 'prlimit'
+check broken-memlock-login found memlock.login 'soft 64 MiB \(/etc/security/limits.d/99-nccl.conf:1\)'
+check broken-memlock-login-fix fix memlock.login 'change /etc/security/limits.d/99-nccl.conf:1 to: \* soft memlock unlimited'
+check broken-memlock-systemd found memlock.systemd '64 MiB \(/etc/systemd/system.conf:2\)'
+check broken-memlock-systemd-fix fix memlock.systemd 'system.conf.d/90-memlock.conf: \[Manager\]; DefaultLimitMEMLOCK=infinity'
+check broken-firewalld found firewall 'firewalld is running \(and starts at boot\)'
+check broken-nft found firewall 'nftables: udp dport 4791 drop rule in inet filter input \(handle 7\) blocks udp 4791 \(RoCE v2\)'
+check broken-nft-fix fix firewall 'nft delete rule inet filter input handle 7'
+check broken-iptables found firewall 'iptables: tcp dport 18600 reject rule in filter INPUT \(line 6\) blocks tcp 18600'
+check broken-iptables-fix fix firewall 'iptables -I INPUT -p tcp --dport 18600 -j ACCEPT'
+check broken-gpu st gpudirect FAIL
+check broken-gpu-why found gpudirect 'neither nvidia-peermem nor DMA-BUF \(proprietary kernel module'
+check broken-gpu-fix fix gpudirect 'modprobe nvidia-peermem'
+check broken-versions st versions warn
+check broken-versions-why found versions 'libibverbs not found'
+
+run --root "$BAD" doctor
+check broken-text-summary out_has '^8 failed, 2 warnings: ports, roce.ipv4, roce.gid, mtu, memlock.shell, memlock.login, memlock.systemd, firewall, gpudirect, versions$'
+check broken-text-fail out_has '^FAIL +ports +rxe0/1 is DOWN'
+
+# ---- no devices: why ----
+run --root "$NODEV" -j doctor --only devices,ports
+check nodev-rc rc_is 1
+check nodev-why found devices 'no kernel RDMA driver is loaded \(no ib_core\)'
+check nodev-fix fix devices 'modprobe mlx5_ib .*modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0'
+check nodev-ports-skip found ports 'no RDMA devices \(see the devices check\)'
+run --root "$NORXE" -j doctor --only devices
+check norxe-why found devices 'rdma_rxe is loaded but no Soft-RoCE link exists'
+check norxe-fix fix devices '^rdma link add rxe0 type rxe netdev eth0$'
+
+# ---- NCCL older than 2.21, and DMA-BUF ----
+run --root "$OLD" -j doctor
+check old-rc rc_is 0
+check old-gid-warn st roce.gid warn
+check old-gid-why found roce.gid 'NCCL 2.18.3 .* older than 2.21 and uses GID index 0'
+check old-gid-fix fix roce.gid '^export NCCL_IB_GID_INDEX=5$'
+check old-dmabuf found gpudirect 'DMA-BUF usable \(open kernel module, Linux 6.1.0-18-amd64\)'
+NCCL_IB_GID_INDEX=5 run --root "$OLD" -j doctor --only roce.gid,env.nccl
+check old-gid-index-set st roce.gid ok
+check old-gid-index-env found env.nccl 'NCCL_IB_GID_INDEX=5: mlx5_0/1 GID 5 is RoCE v2'
+run --root "$OK" -j doctor --for nccl --only roce.gid
+check for-nccl-new st roce.gid ok
+run --root "$OK" -j doctor --for perftest --only roce.gid,env.nccl
+check for-perftest found roce.gid 'perftest: -d mlx5_0 -i 1 -x 5'
+check for-perftest-skip-nccl found env.nccl '^--for perftest'
+
+# ---- NCCL variables ----
+NCCL_IB_HCA=mlx5_0,mlx_1 run --root "$OK" -j doctor --only env.nccl
+check hca-typo-rc rc_is 1
+check hca-typo found env.nccl "NCCL_IB_HCA='mlx5_0,mlx_1': 'mlx_1' names no device \(did you mean 'mlx5_1'\?\); devices: mlx5_0, mlx5_1, mlx5_10"
+check hca-typo-fix fix env.nccl '^export NCCL_IB_HCA=mlx5_0,mlx5_1$'
+NCCL_IB_HCA=mlx5_1 run --root "$OK" -j doctor --only env.nccl
+check hca-prefix st env.nccl warn
+check hca-prefix-why found env.nccl "'mlx5_1' is a prefix and also selects mlx5_1:1, mlx5_10:1"
+check hca-prefix-fix fix env.nccl "NCCL_IB_HCA='=mlx5_1'"
+NCCL_IB_HCA='=mlx5_1:1' run --root "$OK" -j doctor --only env.nccl
+check hca-exact st env.nccl ok
+check hca-exact-sel found env.nccl "selects mlx5_1:1$"
+NCCL_IB_HCA='^mlx5' run --root "$OK" -j doctor --only env.nccl
+check hca-negated-none st env.nccl FAIL
+check hca-negated-why found env.nccl 'selects no active port: NCCL falls back to TCP sockets'
+NCCL_IB_HCA='mlx5_0:x' run --root "$OK" -j doctor --only env.nccl
+check hca-bad-port found env.nccl "NCCL_IB_HCA='mlx5_0:x': entry 'mlx5_0:x' has port 'x', not a number from 1 to 255"
+NCCL_SOCKET_IFNAME=ens19f0np1 run --root "$OK" -j doctor --only env.nccl
+check ifname-missing found env.nccl "NCCL_SOCKET_IFNAME='ens19f0np1': no interface 'ens19f0np1' \(did you mean 'ens19f0np0'\?\)"
+check ifname-fix fix env.nccl '^export NCCL_SOCKET_IFNAME=ens19f0np0$'
+NCCL_SOCKET_IFNAME=ens19 run --root "$OK" -j doctor --only env.nccl
+check ifname-prefix st env.nccl ok
+check ifname-prefix-sel found env.nccl "selects ens19f0np0, ens19f1np1$"
+NCCL_SOCKET_IFNAME=eth0 run --root "$BAD" -j doctor --only env.nccl
+check ifname-down found env.nccl "selects no usable interface: eth0 is down"
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_GID_INDEX=0 run --root "$OK" -j doctor --only env.nccl
+check gid-index-ll st env.nccl FAIL
+check gid-index-ll-why found env.nccl 'NCCL_IB_GID_INDEX=0: mlx5_0/1 GID 0 is link-local \(fe80:0000:0000:0000:5aa2:e1ff:feb0:3772\).*\(use 5\)'
+check gid-index-ll-fix fix env.nccl '^export NCCL_IB_GID_INDEX=5$'
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_GID_INDEX=4 run --root "$OK" -j doctor --only env.nccl
+check gid-index-v1 found env.nccl 'GID 4 is RoCE v1, not v2'
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_GID_INDEX=9 run --root "$OK" -j doctor --only env.nccl
+check gid-index-missing found env.nccl 'mlx5_0/1 has no GID 9 \(use 5\)'
+NCCL_IB_GID_INDEX=five run --root "$OK" -j doctor --only env.nccl
+check gid-index-bad found env.nccl "NCCL_IB_GID_INDEX='five' is not a GID index"
+NCCL_IB_DISABLE=1 run --root "$OK" -j doctor --only env.nccl
+check ib-disable st env.nccl warn
+check ib-disable-why found env.nccl 'NCCL_IB_DISABLE=1: NCCL uses TCP sockets'
+check ib-disable-fix fix env.nccl '^unset NCCL_IB_DISABLE$'
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_FAMILY=AF_INET6 run --root "$OK" -j doctor --only env.nccl
+check family-v6 st env.nccl FAIL
+check family-v6-why found env.nccl 'NCCL_IB_ADDR_FAMILY=AF_INET6: no GID of mlx5_0/1 fits, so NCCL falls back to GID 0'
+NCCL_IB_ADDR_FAMILY=inet run --root "$OK" -j doctor --only env.nccl
+check family-bad found env.nccl "NCCL_IB_ADDR_FAMILY='inet' is neither AF_INET nor AF_INET6"
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_RANGE=192.168.88.0/24 NCCL_IB_ROCE_VERSION_NUM=1 run --root "$OK" -j doctor --only env.nccl
+check range-v1 st env.nccl ok
+check range-v1-pick found env.nccl 'NCCL picks mlx5_0/1 GID 4 '
+NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_RANGE=10.0.0.0/8 run --root "$OK" -j doctor --only env.nccl
+check range-miss st env.nccl FAIL
+NCCL_IB_ADDR_RANGE=10.0.0.0/40 run --root "$OK" -j doctor --only env.nccl
+check range-bad found env.nccl "NCCL_IB_ADDR_RANGE='10.0.0.0/40': prefix length '40' is not a number from 0 to 32"
+NCCL_IB_ROCE_VERSION_NUM=3 run --root "$OK" -j doctor --only env.nccl
+check roce-ver-bad found env.nccl "NCCL_IB_ROCE_VERSION_NUM='3' is neither 1 nor 2"
+
+# ---- UCX variables ----
+UCX_NET_DEVICES=mlx5_9:1 run --root "$OK" -j doctor --only env.ucx
+check ucx-missing st env.ucx FAIL
+check ucx-missing-why found env.ucx "no RDMA device 'mlx5_9' \(did you mean 'mlx5_0'\?\)"
+check ucx-missing-fix fix env.ucx '^export UCX_NET_DEVICES=mlx5_0:1$'
+UCX_NET_DEVICES=mlx5_1 run --root "$OK" -j doctor --only env.ucx
+check ucx-no-port found env.ucx "UCX names RDMA devices with their port: 'mlx5_1' matches nothing"
+check ucx-no-port-fix fix env.ucx '^export UCX_NET_DEVICES=mlx5_1:1$'
+UCX_NET_DEVICES=mlx5_0:1,ens19f0np0 run --root "$OK" -j doctor --only env.ucx
+check ucx-ok st env.ucx ok
+check ucx-ok-found found env.ucx 'mlx5_0:1 is ACTIVE; interface ens19f0np0 is up'
+UCX_NET_DEVICES=rxe0:1,eth0 run --root "$BAD" -j doctor --only env.ucx
+check ucx-down found env.ucx 'rxe0:1 is DOWN.*interface eth0 is down'
+UCX_IB_GID_INDEX=1 UCX_NET_DEVICES=all run --root "$OLD" -j doctor --only env.ucx
+check ucx-gid-ll found env.ucx 'UCX_IB_GID_INDEX=1: mlx5_0/1 GID 1 is link-local'
+check ucx-gid-fix fix env.ucx '^export UCX_IB_GID_INDEX=5$'
+run --root "$OK" -j doctor --for ucx --only env
+check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
+
+# ---- options ----
+run doctor --list
+check list-rc rc_is 0
+check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx gpudirect versions peer " ]' "$OUT"
+run -j doctor --list
+check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 14'
+run --root "$OK" -j doctor --only memlock
+check only-group json_ok '[.checks[].id] == ["memlock.shell", "memlock.login", "memlock.systemd"]'
+run --root "$OK" -j doctor --skip memlock,env,peer,gpudirect
+check skip-group json_ok '[.checks[].id] == ["devices", "ports", "roce.ipv4", "roce.gid", "mtu", "firewall", "versions"]'
+run --root "$OK" doctor --only mtus
+check only-typo-rc rc_is 2
+check only-typo err_has "^rdmactl doctor: Unknown check 'mtus' in --only. Did you mean 'mtu'\?"
+check only-typo-one-line err_one_line
+run --root "$OK" doctor --skip memlok
+check skip-typo err_has "Unknown check 'memlok' in --skip. Did you mean 'memlock'\?"
+run --root "$OK" doctor --only nosuchthing
+check only-unknown err_has "Unknown check 'nosuchthing' in --only. 'rdmactl doctor --list' lists the checks."
+run --root "$OK" doctor --only devices,,ports
+check only-empty-item rc_is 2
+run --root "$OK" doctor --for mpi
+check for-bad rc_is 2
+check for-bad-msg err_has "Failed to read --for 'mpi': choose nccl, ucx or perftest"
+run --root "$OK" doctor --port 0
+check port-bad rc_is 2
+check port-bad-msg err_has "Failed to read --port '0'"
+run --root "$OK" doctor extra
+check extra-arg rc_is 2
+
+finish
