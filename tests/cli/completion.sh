@@ -41,6 +41,8 @@ OUT=$(bash_complete "rdmactl ")
 check bash-all-commands [ "$OUT" == "$commands" ]
 OUT=$(bash_complete "rdmactl d")
 check bash-prefix-d [ "$OUT" == "devices" ]
+OUT=$(bash_complete "rdmactl g")
+check bash-prefix-g-gids [ "$OUT" == "gids" ]
 OUT=$(bash_complete "rdmactl -j c")
 check bash-after-global-option [ "$OUT" == "completion" ]
 OUT=$(bash_complete "rdmactl devices --js")
