@@ -140,9 +140,10 @@ void probe_progress_clear(struct probe_sess *s);
 /* The --verify pattern: byte @i of a message of @size. */
 static inline uint8_t probe_pattern(uint32_t seed, uint64_t size, uint64_t i)
 {
-	uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed ^ size * 0x2545f4914f6cdd1dull;
+	uint64_t x = ((i + 1) ^ (uint64_t)seed << 32 ^ size * 0x2545f4914f6cdd1dull) *
+		     0x9e3779b97f4a7c15ull;
 
-	return (uint8_t)(x >> 56 ^ x >> 24);
+	return (uint8_t)(x >> 56 ^ x >> 32);
 }
 void probe_fill(uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n);
 /* Bytes of @buf (stream offset @from) that differ from the pattern. */

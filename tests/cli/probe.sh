@@ -1,0 +1,77 @@
+#!/bin/bash
+# rdmactl probe: option errors, connection failures explained, and a TCP
+# transport run over loopback (server --once and client both print the row).
+source "$(dirname "$0")/lib.sh"
+
+run probe
+check no-peer rc_is 2
+check no-peer-message err_has 'give PEER, or --server'
+check no-peer-one-line err_one_line
+
+run probe --server 127.0.0.1
+check server-with-peer rc_is 2
+
+run probe 127.0.0.1 -n 10 -D 1
+check n-and-D rc_is 2
+check n-and-D-one-line err_one_line
+
+run probe 127.0.0.1 -s 12Q
+check bad-size rc_is 2
+check bad-size-quoted err_has "'12Q'"
+
+run probe 127.0.0.1 -s 4G
+check size-over-2G rc_is 2
+
+run probe 127.0.0.1 --sweep-max 3K
+check sweep-max-not-pow2 rc_is 2
+
+run probe 127.0.0.1 --transport udp
+check bad-transport rc_is 2
+
+run probe 127.0.0.1 --transport tcp --rdma-cm
+check cm-needs-rdma rc_is 2
+
+run probe 127.0.0.1 --qps 65
+check qps-range rc_is 2
+
+run probe 127.0.0.1 --timeout 0
+check timeout-range rc_is 2
+
+run probe 127.0.0.1 -d 'rxe0/x'
+check bad-device rc_is 2
+
+# Nothing listens on this port: refused, with what to check.
+PORT=$((20000 + $$ % 20000))
+run probe 127.0.0.1 --port "$PORT" --transport tcp
+check refused rc_is 1
+check refused-hint err_has "rdmactl probe --server.*TCP port $PORT open"
+check refused-one-line err_one_line
+
+# A TCP run over loopback: both ends print the same row.
+"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >"$TMPD/server.out" 2>"$TMPD/server.err" &
+server=$!
+# wait_listen: until the server listens on PORT.
+wait_listen() {
+	for _ in $(seq 50); do
+		ss -Hltn "sport = :$PORT" | grep -q . && return
+		sleep 0.1
+	done
+}
+wait_listen
+run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --verify --lat-iters 5
+check tcp-loopback rc_is 0
+check tcp-json json_ok '.probe.transport == "tcp" and .probe.ok and (.results | length) == 1 and
+	.results[0].bytes == 8192 and .results[0].msgs == 100 and .results[0].verify_errors == 0'
+wait "$server"
+check server-exit [ $? -eq 0 ]
+check server-row grep -qE '^ *8192 +100 ' "$TMPD/server.out"
+
+# --expect above what loopback gives: exit 1, explained.
+"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
+server=$!
+wait_listen
+run probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --lat-iters 0 --expect 100000
+check expect-fails rc_is 1
+check expect-message err_has 'expected bandwidth'
+wait "$server"
+finish

@@ -1,0 +1,130 @@
+#!/bin/bash
+# rdmactl probe when things are wrong: MTU 9000 on one guest and 1500 on
+# the other (path MTU 1024, as both ends' ibv_devinfo imply), RoCE v2's UDP
+# port 4791 dropped by nftables on lab-a (an explained failure in bounded
+# time, not a hang), then bad clients against a live server (garbage, a
+# wrong protocol version, an absurd size, a stalled client, a client killed
+# mid-run, a second client while one runs) followed by a good client.
+# lab-timeout: 300
+
+lab_need_peer
+
+port=18600
+small=(-s 64K -n 50 --lat-iters 5)
+
+active_mtu() {
+	ibv_devinfo -d rxe0 -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
+start_server() {
+	"$RDMACTL" probe --server --port $port --timeout 3 "$@" >server.out 2>server.err &
+	server=$!
+	for _ in $(seq 50); do
+		ss -Hltn "sport = :$port" | grep -q . && return
+		sleep 0.2
+	done
+}
+
+# --- 1. MTU 9000 on lab-a, 1500 on lab-b ---
+if [[ $LAB_NODE == a ]]; then
+	ip link set eth0 mtu 9000
+	sleep 1
+	start_server
+	lab_put mtu-a "$(active_mtu)"
+	lab_get mtu-done 120 >/dev/null
+	kill "$server"; wait "$server" 2>/dev/null
+	ip link set eth0 mtu 1500
+else
+	mtu_a=$(lab_get mtu-a)
+	mtu_b=$(active_mtu)
+	echo "active MTU: lab-a $mtu_a, lab-b $mtu_b"
+	timeout 60 "$RDMACTL" -j probe "$LAB_PEER_IP" "${small[@]}" >mtu.json 2>mtu.err
+	check_eq "mtu: exit status" 0 "$?"
+	cat mtu.err
+	check_eq "mtu: peer's active MTU (its ibv_devinfo)" "$mtu_a" "$(jq -r .probe.remote.active_mtu mtu.json)"
+	check_eq "mtu: own active MTU (ibv_devinfo)" "$mtu_b" "$(jq -r .probe.local.active_mtu mtu.json)"
+	check_eq "mtu: path MTU is the smaller" "$((mtu_a < mtu_b ? mtu_a : mtu_b))" "$(jq -r .probe.path_mtu mtu.json)"
+	check_eq "mtu: path MTU with a 1500 netdev" 1024 "$(jq -r .probe.path_mtu mtu.json)"
+	lab_put mtu-done 1
+fi
+lab_barrier mtu
+
+# --- 2. UDP 4791 dropped on lab-a ---
+if [[ $LAB_NODE == a ]]; then
+	nft add table inet t
+	nft add chain inet t in '{ type filter hook input priority 0; }'
+	nft add rule inet t in udp dport 4791 drop
+	start_server
+	lab_put fw-up 1
+	lab_get fw-done 120 >/dev/null
+	nft delete table inet t
+	kill "$server"; wait "$server" 2>/dev/null
+	echo "== server"; cat server.err
+	[[ -n $(grep -c . server.err) ]] || fail "firewall: the server said nothing"
+else
+	lab_get fw-up >/dev/null
+	t0=$SECONDS
+	timeout 90 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" --timeout 5 >fw.out 2>fw.err
+	rc=$?
+	echo "== client (rc $rc, $((SECONDS - t0)) s)"; cat fw.err
+	check_eq "firewall: exit status" 1 "$rc"
+	grep -q 4791 fw.err || fail "firewall: the error does not point at UDP 4791"
+	grep -q 'Failed to' fw.err || fail "firewall: no 'Failed to' line"
+	((SECONDS - t0 < 60)) || fail "firewall: took $((SECONDS - t0)) s"
+	lab_put fw-done 1
+fi
+lab_barrier firewall
+
+# --- 3. bad clients, then a good one ---
+if [[ $LAB_NODE == a ]]; then
+	start_server --max-size 16M
+	lab_put bad-up 1
+	lab_get bad-done 200 >/dev/null
+	kill "$server"; wait "$server" 2>/dev/null
+	echo "== server stderr"; cat server.err
+	echo "== server stdout"; cat server.out
+	grep -q 'HELLO\|handshake' server.err || fail "server: no line about the garbage client"
+	grep -q 'version 99' server.err || fail "server: no line about the wrong version"
+	grep -q 'max-size' server.err || fail "server: no line about the absurd size"
+	grep -q 'timed out' server.err || fail "server: no line about the stalled client"
+	grep -Eq '^ *65536 +50 ' server.out || fail "server: the good client's row is missing"
+	exit 0
+fi
+lab_get bad-up >/dev/null
+# garbage
+exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
+printf 'GET / HTTP/1.0\r\n\r\n' >&3
+timeout 10 cat <&3 >garbage.reply
+exec 3<&-
+# wrong version: a HELLO frame of protocol version 99 (type 1, 10-byte payload)
+exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
+printf '\x00\x01\x00\x00\x00\x00\x00\x0a\x52\x50\x42\x31\x00\x63\x00\x00\x00\x00' >&3
+timeout 10 cat <&3 >version.reply
+exec 3<&-
+grep -qa 'version 99' version.reply || fail "wrong version: the ERROR reply does not name version 99"
+# absurd size: over the server's --max-size 16M
+timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" -s 1G -n 1 >big.out 2>big.err
+check_eq "absurd size: exit status" 2 "$?"
+cat big.err
+grep -q 'max-size' big.err || fail "absurd size: the client was not told about --max-size"
+# stalled: connect and say nothing; the server gives up after its --timeout 3
+exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
+sleep 5
+exec 3<&-
+# killed mid-run
+timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" -s 64K -D 20 --lat-iters 0 >killed.out 2>&1 &
+victim=$!
+sleep 3
+# busy: a second client while one runs
+timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >busy.out 2>busy.err
+check_eq "busy: exit status" 1 "$?"
+cat busy.err
+grep -q busy busy.err || fail "busy: the second client was not told the server is busy"
+kill -9 "$victim"
+wait "$victim" 2>/dev/null
+sleep 4
+# and a good client
+timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >good.out 2>good.err
+check_eq "good client after bad ones: exit status" 0 "$?"
+cat good.out good.err
+lab_put bad-done 1

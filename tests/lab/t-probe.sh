@@ -1,0 +1,112 @@
+#!/bin/bash
+# rdmactl probe between the two guests over Soft-RoCE: A->B and B->A, the
+# device, GID and path MTU it chose checked against what the guest's own
+# sysfs and ibv_devinfo say; --verify, --rdma-cm, a short --sweep, --bidir
+# and --qps 2; both ends print the same rows.
+# lab-timeout: 300
+
+lab_need_peer
+
+port=18600
+small=(-s 64K -n 100 --lat-iters 10)
+
+# The GID index of this guest's IPv4 address on rxe0/1, from sysfs.
+my_gid_index() {
+	local f want
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
+	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		[[ $(cat "$f" 2>/dev/null) == "$want" ]] && { basename "$f"; return; }
+	done
+}
+
+active_mtu() {
+	ibv_devinfo -d rxe0 -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
+lab_put "gid-$LAB_NODE" "$(my_gid_index)"
+lab_put "mtu-$LAB_NODE" "$(active_mtu)"
+
+"$RDMACTL" probe --server --port $port >server.out 2>server.err &
+server=$!
+for _ in $(seq 50); do
+	ss -Hltn "sport = :$port" | grep -q . && break
+	sleep 0.2
+done
+lab_barrier servers-up
+
+# client NAME ARGS...: run a probe against the peer, JSON into NAME.json.
+client() {
+	local name=$1
+	shift
+	timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
+	echo "$?" >"$name.rc"
+	echo "== $name: rc $(cat "$name.rc")"
+	cat "$name.err"
+	jq -c '.results[]? | [.bytes, .msgs, .bw_avg_gbps, .lat_median_us, .verify_errors]' "$name.json"
+}
+
+jqv() { jq -r "$2" "$1.json"; }
+
+run_clients() {
+	client basic "${small[@]}"
+	check_eq "basic: exit status" 0 "$(cat basic.rc)"
+	check_eq "basic: transport" rdma "$(jqv basic .probe.transport)"
+	check_eq "basic: local device" rxe0 "$(jqv basic .probe.local.device)"
+	check_eq "basic: local GID index (sysfs)" "$(my_gid_index)" "$(jqv basic .probe.local.gid_index)"
+	check_eq "basic: remote GID index (peer's sysfs)" "$(lab_get "gid-$LAB_PEER")" \
+		"$(jqv basic .probe.remote.gid_index)"
+	check_eq "basic: local GID type" v2 "$(jqv basic .probe.local.gid_type)"
+	check_eq "basic: local active MTU (ibv_devinfo)" "$(active_mtu)" "$(jqv basic .probe.local.active_mtu)"
+	local m1 m2
+	m1=$(active_mtu)
+	m2=$(lab_get "mtu-$LAB_PEER")
+	check_eq "basic: path MTU = min of both ends" "$((m1 < m2 ? m1 : m2))" "$(jqv basic .probe.path_mtu)"
+	check_eq "basic: size" 65536 "$(jqv basic '.results[0].bytes')"
+	check_eq "basic: messages" 100 "$(jqv basic '.results[0].msgs')"
+	[[ $(jqv basic '.results[0].bw_avg_gbps > 0 and .results[0].lat_median_us > 0') == true ]] ||
+		fail "basic: no bandwidth or latency measured"
+	# Gb/s and MB/s columns are the same measurement in two units.
+	[[ $(jqv basic '(.results[0].bw_avg_gbps * 125 - .results[0].bw_avg_MBps) | fabs < 1') == true ]] ||
+		fail "basic: Gb/s and MB/s disagree"
+
+	client verify "${small[@]}" --verify
+	check_eq "verify: exit status" 0 "$(cat verify.rc)"
+	check_eq "verify: no wrong bytes" 0 "$(jqv verify '.results[0].verify_errors')"
+
+	client cm "${small[@]}" --rdma-cm
+	check_eq "rdma-cm: exit status" 0 "$(cat cm.rc)"
+	check_eq "rdma-cm: transport" rdma-cm "$(jqv cm .probe.transport)"
+	check_eq "rdma-cm: device rdma_cm chose" rxe0 "$(jqv cm .probe.local.device)"
+
+	client sweep --sweep-max 1K -n 50 --lat-iters 5
+	check_eq "sweep: exit status" 0 "$(cat sweep.rc)"
+	check_eq "sweep: sizes" "2 4 8 16 32 64 128 256 512 1024" "$(jqv sweep '[.results[].bytes] | map(tostring) | join(" ")')"
+
+	client bidir "${small[@]}" --bidir --verify
+	check_eq "bidir: exit status" 0 "$(cat bidir.rc)"
+	check_eq "bidir: messages both ways" 200 "$(jqv bidir '.results[0].msgs')"
+
+	client qps2 "${small[@]}" --qps 2
+	check_eq "qps 2: exit status" 0 "$(cat qps2.rc)"
+	check_eq "qps 2: messages on both QPs" 200 "$(jqv qps2 '.results[0].msgs')"
+}
+
+# b probes a first, then a probes b.
+if [[ $LAB_NODE == b ]]; then
+	run_clients
+	lab_put b-done 1
+	lab_get a-done 240 >/dev/null
+else
+	lab_get b-done 240 >/dev/null
+	run_clients
+	lab_put a-done 1
+fi
+lab_barrier clients-done
+kill "$server"
+wait "$server" 2>/dev/null
+echo "== server output"
+cat server.out server.err
+# Both ends print the result: the server's table has the peer's rows.
+grep -Eq '^ *65536 +100 ' server.out || fail "server did not print the 64 KiB row"
+grep -Eq '^ *1024 +50 ' server.out || fail "server did not print the sweep's 1 KiB row"
+exit 0

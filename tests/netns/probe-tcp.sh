@@ -1,0 +1,108 @@
+#!/bin/bash
+# rdmactl probe --transport tcp between two network namespaces joined by a
+# veth pair (10.77.0.1 server, 10.77.0.2 client), and the control protocol's
+# edge cases against a live server: garbage, a wrong version, an absurd
+# size, a stalled client; then a good client still succeeds.  Needs root.
+set -u
+RDMACTL=${RDMACTL:-$(cd "$(dirname "$0")/../.." && pwd)/build/rdmactl}
+NS1=rdmactl-probe-s.$$ NS2=rdmactl-probe-c.$$
+TMPD=$(mktemp -d)
+FAILED=0
+SERVER=
+
+cleanup() {
+	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+	ip netns del "$NS1" 2>/dev/null
+	ip netns del "$NS2" 2>/dev/null
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+
+ok() { echo "PASS netns/probe-tcp/$1"; }
+ko() {
+	echo "FAIL netns/probe-tcp/$1"
+	echo "    $2" >&2
+	FAILED=$((FAILED + 1))
+}
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else ko "$name" "failed: $*"; fi
+}
+
+ip netns add "$NS1" && ip netns add "$NS2" &&
+	ip link add veth-ps$$ netns "$NS1" type veth peer name veth-pc$$ netns "$NS2" &&
+	ip -n "$NS1" addr add 10.77.0.1/24 dev veth-ps$$ &&
+	ip -n "$NS2" addr add 10.77.0.2/24 dev veth-pc$$ &&
+	ip -n "$NS1" link set veth-ps$$ up && ip -n "$NS2" link set veth-pc$$ up &&
+	ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up || {
+	echo "FAIL netns/probe-tcp/setup"
+	exit 1
+}
+
+in1() { ip netns exec "$NS1" "$@"; }
+in2() { ip netns exec "$NS2" "$@"; }
+
+in1 "$RDMACTL" probe --server --timeout 1 --max-size 16M >"$TMPD/server.out" 2>"$TMPD/server.err" &
+SERVER=$!
+for _ in $(seq 50); do
+	in1 ss -Hltn 'sport = :18600' | grep -q . && break
+	sleep 0.1
+done
+
+# client NAME ARGS...: a TCP-transport probe from NS2; RC, OUT, ERR.
+client() {
+	RC=0
+	in2 timeout 60 "$RDMACTL" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
+client -j probe 10.77.0.1 --transport tcp -s 64K -n 200 --verify
+check tcp-exit [ "$RC" = 0 ]
+check tcp-json jq -e '.probe.transport == "tcp" and .probe.local.address == "10.77.0.2" and
+	.probe.remote.address == "10.77.0.1" and .results[0].bytes == 65536 and
+	.results[0].msgs == 200 and .results[0].verify_errors == 0 and
+	.results[0].bw_avg_gbps > 0 and .results[0].lat_median_us > 0' <<<"$OUT" >/dev/null
+
+client probe 10.77.0.1 --transport tcp --sweep-max 4K -n 20 --bidir --qps 2 --lat-iters 3
+check tcp-sweep-exit [ "$RC" = 0 ]
+check tcp-sweep-rows [ "$(grep -cE '^ *[0-9]+ +80 ' <<<"$OUT")" = 12 ]
+
+client probe 10.77.0.1 --transport tcp -D 1 --lat-iters 0
+check tcp-duration [ "$RC" = 0 ]
+
+# Garbage: an HTTP request on the port.
+in2 bash -c 'exec 3<>/dev/tcp/10.77.0.1/18600; printf "GET / HTTP/1.0\r\n\r\n" >&3; timeout 5 cat <&3 >/dev/null' 2>/dev/null
+# Wrong version: a HELLO frame of protocol version 99.
+in2 bash -c 'exec 3<>/dev/tcp/10.77.0.1/18600
+printf "\x00\x01\x00\x00\x00\x00\x00\x0a\x52\x50\x42\x31\x00\x63\x00\x00\x00\x00" >&3
+timeout 5 cat <&3' >"$TMPD/version.reply"
+check version-reply grep -qa 'version 99' "$TMPD/version.reply"
+# An absurd size: over the server's --max-size.
+client probe 10.77.0.1 --transport tcp -s 1G -n 1
+check absurd-size-exit [ "$RC" = 2 ]
+check absurd-size-message grep -q 'max-size' <<<"$ERR"
+# Stalled: connect, say nothing for longer than the server's --timeout 1.
+in2 bash -c 'exec 3<>/dev/tcp/10.77.0.1/18600; sleep 2.5'
+# Then a good client.
+client probe 10.77.0.1 --transport tcp -s 4K -n 100
+check good-after-bad [ "$RC" = 0 ]
+
+# No server on the port: refused, explained.
+client probe 10.77.0.1 --port 18601 --transport tcp
+check refused-exit [ "$RC" = 1 ]
+check refused-message grep -q 'rdmactl probe --server' <<<"$ERR"
+
+kill "$SERVER"
+wait "$SERVER" 2>/dev/null
+SERVER=
+check server-garbage grep -q 'client 10.77.0.2: Failed to .*HELLO' "$TMPD/server.err"
+check server-version grep -q 'version 99' "$TMPD/server.err"
+check server-absurd grep -q 'max-size' "$TMPD/server.err"
+check server-stalled grep -q 'timed out' "$TMPD/server.err"
+check server-rows [ "$(grep -cE '^ *65536 +200 ' "$TMPD/server.out")" = 1 ]
+# One line per bad client, no dumps.
+check server-lines [ "$(wc -l <"$TMPD/server.err")" -le 6 ]
+[ "$FAILED" = 0 ] || { cat "$TMPD/server.err" >&2; }
+exit $((FAILED > 0))
