@@ -44,7 +44,7 @@ struct tcp_state {
 
 uint32_t probe_lat_rounds(const struct probe_test_req *req, uint64_t size)
 {
-	uint64_t cap = (16ull << 20) / size;
+	uint64_t cap = (4ull << 20) / size;
 
 	if (cap < 10)
 		cap = 10;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# rdmactl probe against the reference tools:
+#  - RDMA: `rdmactl probe` and perftest's `ib_write_bw`, alternately, on the
+#    lab's Soft-RoCE link (two QEMU guests), at 4 KiB, 64 KiB and 256 KiB;
+#  - TCP: `rdmactl probe --transport tcp` and `iperf3` on a host veth pair
+#    between two network namespaces (root).
+# Prints each figure and the ratio rdmactl / reference (targets: >= 0.95
+# for RDMA, >= 0.9 for TCP).  BUILD=DIR picks the binary (default build).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+RDMACTL=$BUILD/rdmactl
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'; }
+
+tcp_bench() {
+	local ns1=bench-probe-s.$$ ns2=bench-probe-c.$$ pr ip
+	ip netns add $ns1 && ip netns add $ns2 || { echo "tcp: needs root and ip netns"; return; }
+	trap 'ip netns del '$ns1' 2>/dev/null; ip netns del '$ns2' 2>/dev/null' RETURN
+	ip link add vb-s$$ netns $ns1 type veth peer name vb-c$$ netns $ns2
+	ip -n $ns1 addr add 10.77.0.1/24 dev vb-s$$ && ip -n $ns2 addr add 10.77.0.2/24 dev vb-c$$
+	ip -n $ns1 link set vb-s$$ up && ip -n $ns2 link set vb-c$$ up
+	ip netns exec $ns1 "$RDMACTL" probe --server >/dev/null 2>&1 &
+	ip netns exec $ns1 iperf3 -s >/dev/null 2>&1 &
+	sleep 1
+	for _ in 1 2 3; do
+		pr=$(ip netns exec $ns2 "$RDMACTL" -j probe 10.77.0.1 --transport tcp -s 128K -D 3 --lat-iters 0 |
+			jq -r .results[0].bw_avg_gbps)
+		ip=$(ip netns exec $ns2 iperf3 -J -c 10.77.0.1 -t 3 | jq -r '.end.sum_received.bits_per_second / 1e9')
+		printf 'tcp veth   128K  rdmactl %8.3f Gb/s  iperf3 %8.3f Gb/s  ratio %s\n' "$pr" "$ip" "$(ratio "$pr" "$ip")"
+	done
+	ip netns pids $ns1 | xargs -r kill
+}
+
+rdma_bench() {
+	local out
+	out=$(mktemp -d)
+	flock /tmp/rdmactl-lab.lock "$TOP/tests/lab/lab" --bin "$BUILD" --out "$out" --timeout 1200 \
+		"$TOP/bench/probe-lab.sh" >/dev/null
+	grep -h '^RESULT' "$out"/b/*probe-lab.log | awk '
+		$2 == "rdmactl" { r[$3] = r[$3] " " $4; rs[$3] += $4; rn[$3]++ }
+		$2 == "ib_write_bw" { p[$3] = p[$3] " " $4; ps[$3] += $4; pn[$3]++ }
+		END { for (s in rs) printf "rdma lab %7d B  rdmactl %.2f MiB/s (%s )  ib_write_bw %.2f MiB/s (%s )  ratio %.3f\n",
+			s, rs[s] / rn[s], r[s], ps[s] / pn[s], p[s], (rs[s] / rn[s]) / (ps[s] / pn[s]) }'
+	rm -rf "$out"
+}
+
+case ${1:-all} in
+tcp) tcp_bench ;;
+rdma) rdma_bench ;;
+*) tcp_bench; rdma_bench ;;
+esac
