@@ -303,8 +303,9 @@ static int verbs_query(struct ibv_context *vctx, struct rdma_dev *dev, unsigned 
 
 	/* The table holds at most the ports' gid_tbl_len entries together. */
 	for (p = 0; p < dev->nports && p < 256; p++) {
-		if (ibv_query_port(vctx, (uint8_t)dev->ports[p].num, &pa))
-			return -errno;
+		ret = ibv_query_port(vctx, (uint8_t)dev->ports[p].num, &pa);
+		if (ret)
+			return ret > 0 ? -ret : -EIO;	/* it returns the errno value */
 		max += (size_t)pa.gid_tbl_len;
 		ll[p] = verbs_link_layer(pa.link_layer);
 	}
