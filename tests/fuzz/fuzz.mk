@@ -1,0 +1,53 @@
+# libFuzzer targets, one per parser: tests/fuzz/fuzz_NAME.c -> $(FUZZ_BUILD)/fuzz_NAME.
+# Included by the Makefile.
+#
+#   make fuzz              build every target, run each FUZZ_SECONDS (60) on a
+#                          copy of tests/fuzz/corpus/NAME; one PASS/FAIL line each
+#   make fuzz-regress      replay tests/fuzz/regressions/NAME and the corpus once
+#   make fuzz-build        only build
+#   FUZZ_TARGETS="envparse nft"   a subset
+#
+# lib/ is rebuilt with clang's coverage instrumentation and ASan+UBSan in
+# $(FUZZ_BUILD); tests/unit/stubs.c stands in for the command table.
+
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) \
+		-D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -iquote lib -MMD -MP
+
+FUZZ_ALL     := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_AUX_OBJ := $(FUZZ_BUILD)/tests/fuzz/util.o $(FUZZ_BUILD)/tests/unit/stubs.o
+
+.PHONY: fuzz fuzz-build fuzz-regress
+# Objects made through the pattern rules below are kept between builds.
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_AUX_OBJ) $(FUZZ_ALL:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_AUX_OBJ) $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS) -lm
+
+fuzz-build: check-deps $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@tests/fuzz/run -t $(FUZZ_SECONDS) -b $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	@tests/fuzz/run -r -b $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_AUX_OBJ:.o=.d) $(FUZZ_ALL:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)
+
+# Regenerate the probe seeds with the protocol's encoder after a layout change.
+.PHONY: fuzz-probe-seeds
+fuzz-probe-seeds: $(FUZZ_BUILD)/probe_seeds
+	$(FUZZ_BUILD)/probe_seeds tests/fuzz/corpus
+$(FUZZ_BUILD)/probe_seeds: tests/fuzz/probe_seeds.c lib/probe_proto.c lib/probe_proto.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -iquote lib -o $@ tests/fuzz/probe_seeds.c lib/probe_proto.c
