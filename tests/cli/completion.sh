@@ -40,7 +40,15 @@ commands=$("$RDMACTL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z_]*\) .*/\1/p
 OUT=$(bash_complete "rdmactl ")
 check bash-all-commands [ "$OUT" == "$commands" ]
 OUT=$(bash_complete "rdmactl d")
-check bash-prefix-d [ "$OUT" == "devices" ]
+check bash-prefix-d [ "$OUT" == $'devices\ndoctor' ]
+OUT=$(bash_complete "rdmactl dev")
+check bash-prefix-dev [ "$OUT" == "devices" ]
+OUT=$(bash_complete "rdmactl gids --netdev ")
+check bash-live-netdevs [ "$OUT" == "ens1f0" ]
+OUT=$(bash_complete "rdmactl gids mlx5_1/")
+check bash-live-devports [ "$OUT" == $'mlx5_1/1\nmlx5_1/2' ]
+OUT=$(bash_complete "rdmactl probe -x ")
+check bash-live-gid-indexes [ "$OUT" == $'0\n2' ]
 OUT=$(bash_complete "rdmactl g")
 check bash-prefix-g-gids [ "$OUT" == "gids" ]
 OUT=$(bash_complete "rdmactl -j c")
