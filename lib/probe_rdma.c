@@ -623,8 +623,12 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 			last = now;
 		else if (now - last > tmo)
 			return probe_fail(s, -ETIMEDOUT, PROBE_ERR_RUN, "Failed to complete RDMA WRITEs "
-					  "(size %llu): no completion for %d ms; is the peer alive?",
-					  (unsigned long long)size, s->cfg->timeout_ms);
+					  "(size %llu): no completion for %d ms: %s",
+					  (unsigned long long)size, s->cfg->timeout_ms,
+					  r->pattr.link_layer == IBV_LINK_LAYER_ETHERNET
+					  ? "packets are not arriving (UDP port 4791 blocked by a "
+					    "firewall, a wrong GID index or another subnet) or the peer died"
+					  : "the peer does not answer; check the link");
 		if (s->req.duration_ms && now >= deadline)
 			end_duration(r, mod);
 		probe_progress(s, size, sum(r->completed, r->nqp) * size, start);

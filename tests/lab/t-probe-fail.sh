@@ -112,8 +112,8 @@ exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
 sleep 5
 exec 3<&-
 # killed mid-run
-timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" -s 64K -D 20 --lat-iters 0 >killed.out 2>&1 &
-victim=$!
+"$RDMACTL" probe "$LAB_PEER_IP" -s 64K -D 20 --lat-iters 0 >killed.out 2>&1 &
+victim=$!	# rdmactl itself, so kill -9 below ends it mid-run
 sleep 3
 # busy: a second client while one runs
 timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >busy.out 2>busy.err
