@@ -41,8 +41,11 @@ jq -c '.results[0]' probe.json
 bw_mib=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' bw.out)
 probe_mb=$(jq -r '.results[0].bw_avg_MBps' probe.json)
 [[ -n $bw_mib && -n $probe_mb && $probe_mb != null ]] || { fail "no result to compare"; exit 1; }
-probe_mib=$(awk -v m="$probe_mb" 'BEGIN { printf "%.2f", m / 1.048576 }')
-ratio=$(awk -v a="$probe_mib" -v b="$bw_mib" 'BEGIN { printf "%.3f", a / b }')
-echo "ib_write_bw ${bw_mib} MiB/s, rdmactl probe ${probe_mib} MiB/s, ratio $ratio"
+# perftest labels its unit: MiB/sec in older releases, MB/sec (10^6) in newer ones.
+unit=MB
+grep -q 'BW average\[MiB/sec\]' bw.out && unit=MiB
+probe_same=$(awk -v m="$probe_mb" -v u=$unit 'BEGIN { printf "%.2f", u == "MiB" ? m / 1.048576 : m }')
+ratio=$(awk -v a="$probe_same" -v b="$bw_mib" 'BEGIN { printf "%.3f", a / b }')
+echo "ib_write_bw ${bw_mib} $unit/s, rdmactl probe ${probe_same} $unit/s, ratio $ratio"
 awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' ||
 	fail "averages differ by more than 25%: ratio $ratio"
