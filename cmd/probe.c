@@ -405,7 +405,7 @@ static void emit(struct probe_out *o, const char *peer, int err)
 	table_emit(o->ctx, o->t, "results");
 	o->t = table_new(probe_cols);
 	if (rows)
-		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (ib_write_bw's MiB/sec = MB/s / "
+		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (perftest prints MB/sec; older releases MiB/sec = MB/s / "
 			   "1.048576); latency = half a write round trip\n");
 }
 
