@@ -14,17 +14,22 @@ RUN=$1 NODE=$2
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
 # The runner uses the barrier helpers itself.
-# shellcheck source=tests/lab/lib.sh
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$LAB_DIR/lib.sh"
 
-say() { echo "lab-$NODE: $*"; }
+# say MSG: to the console, stamped with the guest's uptime.
+say() {
+	local up
+	read -r up _ </proc/uptime
+	echo "lab-$NODE [$up]: $*"
+}
 
 case $NODE in
 a) LAB_IP=10.99.0.1 LAB_PEER=b LAB_PEER_IP=10.99.0.2 ;;
 b) LAB_IP=10.99.0.2 LAB_PEER=a LAB_PEER_IP=10.99.0.1 ;;
 esac
 if ((LAB_GUESTS == 1)); then
-	LAB_PEER= LAB_PEER_IP=
+	LAB_PEER='' LAB_PEER_IP=''
 fi
 export LAB_NODE=$NODE LAB_RUN=$RUN LAB_IP LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_SRC LAB_BIN
 export RDMACTL=$LAB_BIN/rdmactl
@@ -38,27 +43,33 @@ ulimit -l unlimited
 # rxe_ready: port 1 of rxe0 is ACTIVE and its GID table holds the
 # IPv4-mapped GID of LAB_IP (RoCE v2 over IPv4 needs it).
 rxe_ready() {
-	local port=/sys/class/infiniband/rxe0/ports/1 gid
+	local port=/sys/class/infiniband/rxe0/ports/1 state gid
 	# shellcheck disable=SC2086 # LAB_IP's dots split it into octets
 	gid=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $LAB_IP)
-	[[ $(cat "$port/state" 2>/dev/null) == *ACTIVE* ]] &&
+	read -r state <"$port/state" 2>/dev/null &&
+		[[ $state == *ACTIVE* ]] &&
 		grep -qx "$gid" "$port"/gids/* 2>/dev/null
 }
 
-# net_up: (re)establish the state every test starts from. Idempotent and
-# cheap when nothing changed, so it also undoes what the previous test did:
-# link down, other MTU, address removed, rxe0 deleted, nft rules, netns.
+# net_up: (re)establish the state every test starts from. Idempotent, so it
+# also undoes what the previous test did: link down, other MTU, address
+# removed, rxe0 deleted, nft rules, netns. Every process started costs time
+# on the emulated CPU, hence one batch for ip and the checks in sysfs.
 net_up() {
-	ip link set lo up &&
-		ip link set eth0 mtu 1500 up &&
-		ip addr replace "$LAB_IP/24" dev eth0 || return
-	if ! rdma link show rxe0/1 >/dev/null 2>&1; then
+	ip -batch - <<-EOF || return
+		link set lo up
+		link set eth0 mtu 1500 up
+		addr replace $LAB_IP/24 dev eth0
+	EOF
+	if [[ ! -e /sys/class/infiniband/rxe0 ]]; then
 		rdma link add rxe0 type rxe netdev eth0 || return
 	fi
 	if command -v nft >/dev/null; then
 		nft flush ruleset || return
 	fi
-	ip -all netns delete 2>/dev/null
+	if compgen -G '/run/netns/*' >/dev/null; then
+		ip -all netns delete
+	fi
 	lab__await "rxe0 ACTIVE with the IPv4 GID of $LAB_IP" 30 rxe_ready
 }
 
@@ -74,13 +85,14 @@ put_result() {
 run_test() {
 	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid rc nfail reason start=$SECONDS
 	local log=$RUN/log/$NODE/$id.log share=$RUN/t/$id failfile=/tmp/lab-state/$id.failed
-	mkdir -p "$share"
+	local work=/tmp/lab-work/$id
+	mkdir -p "$share" "$work"
 	: >"$failfile"
 	echo "$id" >"$RUN/cur.$NODE"
 	say "running $id (limit $limit s)"
 	(
 		export LAB_TEST_ID=$id LAB_SHARE=$share LAB_FAILFILE=$failfile BASH_ENV=$LAB_DIR/lib.sh
-		cd "$LAB_SRC" && exec timeout -k 5 "$limit" bash "${T_PATH[$i]}" >"$log" 2>&1 </dev/null
+		cd "$work" && exec timeout -k 5 "$limit" bash "${T_PATH[$i]}" >"$log" 2>&1 </dev/null
 	) &
 	pid=$!
 	wait "$pid"

@@ -7,15 +7,17 @@
 #
 # Environment set by the runner: LAB_NODE (a|b), LAB_GUESTS (1|2), LAB_IP,
 # LAB_PEER_IP (empty with one guest), LAB_SHARE (per-test dir shared by both
-# guests), LAB_SRC (project dir), LAB_BIN, RDMACTL; internal: LAB_RUN,
-# LAB_PEER, LAB_TEST_ID, LAB_FAILFILE.
+# guests), LAB_SRC (project dir, read-only), LAB_BIN, RDMACTL; internal:
+# LAB_RUN, LAB_PEER, LAB_TEST_ID, LAB_FAILFILE. A test starts in an empty
+# scratch dir of its own on the guest's tmpfs.
 
 # Children of the test that are bash scripts must not load us again.
 unset BASH_ENV
 
-# fail MSG: report a failed check; the test goes on but will fail.
+# fail MSG: report a failed check; the test goes on but will fail. On
+# stderr, so that it shows in the log even from inside a $(...).
 fail() {
-	echo "not ok: $*"
+	echo "not ok: $*" >&2
 	echo "$*" >>"$LAB_FAILFILE"
 }
 
@@ -38,7 +40,7 @@ skip() {
 # Gives up early when the peer guest went down or, inside a test, already
 # finished that test (so it will never answer), rather than sit out the bound.
 lab__await() {
-	local desc=$1 deadline=$((SECONDS + $2))
+	local desc=$1 limit=$2 deadline=$((SECONDS + $2))
 	shift 2
 	until "$@"; do
 		if [[ -n $LAB_PEER ]]; then
@@ -52,7 +54,7 @@ lab__await() {
 			fi
 		fi
 		if ((SECONDS >= deadline)); then
-			echo "$desc: gave up after $2 s" >&2
+			echo "$desc: gave up after $limit s" >&2
 			return 1
 		fi
 		sleep 0.2
@@ -74,7 +76,7 @@ lab__rendezvous() {
 # NAME must be unique within the test. On failure the test ends, failed.
 lab_barrier() {
 	lab__rendezvous "$LAB_SHARE/.barrier/$1" 60 && return 0
-	fail "lab_barrier $1: lab-$LAB_PEER never arrived" >&2
+	fail "lab_barrier $1: lab-$LAB_PEER never arrived"
 	exit 1
 }
 
@@ -93,7 +95,7 @@ lab_get() {
 		cat "$LAB_SHARE/.kv/$1"
 		return
 	fi
-	fail "lab_get $1: nothing was put" >&2
+	fail "lab_get $1: nothing was put"
 	exit 1
 }
 
