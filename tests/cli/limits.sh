@@ -146,8 +146,9 @@ check live-shell-matches-proc [ "$(json_memlock)" = "$(proc_memlock $$)" ]
 # A process started with prlimit, examined from outside.
 prlimit --memlock=1048576:2097152 sleep 30 &
 SLEEPER=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-	[ "$(readlink /proc/$SLEEPER/exe 2>/dev/null)" != "$(command -v prlimit)" ] && break
+# Until prlimit has set the limit and become sleep.
+for _ in $(seq 100); do
+	[[ $(readlink /proc/$SLEEPER/exe 2>/dev/null) == */sleep ]] && break
 	sleep 0.1
 done
 run -j limits --pid $SLEEPER
