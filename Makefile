@@ -78,7 +78,7 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
 
 demo: all
-	tests/lab/lab --guests 2 --show tests/lab/demo.sh
+	tests/lab/demo.sh
 
 bench: all
 	@for b in bench/*.sh; do [ -x "$$b" ] && "$$b"; done
