@@ -169,18 +169,14 @@ static int check_target(const struct ctx *ctx, const struct rdma_node *node,
 
 static int load_gids(const struct ctx *ctx, struct rdma_node *node, const struct filter *f)
 {
-	size_t d;
+	const char *failed;
 	int ret;
 
-	for (d = 0; d < node->n; d++) {
-		if (f->devport && strcmp(node->devs[d].name, f->dev))
-			continue;
-		ret = rdma_dev_load_gids(ctx, &node->devs[d]);
-		if (ret) {
-			log_err(ctx, "Failed to read the GID table of '%s': %s", node->devs[d].name,
-				strerror(-ret));
-			return RC_PROBLEM;
-		}
+	ret = rdma_node_load_gids(ctx, node, f->devport ? f->dev : NULL, &failed);
+	if (ret) {
+		log_err(ctx, "Failed to read the GID table%s%s%s: %s", failed ? " of '" : "",
+			failed ? failed : "", failed ? "'" : "", strerror(-ret));
+		return RC_PROBLEM;
 	}
 	return RC_OK;
 }

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
 
 /* Largest table index believed from a directory listing (rxe has 1024). */
 #define GID_INDEX_MAX 65536
+/* At most this many threads read a node's devices. */
+#define GIDS_LOAD_THREADS 8
 
 enum gid_type gid_type_parse(const char *s, enum link_layer ll)
 {
@@ -325,43 +328,41 @@ err_entries:
 	return ret;
 }
 
-static int verbs_load(struct rdma_dev *dev, unsigned int only)
+/* @dev through @list (from ibv_get_device_list, @n devices). */
+static int verbs_load(struct ibv_device **list, int n, struct rdma_dev *dev, unsigned int only)
 {
 	struct ibv_context *vctx;
-	struct ibv_device **list;
-	int i, n = 0, ret;
+	int i, ret;
 
-	if (!dev->ports)
-		return -ENODEV;
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return errno ? -errno : -ENODEV;
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev->name))
 			break;
-	if (i == n) {
-		ret = -ENODEV;
-		goto err_list;
-	}
+	if (i == n)
+		return -ENODEV;
 	vctx = ibv_open_device(list[i]);
-	if (!vctx) {
-		ret = errno ? -errno : -EIO;
-		goto err_list;
-	}
+	if (!vctx)
+		return errno ? -errno : -EIO;
 	ret = verbs_query(vctx, dev, only);
 	ibv_close_device(vctx);
-err_list:
-	ibv_free_device_list(list);
 	return ret;
 }
 
-static int load(const struct ctx *ctx, struct rdma_dev *dev, unsigned int only)
+/* Verbs first on the live node (@list NULL: get one), sysfs with --root or when verbs fails. */
+static int load(const struct ctx *ctx, struct ibv_device **list, int nlist,
+		struct rdma_dev *dev, unsigned int only)
 {
+	struct ibv_device **own = NULL;
 	unsigned int p;
 	int ret;
 
+	if (!dev->ports)
+		return 0;
 	if (!ctx->root[0]) {
-		ret = verbs_load(dev, only);
+		if (!list)
+			list = own = ibv_get_device_list(&nlist);
+		ret = list ? verbs_load(list, nlist, dev, only) : errno ? -errno : -ENODEV;
+		if (own)
+			ibv_free_device_list(own);
 		if (!ret)
 			return 0;
 		log_info(ctx, "Failed to query the GID table of '%s' through verbs: %s; reading sysfs",
@@ -379,14 +380,96 @@ static int load(const struct ctx *ctx, struct rdma_dev *dev, unsigned int only)
 
 int rdma_dev_load_gids(const struct ctx *ctx, struct rdma_dev *dev)
 {
-	return load(ctx, dev, 0);
+	return load(ctx, NULL, 0, dev, 0);
 }
 
 int rdma_port_load_gids(const struct ctx *ctx, const struct rdma_dev *dev,
 			struct rdma_port *port)
 {
 	/* load() fills only @port: the device's other ports are left as they are. */
-	return load(ctx, (struct rdma_dev *)dev, port->num);
+	return load(ctx, NULL, 0, (struct rdma_dev *)dev, port->num);
+}
+
+/*
+ * ---- every device at once ----
+ * Reading a big node is thousands of small opens; devices are independent,
+ * so a few threads take them in turn.
+ */
+
+struct node_loader {
+	const struct ctx *ctx;
+	struct ibv_device **list;
+	int nlist;
+	struct rdma_dev **devs;
+	int *rets;
+	size_t n, next;
+};
+
+static void *node_loader_run(void *arg)
+{
+	struct node_loader *l = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED)) < l->n)
+		l->rets[i] = load(l->ctx, l->list, l->nlist, l->devs[i], 0);
+	return NULL;
+}
+
+/* The devices to load: all, or the one named @only. */
+static size_t node_pick(struct rdma_node *node, const char *only, struct rdma_dev **devs)
+{
+	size_t d, n = 0;
+
+	for (d = 0; d < node->n; d++)
+		if (!only || !strcmp(node->devs[d].name, only))
+			devs[n++] = &node->devs[d];
+	return n;
+}
+
+static void node_loader_spread(struct node_loader *l)
+{
+	pthread_t tid[GIDS_LOAD_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t t, nt = 0, want = l->n < (size_t)(cpus > 0 ? cpus : 1) ? l->n : (size_t)cpus;
+
+	/* This thread is one of the workers; failing to start others only slows it down. */
+	for (t = 1; t < want && t < GIDS_LOAD_THREADS; t++)
+		if (!pthread_create(&tid[nt], NULL, node_loader_run, l))
+			nt++;
+	node_loader_run(l);
+	for (t = 0; t < nt; t++)
+		pthread_join(tid[t], NULL);
+}
+
+int rdma_node_load_gids(const struct ctx *ctx, struct rdma_node *node, const char *only,
+			const char **failed)
+{
+	struct node_loader l = { .ctx = ctx };
+	size_t i;
+	int ret = 0;
+
+	*failed = NULL;
+	l.devs = calloc(node->n + 1, sizeof(*l.devs));
+	l.rets = calloc(node->n + 1, sizeof(*l.rets));
+	if (!l.devs || !l.rets) {
+		ret = -ENOMEM;
+		goto err_alloc;
+	}
+	l.n = node_pick(node, only, l.devs);
+	/* One device list for every device, rather than one each. */
+	if (!ctx->root[0])
+		l.list = ibv_get_device_list(&l.nlist);
+	node_loader_spread(&l);
+	for (i = 0; i < l.n && !ret; i++) {
+		ret = l.rets[i];
+		*failed = ret ? l.devs[i]->name : NULL;
+	}
+	if (l.list)
+		ibv_free_device_list(l.list);
+err_alloc:
+	free(l.rets);
+	free(l.devs);
+	return ret;
 }
 
 /* ---- the choice ---- */

@@ -21,6 +21,14 @@ struct ctx;
  */
 int rdma_dev_load_gids(const struct ctx *ctx, struct rdma_dev *dev);
 
+/*
+ * The same for every device of @node (only the one named @only when not
+ * NULL), devices read side by side.  0 or -errno, with *@failed naming the
+ * device that failed.
+ */
+int rdma_node_load_gids(const struct ctx *ctx, struct rdma_node *node, const char *only,
+			const char **failed);
+
 /* "RoCE v2", "IB/RoCE v1" (gid_attrs/types/N) on a port of link layer @ll. */
 enum gid_type gid_type_parse(const char *s, enum link_layer ll);
 /* "fe80:0000:0000:0000:5aa2:e1ff:feb0:3772" -> 16 bytes; 0 or -EINVAL. */
