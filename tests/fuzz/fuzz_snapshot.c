@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rdmactl snapshot` over a recorded tree: the walk of /sys/class/infiniband
+ * and /sys/class/net that resolves symlinks as the kernel would (loops,
+ * links to links, dangling links), the limit and account files, and the
+ * tar.gz writer with long names.  Input: a tree (fuzz.h).  The archive
+ * goes next to the root, never into it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "snapshot.h"
+
+static const char *const prefixes[] = { "sys/", "proc/", "etc/", "run/", "usr/", NULL };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct snapshot_stats st;
+	char out[300];
+	struct ctx ctx;
+	int ret;
+
+	if (size > 65536)
+		return 0;
+	fuzz_root_init();
+	fuzz_tree_write(data, size, prefixes);
+	snprintf(out, sizeof(out), "%s.tar.gz", fuzz_root);
+	ctx = fuzz_ctx("snapshot");
+	memset(&st, 0, sizeof(st));
+	ret = snapshot_write(&ctx, out, &st);
+	if (ret > 0)
+		fuzz_fail("snapshot_write gave %d", ret);
+	if (!ret && access(out, F_OK))
+		fuzz_fail("snapshot_write succeeded without an archive");
+	if (ret && !access(out, F_OK))
+		fuzz_fail("snapshot_write failed (%d) and left an archive", ret);
+	unlink(out);
+	return 0;
+}
