@@ -638,7 +638,7 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 
 static int send_bw(struct probe_sess *s, struct rdma_state *r, uint64_t size, struct probe_result *out)
 {
-	uint64_t start, el, total;
+	uint64_t start, el, total, win;
 	unsigned int q;
 	int ret;
 
@@ -658,8 +658,11 @@ static int send_bw(struct probe_sess *s, struct rdma_state *r, uint64_t size, st
 	out->bytes = total * size;
 	out->elapsed_ns = el;
 	out->avg_bps = el ? (uint64_t)((double)out->bytes * 8e9 / (double)el) : 0;
-	out->peak_bps = probe_peak_bps(r->t_ns, r->bytes, r->nsamples,
-				       out->bytes / 20 > size ? out->bytes / 20 : size);
+	/* A window spans two signaled batches at least: one batch can land in one poll. */
+	win = 2 * (uint64_t)(s->req.depth < PROBE_CQ_MOD ? s->req.depth : PROBE_CQ_MOD) * size * r->nqp;
+	if (win < out->bytes / 20)
+		win = out->bytes / 20;
+	out->peak_bps = probe_peak_bps(r->t_ns, r->bytes, r->nsamples, win < out->bytes ? win : out->bytes);
 	return 0;
 }
 
