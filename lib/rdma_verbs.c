@@ -90,7 +90,12 @@ static void fill_device(struct rdma_dev *dev, const struct ibv_device_attr *attr
 {
 	if (!dev->sys_image_guid)
 		dev->sys_image_guid = be64toh(attr->sys_image_guid);
-	if (!dev->fw_ver[0])
+	/*
+	 * Software devices (rxe, siw) have no firmware: the kernel's netlink
+	 * and sysfs give an empty string, verbs a zero word printed "0.0.0".
+	 * Keep the two sources saying the same: none.
+	 */
+	if (!dev->fw_ver[0] && strcmp(attr->fw_ver, "0.0.0"))
 		snprintf(dev->fw_ver, sizeof(dev->fw_ver), "%s", attr->fw_ver);
 	if (!dev->nports)
 		dev->nports = attr->phys_port_cnt;
