@@ -27,35 +27,19 @@ static const struct column devices_cols[] = {
 	{ 0 }
 };
 
-/*
- * The netdev of each port, in port order: a JSON array (null for a port
- * without one), or in text the names joined by commas.
- */
-static void row_netdevs(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev)
+/* The netdev of each port, in port order (null for a port without one). */
+static void row_netdevs(struct json_object *row, const struct rdma_dev *dev)
 {
-	struct json_object *arr;
-	char text[256] = "";
 	unsigned int p;
-	size_t off = 0;
 
 	if (!dev->ports)
 		return;
-	if (!ctx->json) {
-		for (p = 0; p < dev->nports && off < sizeof(text); p++)
-			if (dev->ports[p].netdev[0])
-				off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s",
-							off ? "," : "", dev->ports[p].netdev);
-		row_str(row, "netdevs", off ? text : NULL);
-		return;
-	}
-	arr = json_object_new_array();
-	for (p = 0; arr && p < dev->nports; p++)
-		json_object_array_add(arr, dev->ports[p].netdev[0]
-					   ? json_object_new_string(dev->ports[p].netdev) : NULL);
-	json_object_object_add(row, "netdevs", arr);
+	row_list(row, "netdevs");
+	for (p = 0; p < dev->nports; p++)
+		row_list_add(row, "netdevs", dev->ports[p].netdev[0] ? dev->ports[p].netdev : NULL);
 }
 
-static void device_row(const struct ctx *ctx, struct table *t, const struct rdma_dev *dev)
+static void device_row(struct table *t, const struct rdma_dev *dev)
 {
 	struct json_object *row = table_row(t);
 	char buf[32];
@@ -72,7 +56,7 @@ static void device_row(const struct ctx *ctx, struct table *t, const struct rdma
 	else
 		row_str(row, "numa_node", NULL);
 	row_int(row, "ports", dev->nports);
-	row_netdevs(ctx, row, dev);
+	row_netdevs(row, dev);
 }
 
 int cmd_devices(struct ctx *ctx, int argc, char **argv)
@@ -119,7 +103,7 @@ int cmd_devices(struct ctx *ctx, int argc, char **argv)
 	}
 	for (i = 0; i < node.n; i++)
 		if (!only || !strcmp(only, node.devs[i].name))
-			device_row(ctx, t, &node.devs[i]);
+			device_row(t, &node.devs[i]);
 	table_emit(ctx, t, "devices");
 out:
 	rdma_node_free(&node);

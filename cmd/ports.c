@@ -81,28 +81,20 @@ static bool judge_mtu(const struct rdma_dev *dev, const struct rdma_port *port,
 	return true;
 }
 
-/* JSON: an array of "addr/len"; text: the same joined by commas. */
-static void row_addrs(const struct ctx *ctx, struct json_object *row, const char *key,
-		      const struct netdev_info *nd, int family)
+/* The netdev's addresses of @family as "addr/len". */
+static void row_addrs(struct json_object *row, const char *key, const struct netdev_info *nd,
+		      int family)
 {
-	struct json_object *arr = ctx->json ? json_object_new_array() : NULL;
-	char text[512] = "", one[INET6_ADDRSTRLEN + 8];
-	size_t i, off = 0;
+	char one[INET6_ADDRSTRLEN + 8];
+	size_t i;
 
+	row_list(row, key);
 	for (i = 0; i < nd->n_addrs; i++) {
 		if (nd->addrs[i].family != family)
 			continue;
 		snprintf(one, sizeof(one), "%s/%d", nd->addrs[i].addr, nd->addrs[i].prefixlen);
-		if (arr)
-			json_object_array_add(arr, json_object_new_string(one));
-		else if (off < sizeof(text))
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s",
-						off ? "," : "", one);
+		row_list_add(row, key, one);
 	}
-	if (arr)
-		json_object_object_add(row, key, arr);
-	else
-		row_str(row, key, off ? text : NULL);
 }
 
 static void row_netdev(const struct ctx *ctx, struct json_object *row, const struct netdev_info *nd)
@@ -122,8 +114,8 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 		row_str(row, "ipv6", NULL);
 		return;
 	}
-	row_addrs(ctx, row, "ipv4", nd, AF_INET);
-	row_addrs(ctx, row, "ipv6", nd, AF_INET6);
+	row_addrs(row, "ipv4", nd, AF_INET);
+	row_addrs(row, "ipv6", nd, AF_INET6);
 }
 
 static void row_mtu(struct json_object *row, const char *key, int mtu)

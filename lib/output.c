@@ -106,6 +106,41 @@ void row_double(struct json_object *row, const char *key, double val, int decima
 	row_set(row, key, json_object_new_double_s(strtod(buf, NULL), buf));
 }
 
+void row_list(struct json_object *row, const char *key)
+{
+	struct json_object *arr;
+
+	if (row && !json_object_object_get_ex(row, key, &arr))
+		row_set(row, key, json_object_new_array());
+}
+
+void row_list_add(struct json_object *row, const char *key, const char *val)
+{
+	struct json_object *arr;
+
+	if (!row)
+		return;
+	row_list(row, key);
+	json_object_object_get_ex(row, key, &arr);
+	json_object_array_add(arr, val ? json_object_new_string(val) : NULL);
+}
+
+/* "a,b": the non-null strings of a list cell. */
+static const char *list_text(struct json_object *arr, char *buf, size_t len)
+{
+	size_t i, off = 0, n = json_object_array_length(arr);
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (v)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						json_object_get_string(v));
+	}
+	return off ? buf : "-";
+}
+
 void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
 {
 	char buf[512];
@@ -131,6 +166,8 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 	case json_type_int:
 		snprintf(buf, len, "%" PRId64, json_object_get_int64(v));
 		return buf;
+	case json_type_array:
+		return list_text(v, buf, len);
 	default:
 		/* doubles keep the text they were made from */
 		snprintf(buf, len, "%s", json_object_to_json_string(v));
@@ -160,7 +197,7 @@ static void header_text(const struct column *c, char *buf, size_t len)
 
 static void measure(const struct ctx *ctx, const struct table *t, size_t *width)
 {
-	char buf[128];
+	char buf[512];
 	size_t r, c, n = table_rows(t);
 
 	for (c = 0; c < t->ncols; c++) {
@@ -219,7 +256,7 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 		       const size_t *width)
 {
 	size_t c, last = last_shown(ctx, t);
-	char buf[128];
+	char buf[512];
 
 	for (c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];

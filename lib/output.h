@@ -59,6 +59,12 @@ void row_str(struct json_object *row, const char *key, const char *val);
 void row_int(struct json_object *row, const char *key, int64_t val);
 void row_bool(struct json_object *row, const char *key, bool val);
 void row_double(struct json_object *row, const char *key, double val, int decimals);
+/*
+ * A list cell: a JSON array, joined with "," in text ("-" when empty).
+ * row_list() makes the (empty) list; row_list_add() appends, NULL as null.
+ */
+void row_list(struct json_object *row, const char *key);
+void row_list_add(struct json_object *row, const char *key, const char *val);
 void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -101,6 +101,23 @@ static void cells_render_as_text(void)
 	json_object_put(row);
 }
 
+static void list_cells_join_in_text(void)
+{
+	struct json_object *row = json_object_new_object();
+	char buf[64];
+
+	row_list(row, "empty");
+	row_list_add(row, "ips", "10.0.0.1/24");
+	row_list_add(row, "ips", NULL);
+	row_list_add(row, "ips", "10.0.0.2/24");
+	CHECK_STR(cell_text(row, "empty", buf, sizeof(buf)), "-");
+	CHECK_STR(cell_text(row, "ips", buf, sizeof(buf)), "10.0.0.1/24,10.0.0.2/24");
+	/* JSON keeps every entry, the null included. */
+	CHECK_STR(json_object_to_json_string_ext(row, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+		  "{\"empty\":[],\"ips\":[\"10.0.0.1/24\",null,\"10.0.0.2/24\"]}");
+	json_object_put(row);
+}
+
 int main(void)
 {
 	RUN("core", closest_suggests_near_words);
@@ -109,5 +126,6 @@ int main(void)
 	RUN("core", gid_formatting_matches_show_gids);
 	RUN("core", enum_strings_fall_back);
 	RUN("core", cells_render_as_text);
+	RUN("core", list_cells_join_in_text);
 	TEST_EXIT();
 }
