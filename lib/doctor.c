@@ -128,17 +128,17 @@ static int select_word(const struct ctx *ctx, const char *word, size_t len, cons
 	size_t i, n = 0;
 	bool hit = false;
 
+	/* Group names are IDs too ("memlock" for memlock.*): suggested first. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		ids[n++] = groups[i];
 	for (i = 0; doctor_checks[i].id; i++) {
 		if (id_covers(word, len, doctor_checks[i].id)) {
 			sel[i] = true;
 			hit = true;
 		}
-		if (n < 60)
+		if (n < 64)
 			ids[n++] = doctor_checks[i].id;
 	}
-	/* Group names are IDs too ("memlock" for memlock.*), so suggest them. */
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		ids[n++] = groups[i];
 	if (hit)
 		return 0;
 	snprintf(w, sizeof(w), "%.*s", (int)(len < 63 ? len : 63), word);
