@@ -94,7 +94,7 @@ static const char *did_you_mean(const char *word, const struct names *ns, char *
 
 	buf[0] = '\0';
 	if (near)
-		snprintf(buf, len, " (did you mean '%s'?)", near);
+		snprintf(buf, len, " (did you mean '%.80s'?)", near);
 	return buf;
 }
 
@@ -173,12 +173,12 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 			   char *fixed, size_t flen)
 {
 	const struct env_item *it = &l->items[k];
-	char match[256], hint[64], all[256];
+	char match[256], hint[128], all[256];
 
 	entry_matches(d, l, k, match, sizeof(match));
 	if (!match[0]) {
 		check_note(r, l->negate ? CHECK_WARN : CHECK_FAIL,
-			   "NCCL_IB_HCA='%s': '%s' names no device%s%s; devices: %s", val, it->name,
+			   "NCCL_IB_HCA='%.80s': '%.80s' names no device%s%s; devices: %s", val, it->name,
 			   it->port > 0 ? " port" : "", did_you_mean(it->name, devs, hint, sizeof(hint)),
 			   names_join(devs, all, sizeof(all)));
 		fixed_add(fixed, flen, closest_word(it->name, devs->p, devs->n), it->port);
@@ -187,9 +187,9 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 	fixed_add(fixed, flen, it->name, it->port);
 	/* A prefix that also catches longer names: mlx5_1 selects mlx5_10. */
 	if (!l->exact && strchr(match, ',') && rdma_dev_find(&d->node, it->name)) {
-		check_note(r, CHECK_WARN, "NCCL_IB_HCA='%s': '%s' is a prefix and also selects %s",
+		check_note(r, CHECK_WARN, "NCCL_IB_HCA='%.80s': '%.80s' is a prefix and also selects %s",
 			   val, it->name, match);
-		check_fix(r, "export NCCL_IB_HCA='=%s' (a leading '=' matches whole names)", val);
+		check_fix(r, "export NCCL_IB_HCA='=%.80s' (a leading '=' matches whole names)", val);
 	}
 }
 
@@ -204,7 +204,7 @@ static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *
 	if (!val)
 		return;
 	if (nccl_list_parse(val, hca, err, sizeof(err))) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%s': %s", val, err);
+		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s': %s", val, err);
 		check_fix(r, "export NCCL_IB_HCA=DEV[:PORT][,DEV[:PORT]...] (see rdmactl devices)");
 		memset(hca, 0, sizeof(*hca));
 		return;
@@ -222,12 +222,12 @@ static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *
 							off ? ", " : "", d->node.devs[i].name,
 							d->node.devs[i].ports[j].num);
 	if (!sel[0]) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%s' selects no active port: NCCL falls back "
+		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s' selects no active port: NCCL falls back "
 			   "to TCP sockets", val);
 		if (!r->fix[0])
 			check_fix(r, "export NCCL_IB_HCA=%s", devs.n ? devs.p[0] : "DEV");
 	} else {
-		check_note(r, CHECK_OK, "NCCL_IB_HCA='%s' selects %s", val, sel);
+		check_note(r, CHECK_OK, "NCCL_IB_HCA='%.80s' selects %s", val, sel);
 	}
 }
 
@@ -261,7 +261,7 @@ static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
 static void nccl_ifname(struct doctor *d, struct check_result *r)
 {
 	const char *val = doctor_env("NCCL_SOCKET_IFNAME");
-	char err[160], hint[64], all[512], why[96] = "", sel[256] = "";
+	char err[160], hint[128], all[512], why[96] = "", sel[256] = "";
 	struct env_list l;
 	struct names ifs;
 	size_t i, k, off = 0;
@@ -270,7 +270,7 @@ static void nccl_ifname(struct doctor *d, struct check_result *r)
 	if (!val || strlen(val) < 2)
 		return;
 	if (nccl_list_parse(val, &l, err, sizeof(err))) {
-		check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%s': %s", val, err);
+		check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%.80s': %s", val, err);
 		check_fix(r, "export NCCL_SOCKET_IFNAME=IF (an interface with an address)");
 		return;
 	}
@@ -281,7 +281,7 @@ static void nccl_ifname(struct doctor *d, struct check_result *r)
 		for (i = 0; i < ifs.n && !hit; i++)
 			hit = nccl_item_match(&l, k, ifs.p[i], -1);
 		if (!hit) {
-			check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%s': no interface '%s'%s; "
+			check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%.80s': no interface '%.80s'%s; "
 				   "interfaces: %s", val, l.items[k].name,
 				   did_you_mean(l.items[k].name, &ifs, hint, sizeof(hint)),
 				   names_join(&ifs, all, sizeof(all)));
@@ -299,11 +299,11 @@ static void nccl_ifname(struct doctor *d, struct check_result *r)
 			off += (size_t)snprintf(sel + off, sizeof(sel) - off, "%s%s", off ? ", " : "",
 						ifs.p[i]);
 	if (!sel[0] && r->status != CHECK_FAIL) {
-		check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%s' selects no usable interface%s%s", val,
+		check_note(r, CHECK_FAIL, "NCCL_SOCKET_IFNAME='%.80s' selects no usable interface%s%s", val,
 			   why[0] ? ": " : "", why);
 		check_fix(r, "ip link set IF up, or export NCCL_SOCKET_IFNAME= an interface with an address");
 	} else if (sel[0]) {
-		check_note(r, CHECK_OK, "NCCL_SOCKET_IFNAME='%s' selects %s", val, sel);
+		check_note(r, CHECK_OK, "NCCL_SOCKET_IFNAME='%.80s' selects %s", val, sel);
 	}
 }
 
@@ -358,7 +358,7 @@ static void nccl_gid_index(struct doctor *d, struct check_result *r, const struc
 	if (!val)
 		return;
 	if (env_parse_long(val, -1, 255, &index)) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_GID_INDEX='%s' is not a GID index (0-255, or -1 "
+		check_note(r, CHECK_FAIL, "NCCL_IB_GID_INDEX='%.80s' is not a GID index (0-255, or -1 "
 			   "to let NCCL 2.21+ choose)", val);
 		check_fix(r, "unset NCCL_IB_GID_INDEX (see roce.gid for the index to use)");
 		return;
@@ -382,7 +382,7 @@ static void nccl_disable(struct check_result *r)
 	if (!val)
 		return;
 	if (env_parse_long(val, 0, 1, &v)) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_DISABLE='%s' is neither 0 nor 1", val);
+		check_note(r, CHECK_FAIL, "NCCL_IB_DISABLE='%.80s' is neither 0 nor 1", val);
 		check_fix(r, "unset NCCL_IB_DISABLE");
 	} else if (v == 1) {
 		check_note(r, CHECK_WARN, "NCCL_IB_DISABLE=1: NCCL uses TCP sockets, not RDMA "
@@ -433,20 +433,20 @@ static bool nccl_sel_parse(struct check_result *r, struct nccl_sel *s)
 
 	s->family = AF_INET;
 	if (fam && nccl_addr_family_parse(fam, &s->family)) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_ADDR_FAMILY='%s' is neither AF_INET nor AF_INET6 "
+		check_note(r, CHECK_FAIL, "NCCL_IB_ADDR_FAMILY='%.80s' is neither AF_INET nor AF_INET6 "
 			   "(NCCL silently uses AF_INET)", fam);
 		check_fix(r, "export NCCL_IB_ADDR_FAMILY=AF_INET");
 		return false;
 	}
 	if (ver && env_parse_long(ver, 1, 2, &v)) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_ROCE_VERSION_NUM='%s' is neither 1 nor 2", ver);
+		check_note(r, CHECK_FAIL, "NCCL_IB_ROCE_VERSION_NUM='%.80s' is neither 1 nor 2", ver);
 		check_fix(r, "export NCCL_IB_ROCE_VERSION_NUM=2");
 		return false;
 	}
 	s->roce_ver = (int)v;
 	s->have_range = range != NULL;
 	if (range && nccl_addr_range_parse(range, s->family, &s->range, err, sizeof(err))) {
-		check_note(r, CHECK_FAIL, "NCCL_IB_ADDR_RANGE='%s': %s", range, err);
+		check_note(r, CHECK_FAIL, "NCCL_IB_ADDR_RANGE='%.80s': %s", range, err);
 		check_fix(r, "export NCCL_IB_ADDR_RANGE=ADDRESS/PREFIXLEN of the RoCE subnet");
 		return false;
 	}
@@ -544,10 +544,10 @@ static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struc
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
 	const struct rdma_port *p = dev ? rdma_port_find(dev, (unsigned int)it->port) : NULL;
-	char hint[64], all[256];
+	char hint[128], all[256];
 
 	if (!dev) {
-		check_note(r, CHECK_FAIL, "no RDMA device '%s'%s; devices: %s", it->name,
+		check_note(r, CHECK_FAIL, "no RDMA device '%.80s'%s; devices: %s", it->name,
 			   did_you_mean(it->name, devs, hint, sizeof(hint)),
 			   names_join(devs, all, sizeof(all)));
 		fixed_add(fixed, flen, closest_word(it->name, devs->p, devs->n), it->port);
@@ -568,7 +568,7 @@ static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struc
 static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const struct env_item *it,
 			     const struct names *ifs, char *fixed, size_t flen)
 {
-	char hint[64], state[16] = "unknown", all[512];
+	char hint[128], state[16] = "unknown", all[512];
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
 	size_t i;
 	bool found = false;
@@ -585,11 +585,11 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
 			check_fix(r, "ip link set %s up", it->name);
 		}
 	} else if (dev) {
-		check_note(r, CHECK_FAIL, "UCX names RDMA devices with their port: '%s' matches "
+		check_note(r, CHECK_FAIL, "UCX names RDMA devices with their port: '%.80s' matches "
 			   "nothing", it->name);
 		fixed_add(fixed, flen, it->name, dev->nports ? (int)dev->ports[0].num : 1);
 	} else {
-		check_note(r, CHECK_FAIL, "no interface or RDMA device '%s'%s; interfaces: %s", it->name,
+		check_note(r, CHECK_FAIL, "no interface or RDMA device '%.80s'%s; interfaces: %s", it->name,
 			   did_you_mean(it->name, ifs, hint, sizeof(hint)), names_join(ifs, all, sizeof(all)));
 		fixed_add(fixed, flen, closest_word(it->name, ifs->p, ifs->n), -1);
 	}
@@ -607,7 +607,7 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
 	if (!val)
 		return;
 	if (ucx_list_parse(val, &l, &all, err, sizeof(err))) {
-		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%s': %s", val, err);
+		check_note(r, CHECK_FAIL, "UCX_NET_DEVICES='%.80s': %s", val, err);
 		check_fix(r, "export UCX_NET_DEVICES=DEV:PORT[,IF...] (or all)");
 		return;
 	}
@@ -617,7 +617,7 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
 	}
 	dev_names(d, &devs);
 	if_names(d, &ifs);
-	check_note(r, CHECK_OK, "UCX_NET_DEVICES='%s'", val);
+	check_note(r, CHECK_OK, "UCX_NET_DEVICES='%.80s'", val);
 	for (k = 0; k < l.n; k++) {
 		if (l.items[k].port > 0)
 			ucx_rdma_entry(d, r, &l.items[k], &devs, fixed, sizeof(fixed));
@@ -638,7 +638,7 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 	if (!val || !strcmp(val, "auto"))
 		return;
 	if (env_parse_long(val, 0, 255, &index)) {
-		check_note(r, CHECK_FAIL, "UCX_IB_GID_INDEX='%s' is not a GID index (0-255 or auto)", val);
+		check_note(r, CHECK_FAIL, "UCX_IB_GID_INDEX='%.80s' is not a GID index (0-255 or auto)", val);
 		check_fix(r, "export UCX_IB_GID_INDEX=auto");
 		return;
 	}

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -37,6 +38,7 @@
 #define PEER_MIN_FRACTION 0.5
 #define PEER_TIMEOUT_MS 5000
 #define PEER_PROBE_MS 1000
+#define PEER_BUSY_TRIES 10
 
 struct peer_node {
 	char ip[INET6_ADDRSTRLEN];	/* HOST resolved */
@@ -165,7 +167,16 @@ static struct peer_node *peer_get(struct doctor *d)
 		struct probe_summary keep = pn->sum;
 		bool had = pn->have_sum;
 
-		pn->tcp_err = run_probe(d, pn, PROBE_TRANSPORT_TCP);
+		/*
+		 * The server may still be ending the failed session and answer
+		 * BUSY (an ERROR: -EREMOTEIO); it is free again within seconds.
+		 */
+		for (int i = 0; i < PEER_BUSY_TRIES; i++) {
+			pn->tcp_err = run_probe(d, pn, PROBE_TRANSPORT_TCP);
+			if (pn->tcp_err != -EREMOTEIO)
+				break;
+			sleep(1);
+		}
 		pn->sum = keep;
 		pn->have_sum = had;
 		pn->have_row = false;
