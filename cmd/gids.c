@@ -280,12 +280,12 @@ static bool gid_match(const struct filter *f, const struct rdma_gid *g)
 static void gid_row(struct table *t, const struct target *tg, const struct rdma_gid *g)
 {
 	struct json_object *row = table_row(t);
-	char buf[GID_HEX_LEN], v4[INET_ADDRSTRLEN];
+	char buf[GID_STR_LEN], v4[INET_ADDRSTRLEN];
 
 	row_str(row, "dev", tg->dev->name);
 	row_int(row, "port", tg->port->num);
 	row_int(row, "index", g->index);
-	row_str(row, "gid", gid_hex(g->raw, buf));
+	row_str(row, "gid", gid_str(g->raw, buf, sizeof(buf)));
 	row_str(row, "ipv4", gid_ipv4(g->raw, v4, sizeof(v4)) ? v4 : NULL);
 	row_str(row, "ver", gid_type_str(g->type));
 	row_str(row, "netdev", g->netdev[0] ? g->netdev : NULL);

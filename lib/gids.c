@@ -47,23 +47,6 @@ int gid_parse(const char *s, uint8_t raw[16])
 	return inet_pton(AF_INET6, s, raw) == 1 ? 0 : -EINVAL;
 }
 
-char *gid_hex(const uint8_t raw[16], char buf[GID_HEX_LEN])
-{
-	static const char hex[] = "0123456789abcdef";
-	char *o = buf;
-	int i;
-
-	/* No printf: a big table formats thousands of these. */
-	for (i = 0; i < 16; i++) {
-		*o++ = hex[raw[i] >> 4];
-		*o++ = hex[raw[i] & 15];
-		if (i & 1 && i < 15)
-			*o++ = ':';
-	}
-	*o = '\0';
-	return buf;
-}
-
 bool gid_unset(const uint8_t raw[16])
 {
 	static const uint8_t fe80[16] = { 0xfe, 0x80 };

@@ -33,9 +33,6 @@ int rdma_node_load_gids(const struct ctx *ctx, struct rdma_node *node, const cha
 enum gid_type gid_type_parse(const char *s, enum link_layer ll);
 /* "fe80:0000:0000:0000:5aa2:e1ff:feb0:3772" -> 16 bytes; 0 or -EINVAL. */
 int gid_parse(const char *s, uint8_t raw[16]);
-/* gid_str() without printf, for big tables: "fe80:0000:...:3772". */
-#define GID_HEX_LEN 40
-char *gid_hex(const uint8_t raw[16], char buf[GID_HEX_LEN]);
 /* An entry the kernel has not filled: all zero, or fe80:: with a zero interface ID. */
 bool gid_unset(const uint8_t raw[16]);
 

@@ -9,6 +9,7 @@
 #include "ctx.h"
 #include "log.h"
 #include "opt.h"
+#include "gids.h"
 #include "rdma.h"
 #include "rdma_backend.h"
 #include "rdma_nl.h"
@@ -83,15 +84,14 @@ static int live_load(const struct ctx *ctx, struct rdma_node *node, unsigned int
 
 int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
 {
-	size_t d;
-	unsigned int p;
+	const char *failed;
 	int ret;
 
 	memset(node, 0, sizeof(*node));
 	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : live_load(ctx, node, what);
-	for (d = 0; !ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS && d < node->n; d++)
-		for (p = 0; !ret && node->devs[d].ports && p < node->devs[d].nports; p++)
-			ret = rdma_port_load_gids(ctx, &node->devs[d], &node->devs[d].ports[p]);
+	/* GIDs of all devices at once: one verbs call per device, side by side. */
+	if (!ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS)
+		ret = rdma_node_load_gids(ctx, node, NULL, &failed);
 	if (ret)
 		rdma_node_free(node);
 	return ret;
@@ -170,12 +170,23 @@ char *guid_str(uint64_t guid, char *buf, size_t len)
 
 char *gid_str(const uint8_t raw[16], char *buf, size_t len)
 {
-	size_t i, off = 0;
+	static const char hex[] = "0123456789abcdef";
+	char *o = buf;
+	int i;
 
-	buf[0] = '\0';
-	for (i = 0; i < 16 && off < len; i += 2)
-		off += (size_t)snprintf(buf + off, len - off, "%s%02x%02x", i ? ":" : "",
-					raw[i], raw[i + 1]);
+	/* No printf: a big table formats thousands of these. */
+	if (len < GID_STR_LEN) {
+		if (len)
+			buf[0] = '\0';
+		return buf;
+	}
+	for (i = 0; i < 16; i++) {
+		*o++ = hex[raw[i] >> 4];
+		*o++ = hex[raw[i] & 15];
+		if (i & 1 && i < 15)
+			*o++ = ':';
+	}
+	*o = '\0';
 	return buf;
 }
 

@@ -97,7 +97,8 @@ int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *po
 
 /* "5aa2:e1ff:feb0:3772" (as sysfs and ibv_devinfo print GUIDs). */
 char *guid_str(uint64_t guid, char *buf, size_t len);
-/* Full GID as show_gids prints it: 8 groups of 4 hex digits. */
+/* Full GID as show_gids prints it: 8 groups of 4 hex digits; @len >= GID_STR_LEN. */
+#define GID_STR_LEN 40
 char *gid_str(const uint8_t raw[16], char *buf, size_t len);
 /* True for ::ffff:a.b.c.d; writes the dotted quad. */
 bool gid_ipv4(const uint8_t raw[16], char *buf, size_t len);

@@ -22,7 +22,7 @@ static const char *const prefixes[] = { "sys/", "proc/", "etc/", "run/rdmactl/",
 
 static void gids_sane(const struct rdma_port *p)
 {
-	char buf[64], hex[GID_HEX_LEN];
+	char buf[64];
 	struct gid_choice c;
 	const char *why = NULL;
 	size_t i;
@@ -36,7 +36,6 @@ static void gids_sane(const struct rdma_port *p)
 		if (!memchr(g->netdev, 0, sizeof(g->netdev)))
 			fuzz_fail("GID %u netdev not terminated", g->index);
 		gid_str(g->raw, buf, sizeof(buf));
-		gid_hex(g->raw, hex);
 		gid_ipv4(g->raw, buf, sizeof(buf));
 		gid_type_str(g->type);
 	}
