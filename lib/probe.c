@@ -90,6 +90,17 @@ void probe_fill(uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_
 		buf[i] = probe_pattern(seed, size, (from + i) % size);
 }
 
+/*
+ * A test aid (rdmactl-probe(8), ENVIRONMENT): with RDMACTL_PROBE_CORRUPT
+ * set, a sender writes each message with its first byte flipped, so a test
+ * can watch --verify catch corrupt data through the whole path.
+ */
+void probe_corrupt_for_test(const struct probe_sess *s, uint8_t *msg)
+{
+	if (s->corrupt)
+		msg[0] ^= 0xff;
+}
+
 uint64_t probe_check(const uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n)
 {
 	uint64_t bad = 0;
@@ -404,6 +415,9 @@ static int session_body(struct probe_sess *s, struct probe_report *rep)
 {
 	int ret = 0;
 
+	if (s->corrupt && probe_is_sender(s))
+		log_warn(s->ctx, "RDMACTL_PROBE_CORRUPT is set: the data this end sends is corrupted "
+			 "on purpose (a test aid)");
 	if (s->ops->connect)
 		ret = s->ops->connect(s);
 	if (!ret)
@@ -424,6 +438,7 @@ static void sess_init(struct probe_sess *s, struct ctx *ctx, const struct probe_
 	s->ctx = ctx;
 	s->cfg = cfg;
 	s->ctl.fd = -1;
+	s->corrupt = getenv("RDMACTL_PROBE_CORRUPT") != NULL;
 }
 
 static void sess_wire_ctl(struct probe_sess *s)

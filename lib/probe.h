@@ -116,6 +116,7 @@ struct probe_sess {
 	/* Progress line (TTY only). */
 	uint64_t prog_start_ns, prog_last_ns;
 	bool prog_shown;
+	bool corrupt;			/* RDMACTL_PROBE_CORRUPT set: a test aid */
 };
 
 extern const struct probe_ops probe_rdma_ops, probe_rdma_cm_ops, probe_tcp_ops;
@@ -146,6 +147,8 @@ static inline uint8_t probe_pattern(uint32_t seed, uint64_t size, uint64_t i)
 	return (uint8_t)(x >> 56 ^ x >> 32);
 }
 void probe_fill(uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n);
+/* With RDMACTL_PROBE_CORRUPT set, flip the first byte of the message @msg (a test aid). */
+void probe_corrupt_for_test(const struct probe_sess *s, uint8_t *msg);
 /* Bytes of @buf (stream offset @from) that differ from the pattern. */
 uint64_t probe_check(const uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n);
 

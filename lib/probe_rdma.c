@@ -480,6 +480,7 @@ static void rdma_prepare(struct probe_sess *s, uint64_t size)
 
 	for (q = 0; q < r->nqp; q++) {
 		probe_fill(tx_region(r, q), s->req.seed, size, 0, size);
+		probe_corrupt_for_test(s, tx_region(r, q));
 		memset(rx_region(r, q), 0, size);
 	}
 }

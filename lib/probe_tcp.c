@@ -130,6 +130,7 @@ static void tcp_prepare(struct probe_sess *s, uint64_t size)
 	struct tcp_state *t = s->priv;
 
 	probe_fill(t->tx_buf, s->req.seed, size, 0, size);
+	probe_corrupt_for_test(s, t->tx_buf);
 }
 
 /* Send what the stream may send now; 0 or -errno. */

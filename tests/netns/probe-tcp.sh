@@ -57,13 +57,15 @@ client() {
 	OUT=$(cat "$TMPD/out")
 	ERR=$(cat "$TMPD/err")
 }
+# json_ok FILTER: the last client's JSON output satisfies the jq FILTER.
+json_ok() { jq -e "$1" <<<"$OUT" >/dev/null; }
 
 client -j probe 10.77.0.1 --transport tcp -s 64K -n 200 --verify
 check tcp-exit [ "$RC" = 0 ]
-check tcp-json jq -e '.probe.transport == "tcp" and .probe.local.address == "10.77.0.2" and
+check tcp-json json_ok '.probe.transport == "tcp" and .probe.local.address == "10.77.0.2" and
 	.probe.remote.address == "10.77.0.1" and .results[0].bytes == 65536 and
 	.results[0].msgs == 200 and .results[0].verify_errors == 0 and
-	.results[0].bw_avg_gbps > 0 and .results[0].lat_median_us > 0' <<<"$OUT" >/dev/null
+	.results[0].bw_avg_gbps > 0 and .results[0].lat_median_us > 0'
 
 client probe 10.77.0.1 --transport tcp --sweep-max 4K -n 20 --bidir --qps 2 --lat-iters 3
 check tcp-sweep-exit [ "$RC" = 0 ]
@@ -71,6 +73,16 @@ check tcp-sweep-rows [ "$(grep -cE '^ *[0-9]+ +80 ' <<<"$OUT")" = 12 ]
 
 client probe 10.77.0.1 --transport tcp -D 1 --lat-iters 0
 check tcp-duration [ "$RC" = 0 ]
+
+# A path that corrupts data: with RDMACTL_PROBE_CORRUPT (a test aid) the
+# client sends every message with its first byte flipped; --verify on the
+# server must count each one, and the client must fail because of it.
+export RDMACTL_PROBE_CORRUPT=1
+client -j probe 10.77.0.1 --transport tcp -s 4K -n 50 --verify --lat-iters 0
+unset RDMACTL_PROBE_CORRUPT
+check corrupt-exit [ "$RC" = 1 ]
+check corrupt-counted json_ok '.results[0].msgs == 50 and .results[0].verify_errors == 50'
+check corrupt-message grep -q '50 byte(s) differ from the pattern' <<<"$ERR"
 
 # Garbage: an HTTP request on the port.
 in2 bash -c 'exec 3<>/dev/tcp/10.77.0.1/18600; printf "GET / HTTP/1.0\r\n\r\n" >&3; timeout 5 cat <&3 >/dev/null' 2>/dev/null

@@ -224,6 +224,21 @@ static void test_pattern_and_stats(void)
 	CHECK_INT(probe_peak_bps(t, b, 4, 100), 1600);
 }
 
+/* The receiver's check over a message sent with the corruption test aid on and off. */
+static void test_corrupt_aid(void)
+{
+	struct probe_sess s = { .corrupt = false };
+	uint8_t m[4096];
+
+	probe_fill(m, 7, sizeof(m), 0, sizeof(m));
+	probe_corrupt_for_test(&s, m);
+	CHECK_INT(probe_check(m, 7, sizeof(m), 0, sizeof(m)), 0);
+	s.corrupt = true;
+	probe_corrupt_for_test(&s, m);
+	CHECK_INT(probe_check(m, 7, sizeof(m), 0, sizeof(m)), 1);
+	CHECK(m[0] != probe_pattern(7, sizeof(m), 0));
+}
+
 int main(void)
 {
 	RUN("probe_proto", test_hello_round_trip);
@@ -236,5 +251,6 @@ int main(void)
 	RUN("probe_proto", test_encode_refuses);
 	RUN("probe_proto", test_limits);
 	RUN("probe_proto", test_pattern_and_stats);
+	RUN("probe_proto", test_corrupt_aid);
 	TEST_EXIT();
 }
