@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "ctx.h"
 #include "doctor.h"
 #include "envparse.h"
@@ -105,10 +107,10 @@ static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 /* Devices the kernel has but libibverbs did not open: provider or /dev missing. */
 static void devices_unopened(struct doctor *d, struct check_result *r, const char *kdev)
 {
-	char path[256], driver[64] = "";
+	char path[256], driver[64] = "", node[64];
 
-	if (!path_exists(d, "/dev/infiniband")) {
-		check_note(r, CHECK_FAIL, "the kernel has %s but /dev/infiniband is missing "
+	if (!first_entry(d, "/dev/infiniband", NULL, node, sizeof(node))) {
+		check_note(r, CHECK_FAIL, "the kernel has %s but /dev/infiniband is missing or empty "
 			   "(a container started without it)", kdev);
 		check_fix(r, "start the container with --device=/dev/infiniband "
 			  "(docker/podman) or mount /dev/infiniband into it");
@@ -145,6 +147,26 @@ static void devices_none(struct doctor *d, struct check_result *r)
 	}
 }
 
+/*
+ * Whether libibverbs lists @name: RDMA netlink names every device the
+ * kernel has, verbs only those whose provider library loaded and whose
+ * /dev/infiniband node exists.
+ */
+static bool verbs_has(const char *name)
+{
+	struct ibv_device **list;
+	bool found = false;
+	int i, n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return false;
+	for (i = 0; i < n && !found; i++)
+		found = !strcmp(ibv_get_device_name(list[i]), name);
+	ibv_free_device_list(list);
+	return found;
+}
+
 void check_devices(struct doctor *d, struct check_result *r)
 {
 	char kdev[64];
@@ -165,6 +187,10 @@ void check_devices(struct doctor *d, struct check_result *r)
 	for (i = 0; i < d->node.n; i++) {
 		const struct rdma_dev *dev = &d->node.devs[i];
 
+		if (!d->ctx->root[0] && !verbs_has(dev->name)) {
+			devices_unopened(d, r, dev->name);
+			continue;
+		}
 		check_note(r, CHECK_OK, "%s (%s%s%u port%s)", dev->name, dev->driver,
 			   dev->driver[0] ? ", " : "", dev->nports, dev->nports == 1 ? "" : "s");
 	}
