@@ -283,6 +283,13 @@ void doctor_peer_firewall(struct doctor *d, struct check_result *r)
 		check_note(r, CHECK_OK, "peer %s: TCP and RoCE traffic both pass", d->peer);
 		return;
 	}
+	/* Only a probe whose ends were both set up tells packets were lost. */
+	if (!pn->have_sum) {
+		check_note(r, CHECK_WARN, "peer %s: RoCE traffic not tested: the RDMA probe could not "
+			   "set up (%s)", d->peer, strerror(-pn->rdma_err));
+		check_fix(r, "see the devices and peer checks");
+		return;
+	}
 	if (!pn->tcp_err) {
 		check_note(r, CHECK_FAIL, "peer %s: TCP reaches the peer but RoCE does not (the RDMA "
 			   "probe failed: %s)", d->peer, strerror(-pn->rdma_err));
@@ -440,8 +447,9 @@ void check_peer(struct doctor *d, struct check_result *r)
 	if (pn->have_sum)
 		peer_gids(r, pn);
 	if (pn->rdma_err) {
-		check_note(r, CHECK_FAIL, "the RDMA probe failed: %s%s", strerror(-pn->rdma_err),
-			   !pn->tcp_err ? " while TCP passes (see firewall)" : "");
+		check_note(r, CHECK_FAIL, "the RDMA probe %s: %s%s",
+			   pn->have_sum ? "failed" : "could not set up", strerror(-pn->rdma_err),
+			   pn->have_sum && !pn->tcp_err ? " while TCP passes (see firewall)" : "");
 		check_fix(r, "rdmactl probe %s -v", d->peer);
 		return;
 	}
