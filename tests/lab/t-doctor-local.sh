@@ -22,6 +22,8 @@ SKIP=memlock.login,memlock.systemd
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE UCX_NET_DEVICES UCX_IB_GID_INDEX
 
 restore() {
+	umount /etc/libibverbs.d 2>/dev/null
+	umount /dev/infiniband 2>/dev/null
 	nft flush ruleset 2>/dev/null
 	ip link set "$IF" up
 	ip link set "$IF" mtu "$MTU0"
@@ -183,4 +185,30 @@ has ucx env.ucx "no RDMA device 'mlx5_0'; devices: $devs"
 UCX_NET_DEVICES=rxe0:1,$IF doctor ucx-ok --only env.ucx
 check_eq "UCX_NET_DEVICES=rxe0:1,$IF: status" ok "$(field ucx-ok env.ucx status)"
 has ucx-ok env.ucx "rxe0:1 is ACTIVE; interface $IF is up"
+
+# ---- the provider library missing: libibverbs finds no driver config ----
+# A tmpfs over /etc/libibverbs.d (this guest only) hides rxe.driver, as on a
+# node without ibverbs-providers; RDMA netlink still lists rxe0.
+if mount -t tmpfs none /etc/libibverbs.d; then
+	doctor noprov --only devices
+	umount /etc/libibverbs.d
+	check_eq "no provider: devices" FAIL "$(field noprov devices status)"
+	has noprov devices "the kernel has rxe0 but libibverbs could not open it"
+	fix_has noprov devices "apt-get install ibverbs-providers"
+else
+	fail "could not hide /etc/libibverbs.d"
+fi
+
+# ---- a container without /dev/infiniband ----
+if mount -t tmpfs none /dev/infiniband; then
+	doctor nodevib --only devices
+	umount /dev/infiniband
+	check_eq "no /dev/infiniband: devices" FAIL "$(field nodevib devices status)"
+	has nodevib devices "the kernel has rxe0 but /dev/infiniband is missing or empty"
+	fix_has nodevib devices "--device=/dev/infiniband"
+else
+	fail "could not hide /dev/infiniband"
+fi
+doctor after --only devices
+check_eq "devices back: status" ok "$(field after devices status)"
 exit 0
