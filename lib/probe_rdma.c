@@ -591,6 +591,21 @@ static int poll_batch(struct probe_sess *s, struct rdma_state *r, uint64_t size)
 	return n;
 }
 
+/*
+ * Signal one write in this many, as ib_write_bw does: one in min(100,
+ * depth), but every write over 8 KiB.  Signaling 1 in 100 large writes
+ * drained the pipe between batches (half ib_write_bw's rate in the lab),
+ * and the stall timeout, which sees progress only as completions, saw
+ * none while two QPs moved 12.5 MiB of 64 KiB writes: on a slow link a
+ * healthy --qps 2 run failed with "no completion for 10000 ms".
+ */
+static uint32_t signal_every(const struct probe_sess *s, uint64_t size)
+{
+	if (size > PROBE_CQ_MOD_MAX_SIZE)
+		return 1;
+	return s->req.depth < PROBE_CQ_MOD ? s->req.depth : PROBE_CQ_MOD;
+}
+
 /* Duration over: stop at the next signaled write of each QP, so all complete. */
 static void end_duration(struct rdma_state *r, uint32_t mod)
 {
@@ -603,7 +618,7 @@ static void end_duration(struct rdma_state *r, uint32_t mod)
 
 static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, uint64_t start)
 {
-	uint32_t mod = s->req.depth < PROBE_CQ_MOD ? s->req.depth : PROBE_CQ_MOD;
+	uint32_t mod = signal_every(s, size);
 	uint64_t tmo = (uint64_t)s->cfg->timeout_ms * 1000000ull, last = start, spins = 0;
 	uint64_t deadline = start + (uint64_t)s->req.duration_ms * 1000000ull;
 	unsigned int q;
@@ -660,7 +675,7 @@ static int send_bw(struct probe_sess *s, struct rdma_state *r, uint64_t size, st
 	out->elapsed_ns = el;
 	out->avg_bps = el ? (uint64_t)((double)out->bytes * 8e9 / (double)el) : 0;
 	/* A window spans two signaled batches at least: one batch can land in one poll. */
-	win = 2 * (uint64_t)(s->req.depth < PROBE_CQ_MOD ? s->req.depth : PROBE_CQ_MOD) * size * r->nqp;
+	win = 2 * (uint64_t)signal_every(s, size) * size * r->nqp;
 	if (win < out->bytes / 20)
 		win = out->bytes / 20;
 	out->peak_bps = probe_peak_bps(r->t_ns, r->bytes, r->nsamples, win < out->bytes ? win : out->bytes);
