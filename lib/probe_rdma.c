@@ -674,8 +674,13 @@ static int send_bw(struct probe_sess *s, struct rdma_state *r, uint64_t size, st
 	out->bytes = total * size;
 	out->elapsed_ns = el;
 	out->avg_bps = el ? (uint64_t)((double)out->bytes * 8e9 / (double)el) : 0;
-	/* A window spans two signaled batches at least: one batch can land in one poll. */
-	win = 2 * (uint64_t)signal_every(s, size) * size * r->nqp;
+	/*
+	 * A window holds twice what can be in flight at least: completions
+	 * that piled up while we were not polling (up to depth per QP) are
+	 * collected in a few quick polls, and a shorter window would time
+	 * their collection, not their transfer.
+	 */
+	win = 2 * (uint64_t)s->req.depth * size * r->nqp;
 	if (win < out->bytes / 20)
 		win = out->bytes / 20;
 	out->peak_bps = probe_peak_bps(r->t_ns, r->bytes, r->nsamples, win < out->bytes ? win : out->bytes);
