@@ -73,6 +73,23 @@ run_clients() {
 	check_eq "verify: exit status" 0 "$(cat verify.rc)"
 	check_eq "verify: no wrong bytes" 0 "$(jqv verify '.results[0].verify_errors')"
 
+	# Corrupt data must not pass: RDMACTL_PROBE_CORRUPT (a test aid) makes
+	# this end write every message with its first byte flipped.  The peer
+	# checks its receive region once the writes are done: one wrong byte.
+	RDMACTL_PROBE_CORRUPT=1 client corrupt "${small[@]}" --verify
+	check_eq "corrupt: exit status" 1 "$(cat corrupt.rc)"
+	check_eq "corrupt: wrong bytes the peer found" 1 "$(jqv corrupt '.results[0].verify_errors')"
+	grep -q '1 byte(s) differ from the pattern' corrupt.err || fail "corrupt: no verify failure message"
+
+	local t0 t1
+	t0=$(date +%s%N)
+	client duration -s 64K -D 2 --lat-iters 10
+	t1=$(date +%s%N)
+	check_eq "duration: exit status" 0 "$(cat duration.rc)"
+	[[ $(jqv duration '.results[0].msgs > 0') == true ]] || fail "duration: no messages"
+	(((t1 - t0) / 1000000 >= 2000)) || fail "duration: -D 2 ended after $(((t1 - t0) / 1000000)) ms"
+	lab_put "dur-msgs-$LAB_NODE" "$(jqv duration '.results[0].msgs')"
+
 	client cm "${small[@]}" --rdma-cm
 	check_eq "rdma-cm: exit status" 0 "$(cat cm.rc)"
 	check_eq "rdma-cm: transport" rdma-cm "$(jqv cm .probe.transport)"
@@ -109,4 +126,5 @@ cat server.out server.err
 # Both ends print the result: the server's table has the peer's rows.
 grep -Eq '^ *65536 +100 ' server.out || fail "server did not print the 64 KiB row"
 grep -Eq '^ *1024 +50 ' server.out || fail "server did not print the sweep's 1 KiB row"
+grep -Eq "^ *65536 +$(lab_get "dur-msgs-$LAB_PEER") " server.out || fail "server did not print the -D row"
 exit 0
