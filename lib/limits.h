@@ -101,7 +101,9 @@ const char *memlock_str(uint64_t bytes, char *buf, size_t len);
 int limits_parse_proc(const char *text, uint64_t *soft, uint64_t *hard);
 /*
  * A limits.conf memlock value as pam_limits reads it: KiB, or
- * "unlimited", "infinity", "-1", "-" for no limit.  0 or -EINVAL.
+ * "unlimited", "infinity", "-1", "-" for no limit.  0; 1 when pam_limits
+ * accepts the value but not as written ("64k" read as 64, "-5"), worth a
+ * warning; or -EINVAL.
  */
 int pam_parse_memlock(const char *value, uint64_t *bytes);
 /*
