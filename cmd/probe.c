@@ -405,8 +405,8 @@ static void emit(struct probe_out *o, const char *peer, int err)
 	table_emit(o->ctx, o->t, "results");
 	o->t = table_new(probe_cols);
 	if (rows)
-		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (perftest prints MB/sec; older releases MiB/sec = MB/s / "
-			   "1.048576); latency = half a write round trip\n");
+		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (perftest's MB/sec or MiB/sec is 2^20 B/s = "
+			   "MB/s / 1.048576); latency = half a write round trip\n");
 }
 
 static void on_end(struct probe_report *rep, const char *peer, int err)
