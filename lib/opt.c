@@ -149,13 +149,29 @@ static int set_color(struct optparser *p, const char *when)
 		p->ctx->color = true;
 	else if (!strcmp(when, "never"))
 		p->ctx->color = false;
-	else if (!strcmp(when, "auto"))
+	else	/* "auto": bad_choice() has let only the three words through */
 		p->ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	else {
-		log_err(p->ctx, "invalid --color value '%s': use auto, always or never", when);
-		return OPT_ERR;
-	}
 	return 0;
+}
+
+/* A value outside an ARG_CHOICE list: "invalid --color value 'x': use auto, always or never". */
+static bool bad_choice(struct optparser *p, const struct opt *o, const char *val)
+{
+	char list[256] = "", buf[256], *save = NULL, *w, *next;
+	size_t off = 0;
+
+	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
+	for (w = strtok_r(buf, " ", &save); w; w = next) {
+		if (!strcmp(w, val))
+			return false;
+		next = strtok_r(NULL, " ", &save);
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					off ? (next ? ", " : " or ") : "", w);
+		if (off >= sizeof(list))
+			break;
+	}
+	log_err(p->ctx, "invalid --%s value '%s': use %s", o->name, val, list);
+	return true;
 }
 
 int set_root(struct ctx *ctx, const char *dir)
@@ -209,6 +225,9 @@ int opt_next(struct optparser *p)
 			return OPT_END;
 		if (c == '?' || c == ':')
 			return bad_option(p, c);
+		o = find_opt(p->cmd, c);
+		if (o && o->arg == ARG_CHOICE && bad_choice(p, o, optarg))
+			return OPT_ERR;
 		/* A command's own option of the same letter wins over a global one. */
 		for (o = p->cmd ? p->cmd->opts : NULL; o && o->name; o++)
 			if (o->val == c)

@@ -206,7 +206,7 @@ run --root "$OK" doctor --only devices,,ports
 check only-empty-item rc_is 2
 run --root "$OK" doctor --for mpi
 check for-bad rc_is 2
-check for-bad-msg err_has "Failed to read --for 'mpi': choose nccl, ucx or perftest"
+check for-bad-msg err_has "invalid --for value 'mpi': use nccl, ucx or perftest"
 run --root "$OK" doctor --port 0
 check port-bad rc_is 2
 check port-bad-msg err_has "Failed to read --port '0'"

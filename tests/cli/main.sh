@@ -38,6 +38,8 @@ check option-suggestion err_has "Did you mean '--json'\?"
 run --color=purple devices
 check bad-color-exits-2 rc_is 2
 check bad-color-named err_has "invalid --color value 'purple'"
+run completion bash --color=sometimes
+check bad-choice-after-command err_has "invalid --color value 'sometimes': use auto, always or never"
 run --color
 check color-needs-argument err_has "option '--color' needs an argument"
 run devices a b
