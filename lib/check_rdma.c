@@ -367,21 +367,6 @@ void check_roce_gid(struct doctor *d, struct check_result *r)
 		check_skip(r, "no RoCE port (InfiniBand uses the port GID)");
 }
 
-/*
- * The RDMA MTU a RoCE netdev MTU allows: the kernel (iboe_get_mtu) takes
- * off 96 bytes of headers (GRH, UDP, BTH, XRC, AtomicETH, ICRC) and rounds
- * down to 256..4096, so 4096 needs a netdev MTU of at least 4192.
- */
-static int roce_mtu_for(int netdev_mtu)
-{
-	int m, avail = netdev_mtu - 96;
-
-	for (m = 4096; m >= 256; m /= 2)
-		if (avail >= m)
-			return m;
-	return 0;
-}
-
 static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
@@ -392,7 +377,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 			   p->num, p->active_mtu, p->max_mtu);
 		return;
 	}
-	allowed = roce_mtu_for(mtu);
+	allowed = roce_mtu_for_netdev(dev->driver, mtu);
 	active = p->active_mtu ? p->active_mtu : allowed;
 	if (active >= 4096 || (p->max_mtu && active >= p->max_mtu)) {
 		check_note(r, CHECK_OK, "%s/%u active MTU %d (max %d), %s MTU %d", dev->name, p->num,
@@ -400,8 +385,9 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 		return;
 	}
 	check_note(r, CHECK_WARN, "%s/%u: %s MTU %d limits the RDMA MTU to %d (max %d); "
-		   "RoCE needs a netdev MTU of at least 4200 for 4096", dev->name, p->num,
-		   p->netdev, mtu, active, p->max_mtu ? p->max_mtu : 4096);
+		   "4096 needs a netdev MTU of at least %d", dev->name, p->num, p->netdev, mtu,
+		   active, p->max_mtu ? p->max_mtu : 4096,
+		   roce_netdev_mtu_needed(dev->driver, 4096));
 	check_fix(r, "ip link set %s mtu 9000 on every node and switch port (lasting: "
 		  "nmcli con mod %s 802-3-ethernet.mtu 9000)", p->netdev, p->netdev);
 }
