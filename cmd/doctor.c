@@ -51,7 +51,7 @@ static const struct column doctor_cols[] = {
 	{ "status", "STATUS", 0, status_color },
 	{ "id", "CHECK", 0, NULL },
 	{ "found", "FOUND", 0, NULL },
-	{ "fix", "FIX", 0, NULL },
+	{ "fix", "FIX", COL_BELOW, NULL },
 	{ 0 }
 };
 

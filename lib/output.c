@@ -177,7 +177,7 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 
 static bool col_shown(const struct ctx *ctx, const struct column *c)
 {
-	if (c->flags & COL_NOTEXT)
+	if (c->flags & (COL_NOTEXT | COL_BELOW))
 		return false;
 	return !(c->flags & COL_WIDE) || ctx->verbose;
 }
@@ -252,6 +252,32 @@ static void print_cell(const struct ctx *ctx, const struct column *col, const ch
 		fputs("  ", stdout);
 }
 
+/*
+ * COL_BELOW cells of @row, each on a line of its own indented to the last
+ * shown column: long fixes stay readable instead of widening the table.
+ */
+static void print_below(const struct ctx *ctx, const struct table *t, struct json_object *row,
+			const size_t *width)
+{
+	size_t c, indent = 0, last = last_shown(ctx, t);
+	char buf[512], head[64];
+	struct json_object *v;
+
+	for (c = 0; c < last; c++)
+		if (col_shown(ctx, &t->cols[c]))
+			indent += width[c] + 2;
+	for (c = 0; c < t->ncols; c++) {
+		if (!(t->cols[c].flags & COL_BELOW) ||
+		    !json_object_object_get_ex(row, t->cols[c].key, &v) || !v)
+			continue;
+		header_text(&t->cols[c], head, sizeof(head));
+		for (size_t i = 0; head[i]; i++)
+			head[i] = (char)tolower((unsigned char)head[i]);
+		printf("%*s%s%s:%s %s\n", (int)indent, "", color_on(ctx, COLOR_DIM), head,
+		       color_off(ctx), cell_text(row, t->cols[c].key, buf, sizeof(buf)));
+	}
+}
+
 static void print_line(const struct ctx *ctx, const struct table *t, struct json_object *row,
 		       const size_t *width)
 {
@@ -277,6 +303,8 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 		print_cell(ctx, col, text, width[c], c == last, color);
 	}
 	putchar('\n');
+	if (row)
+		print_below(ctx, t, row, width);
 }
 
 int table_emit(struct ctx *ctx, struct table *t, const char *key)

@@ -31,6 +31,7 @@ enum column_flags {
 	COL_RIGHT = 1 << 0,	/* right-align (numbers) */
 	COL_NOTEXT = 1 << 1,	/* JSON only */
 	COL_WIDE = 1 << 2,	/* text only with -v */
+	COL_BELOW = 1 << 3,	/* text: on its own line under the row ("fix: ..."), when set */
 };
 
 struct column {

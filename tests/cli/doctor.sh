@@ -39,7 +39,8 @@ check healthy-env-skip st env.nccl skip
 check healthy-peer-skip found peer 'no --peer HOST given'
 
 run --root "$OK" doctor
-check healthy-text-header out_has '^STATUS +CHECK +FOUND +FIX$'
+check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
+check healthy-text-no-fix-lines bash -c '! grep -q "^ *fix:" <<<"$0"' "$OUT"
 check healthy-text-row out_has '^ok +roce.gid +mlx5_0/1: use GID index 5'
 check healthy-text-summary out_has '^11 ok, 3 skipped: nothing to fix$'
 check healthy-no-color bash -c '! grep -q $'"'"'\033'"'"' <<<"$0"' "$OUT"
@@ -84,6 +85,8 @@ check broken-versions-why found versions 'libibverbs not found'
 run --root "$BAD" doctor
 check broken-text-summary out_has '^8 failed, 2 warnings: ports, roce.ipv4, roce.gid, mtu, memlock.shell, memlock.login, memlock.systemd, firewall, gpudirect, versions$'
 check broken-text-fail out_has '^FAIL +ports +rxe0/1 is DOWN'
+# The fix stands on the line under its check, at the FOUND column.
+check broken-text-fix-below bash -c 'grep -A1 "^FAIL *ports " <<<"$0" | tail -1 | grep -qE "^ {25}fix: ip link set eth0 up$"' "$OUT"
 
 # ---- no devices: why ----
 run --root "$NODEV" -j doctor --only devices,ports
