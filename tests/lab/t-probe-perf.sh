@@ -1,8 +1,10 @@
 #!/bin/bash
 # rdmactl probe against perftest's ib_write_bw on the same link, same size
-# and count, run back to back between the same guests: the two averages
-# must be within 25% of each other (these are emulated CPUs; the bench/
-# script measures the ratio properly).
+# and count, run alternately between the same guests: the best averages of
+# three rounds must be within 25% of each other. The emulated link's rate
+# swings by 2x from run to run (other guests share the host's CPUs), and a
+# run is only ever slowed by that, so the best of a few says what the link
+# does; the bench/ script measures the ratio properly.
 # lab-timeout: 240
 
 lab_need_peer
@@ -11,41 +13,54 @@ n=300
 size=65536
 port=18600
 bwport=18515
+rounds=3
 
 if [[ $LAB_NODE == a ]]; then
-	"$RDMACTL" probe --server --once --port $port >probe-server.out 2>&1 &
+	"$RDMACTL" probe --server --port $port >probe-server.out 2>&1 &
 	probe=$!
-	timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >bw-server.out 2>&1 &
-	bw=$!
 	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && ss -Hltn "sport = :$bwport" | grep -q . && break
+		ss -Hltn "sport = :$port" | grep -q . && break
 		sleep 0.2
 	done
-	lab_put servers-up 1
-	wait "$probe" || fail "probe server exited with $?"
-	wait "$bw" || fail "ib_write_bw server exited with $?"
-	cat probe-server.out bw-server.out
+	for r in $(seq $rounds); do
+		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >"bw-server-$r.out" 2>&1 &
+		bw=$!
+		for _ in $(seq 50); do
+			ss -Hltn "sport = :$bwport" | grep -q . && break
+			sleep 0.2
+		done
+		lab_put "up-$r" 1
+		wait "$bw" || fail "ib_write_bw server (round $r) exited with $?"
+	done
+	lab_get clients-done 200 >/dev/null
+	kill "$probe"
+	wait "$probe" 2>/dev/null
+	cat probe-server.out bw-server-*.out
 	exit 0
 fi
 
-lab_get servers-up >/dev/null
-timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >probe.json ||
-	fail "rdmactl probe exited with $?"
-for try in 1 2 3; do
-	timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >bw.out 2>&1 && break
-	sleep 1
-done
-cat bw.out
-jq -c '.results[0]' probe.json
-# ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
-bw_mib=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' bw.out)
-probe_mb=$(jq -r '.results[0].bw_avg_MBps' probe.json)
-[[ -n $bw_mib && -n $probe_mb && $probe_mb != null ]] || { fail "no result to compare"; exit 1; }
 # perftest's MB/sec is 2^20 B/s: its code divides by 0x100000, and newer
 # releases label the same number MiB/sec. rdmactl's MB/s is 10^6 B/s.
-unit=MiB
-probe_same=$(awk -v m="$probe_mb" 'BEGIN { printf "%.2f", m / 1.048576 }')
-ratio=$(awk -v a="$probe_same" -v b="$bw_mib" 'BEGIN { printf "%.3f", a / b }')
-echo "ib_write_bw ${bw_mib} $unit/s, rdmactl probe ${probe_same} $unit/s, ratio $ratio"
+best_probe=0 best_bw=0
+for r in $(seq $rounds); do
+	lab_get "up-$r" >/dev/null
+	timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >"probe-$r.json" ||
+		fail "rdmactl probe (round $r) exited with $?"
+	for try in 1 2 3; do
+		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >"bw-$r.out" 2>&1 && break
+		sleep 1
+	done
+	# ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
+	bw=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' "bw-$r.out")
+	pr=$(jq -r '.results[0].bw_avg_MBps / 1.048576 | . * 100 | round / 100' "probe-$r.json")
+	echo "round $r: ib_write_bw ${bw:-none} MiB/s, rdmactl probe ${pr:-none} MiB/s"
+	[[ -n $bw && -n $pr && $pr != null ]] || { fail "round $r: no result to compare"; cat "bw-$r.out"; continue; }
+	best_probe=$(awk -v a="$best_probe" -v b="$pr" 'BEGIN { print (b > a ? b : a) }')
+	best_bw=$(awk -v a="$best_bw" -v b="$bw" 'BEGIN { print (b > a ? b : a) }')
+done
+lab_put clients-done 1
+cat bw-1.out
+ratio=$(awk -v a="$best_probe" -v b="$best_bw" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+echo "best of $rounds: ib_write_bw $best_bw MiB/s, rdmactl probe $best_probe MiB/s, ratio $ratio"
 awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' ||
-	fail "averages differ by more than 25%: ratio $ratio"
+	fail "best averages differ by more than 25%: ratio $ratio"
