@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "doctor_peer.h"
 #include "log.h"
 #include "probe.h"
 #include "rdma.h"
@@ -578,6 +579,26 @@ static int server_test(struct probe_sess *s, const struct probe_test_req *req,
 	return ret;
 }
 
+/* `rdmactl doctor --peer` asks about this node: one NODE_INFO, then the session ends. */
+static int server_node_info(struct probe_sess *s)
+{
+	struct probe_frame *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f)
+		return probe_fail(s, -ENOMEM, PROBE_ERR_SETUP, "Failed to answer NODE_INFO_REQ: %s",
+				  strerror(ENOMEM));
+	f->type = PROBE_MSG_NODE_INFO;
+	ret = doctor_node_info(s->ctx, f->u.node_info.text, sizeof f->u.node_info.text);
+	if (ret)
+		ret = probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to describe this node: %s",
+				 strerror(-ret));
+	else
+		ret = send_frame(s, f, "send NODE_INFO");
+	free(f);
+	return ret;
+}
+
 /* After HELLO: what the client asked for. */
 static int server_dispatch(struct probe_sess *s, const struct probe_frame *req,
 			   struct probe_report *rep)
@@ -586,9 +607,7 @@ static int server_dispatch(struct probe_sess *s, const struct probe_frame *req,
 	case PROBE_MSG_TEST_REQ:
 		return server_test(s, &req->u.test, rep);
 	case PROBE_MSG_NODE_INFO_REQ:
-		/* Reserved for `rdmactl doctor`: add the node-info reply here. */
-		return probe_fail(s, -EOPNOTSUPP, PROBE_ERR_UNSUPPORTED,
-				  "Failed to answer NODE_INFO_REQ: not supported by this server");
+		return server_node_info(s);
 	default:
 		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
 				  "Failed to serve the client: unexpected %s after HELLO",

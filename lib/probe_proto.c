@@ -309,6 +309,9 @@ static int enc_payload(struct wbuf *w, const struct probe_frame *f)
 	case PROBE_MSG_ROW:
 		enc_result(w, &f->u.result);
 		break;
+	case PROBE_MSG_NODE_INFO:
+		put_str(w, f->u.node_info.text, PROBE_NODE_INFO_MAX);
+		break;
 	case PROBE_MSG_TEST_ACK:
 	case PROBE_MSG_BYE:
 	case PROBE_MSG_NODE_INFO_REQ:
@@ -381,6 +384,9 @@ static int dec_payload(struct rbuf *r, uint16_t type, struct probe_frame *f)
 	case PROBE_MSG_RESULT:
 	case PROBE_MSG_ROW:
 		dec_result(r, &f->u.result);
+		break;
+	case PROBE_MSG_NODE_INFO:
+		get_str(r, f->u.node_info.text, sizeof(f->u.node_info.text));
 		break;
 	case PROBE_MSG_TEST_ACK:
 	case PROBE_MSG_BYE:

@@ -35,8 +35,10 @@
  *   BYE           ->
  *
  * Either side may send ERROR at any point; it ends the session.  A request
- * other than TEST_REQ may follow HELLO: NODE_INFO_REQ is reserved for
- * `rdmactl doctor` to ask a running server about its node.
+ * other than TEST_REQ may follow HELLO: NODE_INFO_REQ, from
+ * `rdmactl doctor --peer`, asks a running server about its node; the
+ * server answers NODE_INFO (its JSON facts, doctor_peer.h) and the session
+ * ends.
  *
  * Evolving.  PROBE_PROTO_VERSION changes whenever a message's layout
  * changes.  HELLO keeps its first fields forever and may grow at its end,
@@ -63,6 +65,7 @@
 #define PROBE_MAX_ITERS		1000000000ull
 #define PROBE_MAX_DURATION_MS	3600000u
 #define PROBE_MAX_MSG_SIZE	(1ull << 31)	/* one verbs message at most; servers cap lower */
+#define PROBE_NODE_INFO_MAX	4000	/* bytes of NODE_INFO text (doctor_peer.h) */
 
 enum probe_msg_type {
 	PROBE_MSG_HELLO = 1,
@@ -184,6 +187,11 @@ struct probe_result {
 	uint64_t verified;	/* bytes checked */
 };
 
+/* NODE_INFO: the server's node as JSON text (doctor_peer.h), a u16 length then the bytes. */
+struct probe_node_info {
+	char text[PROBE_NODE_INFO_MAX + 1];
+};
+
 struct probe_frame {
 	uint16_t type;
 	union {
@@ -195,6 +203,7 @@ struct probe_frame {
 		struct probe_progress progress;
 		struct probe_done done;
 		struct probe_result result;	/* RESULT and ROW */
+		struct probe_node_info node_info;
 	} u;
 };
 

@@ -151,6 +151,19 @@ static struct probe_frame error(uint16_t code, const char *msg)
 	return f;
 }
 
+static struct probe_frame node_info(void)
+{
+	struct probe_frame f = { .type = PROBE_MSG_NODE_INFO };
+
+	snprintf(f.u.node_info.text, sizeof(f.u.node_info.text), "%s",
+		 "{\"software\":\"rdmactl 0.1.0\",\"kernel\":\"6.1.0-18-amd64\","
+		 "\"rdma_core\":\"44.0\",\"ofed\":null,\"memlock_shell\":\"unlimited\","
+		 "\"ports\":[{\"dev\":\"rxe0\",\"port\":1,\"state\":\"ACTIVE\",\"netdev\":\"eth0\","
+		 "\"netdev_mtu\":1500,\"active_mtu\":1024,\"max_mtu\":4096,\"gid_index\":1,"
+		 "\"gid\":\"0000:0000:0000:0000:0000:ffff:0a63:0002\",\"ipv4\":\"10.99.0.2\"}]}");
+	return f;
+}
+
 static void decode_seeds(const char *dir)
 {
 	struct probe_frame fs[] = {
@@ -158,7 +171,7 @@ static void decode_seeds(const char *dir)
 		test_req(0, PROBE_F_VERIFY, 2), { .type = PROBE_MSG_TEST_ACK }, ep_info(0, 2),
 		sized(PROBE_MSG_START, 65536), sized(PROBE_MSG_READY, 65536), progress(65536),
 		done(65536, 2), result(PROBE_MSG_RESULT, 65536), result(PROBE_MSG_ROW, 65536),
-		{ .type = PROBE_MSG_BYE }, { .type = PROBE_MSG_NODE_INFO_REQ },
+		{ .type = PROBE_MSG_BYE }, { .type = PROBE_MSG_NODE_INFO_REQ }, node_info(),
 	};
 	size_t i;
 
@@ -223,6 +236,10 @@ static void client_error_seeds(const char *dir)
 	f = hello(1), add(&s, &f);
 	f = error(PROBE_ERR_UNSUPPORTED, "NODE_INFO_REQ is not supported"), add(&s, &f);
 	save(dir, "node-info-unsupported", &s);
+	s.len = 1;
+	f = hello(1), add(&s, &f);
+	f = node_info(), add(&s, &f);
+	save(dir, "node-info", &s);
 }
 
 int main(int argc, char **argv)

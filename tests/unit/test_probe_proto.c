@@ -239,6 +239,73 @@ static void test_corrupt_aid(void)
 	CHECK(m[0] != probe_pattern(7, sizeof(m), 0));
 }
 
+/* NODE_INFO: a u16 length, then the text; the longest allowed text fits one frame. */
+static void test_node_info_round_trip(void)
+{
+	static struct probe_frame in, out;
+	int n;
+
+	in.type = PROBE_MSG_NODE_INFO;
+	strcpy(in.u.node_info.text, "{\"software\":\"rdmactl 0.1.0\",\"kernel\":\"6.1.0\"}");
+	CHECK_INT(round_trip(&in, &out), 0);
+	CHECK_INT(out.type, PROBE_MSG_NODE_INFO);
+	CHECK_STR(out.u.node_info.text, in.u.node_info.text);
+	memset(in.u.node_info.text, 'x', PROBE_NODE_INFO_MAX);
+	in.u.node_info.text[PROBE_NODE_INFO_MAX] = '\0';
+	n = probe_encode(&in, buf, sizeof(buf));
+	CHECK_INT(n, PROBE_HDR_LEN + 2 + PROBE_NODE_INFO_MAX);
+	CHECK_INT(round_trip(&in, &out), 0);
+	CHECK_INT(strlen(out.u.node_info.text), PROBE_NODE_INFO_MAX);
+	in.type = PROBE_MSG_NODE_INFO_REQ;
+	CHECK_INT(probe_encode(&in, buf, sizeof(buf)), PROBE_HDR_LEN);
+}
+
+static void test_node_info_oversize(void)
+{
+	static struct probe_frame out;
+	static uint8_t p[2 + PROBE_NODE_INFO_MAX + 1];
+	struct probe_frame *in = calloc(1, sizeof(*in) + 16);
+
+	/* The encoder refuses a text one byte over (no NUL within the maximum). */
+	in->type = PROBE_MSG_NODE_INFO;
+	memset(in->u.node_info.text, 'y', PROBE_NODE_INFO_MAX + 1);
+	CHECK_INT(probe_encode(in, buf, sizeof(buf)), -EINVAL);
+	free(in);
+	/* The decoder refuses a length over the maximum, bytes present or not. */
+	memset(p, 'y', sizeof(p));
+	p[0] = (PROBE_NODE_INFO_MAX + 1) >> 8;
+	p[1] = (PROBE_NODE_INFO_MAX + 1) & 0xff;
+	CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, p, sizeof(p), &out), -EBADMSG);
+	p[0] = p[1] = 0xff;
+	CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, p, sizeof(p), &out), -EBADMSG);
+	/* A NUL inside, or a byte after the text: refused. */
+	memcpy(p, "\x00\x03" "a\0b", 5);
+	CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, p, 5, &out), -EBADMSG);
+	memcpy(p, "\x00\x02" "{}" "!", 5);
+	CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, p, 5, &out), -EBADMSG);
+	CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, p, 4, &out), 0);
+	CHECK_STR(out.u.node_info.text, "{}");
+}
+
+/* Every prefix of a NODE_INFO payload is refused, never read past. */
+static void test_node_info_truncated(void)
+{
+	static struct probe_frame in, out;
+	int n, cut;
+
+	in.type = PROBE_MSG_NODE_INFO;
+	strcpy(in.u.node_info.text, "{\"ports\":[]}");
+	n = probe_encode(&in, buf, sizeof(buf));
+	CHECK(n > PROBE_HDR_LEN);
+	for (cut = 0; cut < n - PROBE_HDR_LEN; cut++) {
+		uint8_t *copy = malloc((size_t)cut + 1);	/* exact size: ASan sees overreads */
+
+		memcpy(copy, buf + PROBE_HDR_LEN, (size_t)cut);
+		CHECK_INT(probe_decode(PROBE_MSG_NODE_INFO, copy, (size_t)cut, &out), -EBADMSG);
+		free(copy);
+	}
+}
+
 int main(void)
 {
 	RUN("probe_proto", test_hello_round_trip);
@@ -252,5 +319,8 @@ int main(void)
 	RUN("probe_proto", test_limits);
 	RUN("probe_proto", test_pattern_and_stats);
 	RUN("probe_proto", test_corrupt_aid);
+	RUN("probe_proto", test_node_info_round_trip);
+	RUN("probe_proto", test_node_info_oversize);
+	RUN("probe_proto", test_node_info_truncated);
 	TEST_EXIT();
 }
