@@ -258,9 +258,10 @@ void check_ports(struct doctor *d, struct check_result *r)
 		check_note(r, CHECK_FAIL, "no device has a port");
 }
 
-static void roce_ipv4_port(struct check_result *r, const struct rdma_dev *dev,
+static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 			   const struct rdma_port *p)
 {
+	(void)d;
 	char v4[INET_ADDRSTRLEN], gid[48];
 	const char *nd = p->netdev[0] ? p->netdev : "its netdev";
 	size_t k;
@@ -281,19 +282,33 @@ static void roce_ipv4_port(struct check_result *r, const struct rdma_dev *dev,
 		  p->netdev[0] ? p->netdev : "IF");
 }
 
-void check_roce_ipv4(struct doctor *d, struct check_result *r)
+typedef void roce_port_fn(struct doctor *d, struct check_result *r,
+			  const struct rdma_dev *dev, const struct rdma_port *p);
+
+/*
+ * Run @fn on every RoCE port; skip the check with @why_none when there is
+ * none.  False when the node has no devices (need_devices said so).
+ */
+static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+			   const char *why_none)
 {
 	size_t i;
 	unsigned int j;
 
 	if (need_devices(d, r))
-		return;
+		return false;
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++)
 			if (is_roce(&d->node.devs[i].ports[j]))
-				roce_ipv4_port(r, &d->node.devs[i], &d->node.devs[i].ports[j]);
+				fn(d, r, &d->node.devs[i], &d->node.devs[i].ports[j]);
 	if (!r->found[0])
-		check_skip(r, "no RoCE port (InfiniBand only)");
+		check_skip(r, "%s", why_none);
+	return true;
+}
+
+void check_roce_ipv4(struct doctor *d, struct check_result *r)
+{
+	each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
 }
 
 /* "2.21.5" from 22105. */
@@ -354,17 +369,7 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 
 void check_roce_gid(struct doctor *d, struct check_result *r)
 {
-	size_t i;
-	unsigned int j;
-
-	if (need_devices(d, r))
-		return;
-	for (i = 0; i < d->node.n; i++)
-		for (j = 0; j < d->node.devs[i].nports; j++)
-			if (is_roce(&d->node.devs[i].ports[j]))
-				roce_gid_port(d, r, &d->node.devs[i], &d->node.devs[i].ports[j]);
-	if (!r->found[0])
-		check_skip(r, "no RoCE port (InfiniBand uses the port GID)");
+	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
 }
 
 static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
@@ -394,16 +399,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 
 void check_mtu(struct doctor *d, struct check_result *r)
 {
-	size_t i;
-	unsigned int j;
-
-	if (need_devices(d, r))
-		return;
-	for (i = 0; i < d->node.n; i++)
-		for (j = 0; j < d->node.devs[i].nports; j++)
-			if (is_roce(&d->node.devs[i].ports[j]))
-				mtu_port(d, r, &d->node.devs[i], &d->node.devs[i].ports[j]);
-	if (!r->found[0])
-		check_skip(r, "no RoCE port (InfiniBand MTUs are set by the subnet manager)");
-	doctor_peer_mtu(d, r);
+	if (each_roce_port(d, r, mtu_port,
+			   "no RoCE port (InfiniBand MTUs are set by the subnet manager)"))
+		doctor_peer_mtu(d, r);
 }
