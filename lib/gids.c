@@ -73,27 +73,6 @@ static void port_set_gids(struct rdma_port *port, struct rdma_gid *gids, size_t 
 
 /* ---- sysfs: /sys/class/infiniband/DEV/ports/N/{gids,gid_attrs/types,gid_attrs/ndevs}/I ---- */
 
-/* First line of @rel below @dfd; its length or -errno.  Never blocks on a FIFO. */
-static int read_at(int dfd, const char *rel, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd, ret;
-
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	ret = n < 0 ? -errno : 0;
-	close(fd);
-	if (ret)
-		return ret;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return (int)strlen(buf);
-}
-
 /* One more than the largest index in gids/ (open as @dfd): the table's length. */
 static int table_len(int dfd)
 {
@@ -165,7 +144,7 @@ static int sysfs_read_entry(const struct port_dirs *pd, unsigned int i, enum lin
 	char name[16], buf[64];
 
 	snprintf(name, sizeof(name), "%u", i);
-	if (read_at(pd->gids, name, buf, sizeof(buf)) <= 0 || gid_parse(buf, g->raw) ||
+	if (read_line_at(pd->gids, name, buf, sizeof(buf)) <= 0 || gid_parse(buf, g->raw) ||
 	    gid_unset(g->raw))
 		return -ENOENT;
 	g->index = i;
@@ -174,9 +153,9 @@ static int sysfs_read_entry(const struct port_dirs *pd, unsigned int i, enum lin
 	if (ll == LINK_LAYER_INFINIBAND)
 		return 0;	/* no RoCE type, no netdev */
 	/* Any failed read (EINVAL in containers) leaves the attribute unknown. */
-	if (pd->types >= 0 && read_at(pd->types, name, buf, sizeof(buf)) > 0)
+	if (pd->types >= 0 && read_line_at(pd->types, name, buf, sizeof(buf)) > 0)
 		g->type = gid_type_parse(buf, ll);
-	if (pd->ndevs >= 0 && read_at(pd->ndevs, name, buf, sizeof(buf)) > 0 &&
+	if (pd->ndevs >= 0 && read_line_at(pd->ndevs, name, buf, sizeof(buf)) > 0 &&
 	    strlen(buf) < sizeof(g->netdev))
 		memcpy(g->netdev, buf, strlen(buf) + 1);
 	return 0;

@@ -86,18 +86,15 @@ err_fd:
 	return ret;
 }
 
-int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len)
+int read_line_at(int dfd, const char *rel, char *buf, size_t len)
 {
-	char full[4096];
 	ssize_t n;
 	int fd, ret;
 
 	if (len == 0)
 		return -EINVAL;
-	ret = root_path(ctx, full, sizeof(full), "%s", path);
-	if (ret)
-		return ret;
-	fd = open(full, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO where a sysfs file should be must not hang us. */
+	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	do
@@ -110,6 +107,17 @@ int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return (int)strlen(buf);
+}
+
+int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len)
+{
+	char full[4096];
+	int ret;
+
+	ret = root_path(ctx, full, sizeof(full), "%s", path);
+	if (ret)
+		return ret;
+	return read_line_at(AT_FDCWD, full, buf, len);
 }
 
 char *strtrim(char *s)

@@ -20,6 +20,9 @@ int root_path(const struct ctx *ctx, char *buf, size_t len, const char *fmt, ...
  */
 int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len);
 
+/* The same for @rel below the directory fd @dfd (or AT_FDCWD); never blocks on a FIFO. */
+int read_line_at(int dfd, const char *rel, char *buf, size_t len);
+
 /* Whole file into a malloc'd NUL-terminated buffer (at most @max bytes); 0 or -errno. */
 int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, size_t *outlen);
 
