@@ -17,6 +17,7 @@
 #include "../lib/log.h"
 #include "../lib/output.h"
 #include "../lib/probe.h"
+#include "../lib/probe_auth.h"
 #include "../lib/rdma.h"
 #include "cmds.h"
 
@@ -37,6 +38,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_MAX_SIZE,
 	OPT_LAT_ITERS,
+	OPT_TOKEN,
 };
 
 const struct opt probe_opts[] = {
@@ -61,6 +63,7 @@ const struct opt probe_opts[] = {
 	{ "timeout", OPT_TIMEOUT, ARG_STR, "SECONDS", "give up any wait after this long (default 10)" },
 	{ "max-size", OPT_MAX_SIZE, ARG_STR, "SIZE", "server: refuse tests whose buffers exceed SIZE (default 1G)" },
 	{ "lat-iters", OPT_LAT_ITERS, ARG_INT, "N", "ping-pong round trips per size (0: no latency)" },
+	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "shared secret both ends must hold (prefer RDMACTL_TOKEN)" },
 	{ 0 }
 };
 
@@ -138,6 +141,7 @@ struct probe_args {
 	struct probe_cfg cfg;
 	bool server, sweep, have_n, have_D, have_s, have_lat;
 	uint64_t size, sweep_max;
+	char token[PROBE_TOKEN_MAX + 1];
 };
 
 static int bad_value(struct ctx *ctx, const char *opt, const char *val, const char *what)
@@ -160,6 +164,38 @@ static int opt_device(struct ctx *ctx, struct probe_cfg *c, const char *val)
 {
 	if (rdma_parse_devport(val, c->dev, sizeof(c->dev), &c->ib_port))
 		return bad_value(ctx, "-d", val, "expected DEV or DEV/PORT");
+	return 0;
+}
+
+/*
+ * --token SECRET: keep a copy and blank the argument, so `ps` shows it no
+ * longer than the start-up (rdmactl-probe(8) still prefers RDMACTL_TOKEN).
+ */
+static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
+{
+	if (!probe_token_ok(val)) {
+		log_err(ctx, "Failed to parse --token: expected 1 to %d bytes", PROBE_TOKEN_MAX);
+		return -EINVAL;
+	}
+	snprintf(a->token, sizeof(a->token), "%s", val);
+	memset((char *)val, 'x', strlen(val));
+	a->cfg.token = a->token;
+	return 0;
+}
+
+/* RDMACTL_TOKEN when --token is not given; an empty one is no token. */
+static int env_token(struct ctx *ctx, struct probe_args *a)
+{
+	const char *v = getenv("RDMACTL_TOKEN");
+
+	if (a->cfg.token || !v || !*v)
+		return 0;
+	if (!probe_token_ok(v)) {
+		log_err(ctx, "Failed to read RDMACTL_TOKEN: expected 1 to %d bytes", PROBE_TOKEN_MAX);
+		return -EINVAL;
+	}
+	snprintf(a->token, sizeof(a->token), "%s", v);
+	a->cfg.token = a->token;
 	return 0;
 }
 
@@ -248,6 +284,7 @@ static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *v
 			return -EINVAL;
 		cfg->req.lat_iters = (uint32_t)l;
 		return 0;
+	case OPT_TOKEN: return opt_token(ctx, a, val);
 	}
 	return -EINVAL;
 }
@@ -481,7 +518,7 @@ int cmd_probe(struct ctx *ctx, int argc, char **argv)
 	if (opt_check_args(&p))
 		return RC_USAGE;
 	peer = p.optind < argc ? argv[p.optind] : NULL;
-	if (args_finish(ctx, &a, peer))
+	if (args_finish(ctx, &a, peer) || env_token(ctx, &a))
 		return RC_USAGE;
 	return run(ctx, &a, peer);
 }

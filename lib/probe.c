@@ -17,6 +17,7 @@
 #include "doctor_peer.h"
 #include "log.h"
 #include "probe.h"
+#include "probe_auth.h"
 #include "rdma.h"
 
 #ifndef RDMACTL_VERSION
@@ -154,14 +155,25 @@ uint64_t probe_peak_bps(const uint64_t *t_ns, const uint64_t *bytes, size_t n, u
 
 /* ---- handshake ---- */
 
-static void hello_frame(struct probe_frame *f, bool server)
+/* Our HELLO; with a token, flag AUTH and a fresh nonce.  0 or -errno. */
+static int hello_frame(struct probe_sess *s, struct probe_frame *f)
 {
+	int ret;
+
 	memset(f, 0, sizeof(*f));
 	f->type = PROBE_MSG_HELLO;
 	f->u.hello.magic = PROBE_MAGIC;
 	f->u.hello.version = PROBE_PROTO_VERSION;
-	f->u.hello.role = server;
+	f->u.hello.role = s->server;
 	snprintf(f->u.hello.software, sizeof(f->u.hello.software), "rdmactl %s", RDMACTL_VERSION);
+	if (!s->cfg->token)
+		return 0;
+	f->u.hello.flags = PROBE_HELLO_AUTH;
+	ret = probe_auth_nonce(s->nonce);
+	if (ret)
+		return probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to draw a nonce: %s", strerror(-ret));
+	memcpy(f->u.hello.nonce, s->nonce, PROBE_NONCE_LEN);
+	return 0;
 }
 
 /* Check the peer's HELLO; 0 or -EPROTO / -EPROTONOSUPPORT with the reason explained. */
@@ -466,12 +478,78 @@ static int client_connect(struct probe_sess *s, const char *peer)
 	return 0;
 }
 
+/* Refuse with one line here and a short ERROR(AUTH) for the peer's one line. */
+static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *fmt, ...)
+{
+	char msg[PROBE_MAX_STR + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->server)
+		log_err(s->ctx, "client %s: %s", s->peer, msg);
+	else
+		log_err(s->ctx, "%s", msg);
+	if (peer_msg)
+		ctl_send_error(&s->ctl, PROBE_ERR_AUTH, "%s", peer_msg);
+	return -EACCES;
+}
+
+/* Prove we hold the token, and check the server's proof that it does too. */
+static int client_prove(struct probe_sess *s, const uint8_t *sn)
+{
+	struct probe_frame f = { .type = PROBE_MSG_AUTH_RESPONSE };
+	uint8_t expect[PROBE_MAC_LEN];
+	int ret;
+
+	if (probe_auth_respond(s->cfg->token, sn, s->nonce, &f.u.auth, expect))
+		return probe_fail(s, -EIO, PROBE_ERR_SETUP, "Failed to authenticate: HMAC-SHA256 failed");
+	ret = send_frame(s, &f, "send the token's proof");
+	if (!ret)
+		ret = ctl_expect(&s->ctl, PROBE_MSG_AUTH_PROOF, &f);
+	if (ret == -EREMOTEIO && s->ctl.last_error.code == PROBE_ERR_AUTH)
+		return auth_refuse(s, NULL, "Failed to authenticate with %s: authentication failed: the "
+				   "server refused our token; use the same RDMACTL_TOKEN on both nodes",
+				   s->peer);
+	if (ret)
+		return peer_error(s, "authenticate", ret);
+	if (!probe_auth_equal(f.u.auth.mac, expect))
+		return auth_refuse(s, "authentication failed: the server's proof is wrong",
+				   "Failed to authenticate %s: authentication failed: the server does "
+				   "not hold our token; check that PEER is the right node", s->peer);
+	return 0;
+}
+
+static int client_auth(struct probe_sess *s, const struct probe_hello *h)
+{
+	bool server_auth = h->flags & PROBE_HELLO_AUTH;
+
+	if (!s->cfg->token && !server_auth)
+		return 0;
+	if (!s->cfg->token)
+		return auth_refuse(s, "authentication failed: the client has no token",
+				   "Failed to authenticate with %s: authentication failed: the server "
+				   "requires a token; set RDMACTL_TOKEN (or --token) to the server's",
+				   s->peer);
+	if (!server_auth)
+		return auth_refuse(s, "authentication failed: the client has a token but this server has none",
+				   "Failed to authenticate %s: the server has no token, so it cannot "
+				   "prove it holds ours; start it with RDMACTL_TOKEN set, or unset "
+				   "the token here", s->peer);
+	return client_prove(s, h->nonce);
+}
+
 static int client_handshake(struct probe_sess *s)
 {
 	struct probe_frame f;
 	int ret;
 
-	hello_frame(&f, false);
+	ret = hello_frame(s, &f);
+	if (ret)
+		return ret;
 	ret = send_frame(s, &f, "send HELLO");
 	if (!ret)
 		ret = ctl_recv(&s->ctl, &f, -1);
@@ -485,7 +563,8 @@ static int client_handshake(struct probe_sess *s)
 	if (f.type != PROBE_MSG_HELLO)
 		return probe_fail(s, -EPROTO, 0, "Failed to handshake: got %s instead of HELLO",
 				  probe_msg_name(f.type));
-	return hello_check(s, &f.u.hello);
+	ret = hello_check(s, &f.u.hello);
+	return ret ? ret : client_auth(s, &f.u.hello);
 }
 
 static int client_request(struct probe_sess *s)
@@ -529,6 +608,45 @@ int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
 
 /* ---- server ---- */
 
+/* The next frame; an ERROR from the client is its one line here too. */
+static int server_read(struct probe_sess *s, struct probe_frame *f)
+{
+	int ret = ctl_recv(&s->ctl, f, -1);
+
+	if (ret)
+		return probe_fail(s, ret, 0, "Failed to read the request: %s", ctl_strerror(ret));
+	if (f->type == PROBE_MSG_ERROR) {
+		log_err(s->ctx, "client %s: %s", s->peer, f->u.error.msg);
+		return f->u.error.code == PROBE_ERR_AUTH ? -EACCES : -EREMOTEIO;
+	}
+	return 0;
+}
+
+/* We hold a token: the client must prove it holds it too, then we prove it. */
+static int server_auth(struct probe_sess *s, struct probe_frame *f)
+{
+	const uint8_t *cn = s->peer_hello.nonce;
+	struct probe_auth resp;
+	int ret = server_read(s, f);
+
+	if (ret)
+		return ret;
+	if (f->type != PROBE_MSG_AUTH_RESPONSE || !(s->peer_hello.flags & PROBE_HELLO_AUTH))
+		return auth_refuse(s, "authentication failed: this server requires a token; set "
+				   "RDMACTL_TOKEN (or --token) to the server's",
+				   "authentication failed: the client sent no token (%s instead)",
+				   probe_msg_name(f->type));
+	resp = f->u.auth;
+	ret = probe_auth_verify(s->cfg->token, s->nonce, cn, &resp, &f->u.auth);
+	if (ret == -EACCES)
+		return auth_refuse(s, "authentication failed: wrong token",
+				   "authentication failed: wrong token");
+	if (ret)
+		return probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to authenticate: HMAC-SHA256 failed");
+	f->type = PROBE_MSG_AUTH_PROOF;
+	return send_frame(s, f, "send the token's proof");
+}
+
 /* HELLO both ways, then the client's request; 0 with it in @f. */
 static int server_greet(struct probe_sess *s, struct probe_frame *f)
 {
@@ -542,14 +660,15 @@ static int server_greet(struct probe_sess *s, struct probe_frame *f)
 	ret = hello_check(s, &f->u.hello);
 	if (ret)
 		return ret;
-	hello_frame(f, true);
-	ret = send_frame(s, f, "send HELLO");
+	s->peer_hello = f->u.hello;
+	ret = hello_frame(s, f);
+	if (!ret)
+		ret = send_frame(s, f, "send HELLO");
+	if (!ret && s->cfg->token)
+		ret = server_auth(s, f);
 	if (ret)
 		return ret;
-	ret = ctl_recv(&s->ctl, f, -1);
-	if (ret)
-		return probe_fail(s, ret, 0, "Failed to read the request: %s", ctl_strerror(ret));
-	return 0;
+	return server_read(s, f);
 }
 
 /* A TEST_REQ: check it against our limits, set up, acknowledge, run. */

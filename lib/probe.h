@@ -34,6 +34,7 @@ struct probe_cfg {
 	unsigned int ib_port;		/* -d DEV/PORT; 0 automatic */
 	int gid_index;			/* -x; -1 automatic */
 	double expect_gbps;		/* --expect; 0 none */
+	const char *token;		/* --token or RDMACTL_TOKEN; NULL none (probe_auth.h) */
 };
 
 /* One size's row, as both ends print it. */
@@ -108,6 +109,8 @@ struct probe_sess {
 	struct probe_ctl ctl;
 	bool server;
 	char peer[64];			/* host as given, or the client's address */
+	uint8_t nonce[PROBE_NONCE_LEN];	/* this end's, in its HELLO when it has a token */
+	struct probe_hello peer_hello;
 	struct probe_test_req req;
 	struct probe_ep_info local, remote;
 	struct probe_summary summary;

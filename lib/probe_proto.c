@@ -108,6 +108,9 @@ static void enc_hello(struct wbuf *w, const struct probe_hello *h)
 	put16(w, h->version);
 	put16(w, h->role);
 	put_str(w, h->software, sizeof(h->software) - 1);
+	put16(w, h->flags);
+	if (h->flags & PROBE_HELLO_AUTH)
+		put(w, h->nonce, PROBE_NONCE_LEN);
 }
 
 static void dec_hello(struct rbuf *r, struct probe_hello *h)
@@ -116,6 +119,14 @@ static void dec_hello(struct rbuf *r, struct probe_hello *h)
 	h->version = get16(r);
 	h->role = get16(r);
 	get_str(r, h->software, sizeof(h->software));
+	/*
+	 * flags came later: a peer without them sends none.  The tail's layout
+	 * is known for our version only; another version is refused anyway.
+	 */
+	if (h->version == PROBE_PROTO_VERSION && !r->bad && r->len - r->off >= 2)
+		h->flags = get16(r);
+	if (h->flags & PROBE_HELLO_AUTH)
+		get(r, h->nonce, PROBE_NONCE_LEN);
 	/* HELLO may grow in later versions: its tail is not ours to judge. */
 	r->off = r->len;
 }
@@ -312,6 +323,10 @@ static int enc_payload(struct wbuf *w, const struct probe_frame *f)
 	case PROBE_MSG_NODE_INFO:
 		put_str(w, f->u.node_info.text, PROBE_NODE_INFO_MAX);
 		break;
+	case PROBE_MSG_AUTH_RESPONSE:
+	case PROBE_MSG_AUTH_PROOF:
+		put(w, f->u.auth.mac, PROBE_MAC_LEN);
+		break;
 	case PROBE_MSG_TEST_ACK:
 	case PROBE_MSG_BYE:
 	case PROBE_MSG_NODE_INFO_REQ:
@@ -388,6 +403,10 @@ static int dec_payload(struct rbuf *r, uint16_t type, struct probe_frame *f)
 	case PROBE_MSG_NODE_INFO:
 		get_str(r, f->u.node_info.text, sizeof(f->u.node_info.text));
 		break;
+	case PROBE_MSG_AUTH_RESPONSE:
+	case PROBE_MSG_AUTH_PROOF:
+		get(r, f->u.auth.mac, PROBE_MAC_LEN);
+		break;
 	case PROBE_MSG_TEST_ACK:
 	case PROBE_MSG_BYE:
 	case PROBE_MSG_NODE_INFO_REQ:
@@ -458,6 +477,8 @@ const char *probe_msg_name(uint16_t type)
 		[PROBE_MSG_READY] = "READY",	    [PROBE_MSG_PROGRESS] = "PROGRESS",
 		[PROBE_MSG_DONE] = "DONE",	    [PROBE_MSG_RESULT] = "RESULT",
 		[PROBE_MSG_ROW] = "ROW",	    [PROBE_MSG_BYE] = "BYE",
+		[PROBE_MSG_AUTH_RESPONSE] = "AUTH_RESPONSE",
+		[PROBE_MSG_AUTH_PROOF] = "AUTH_PROOF",
 	};
 
 	if (type == PROBE_MSG_NODE_INFO_REQ)

@@ -20,6 +20,10 @@
  *   client                          server
  *   HELLO         ->                          magic + version, first always
  *                 <-  HELLO | ERROR           ERROR(VERSION, BUSY, ...)
+ *   (an end with a token sets HELLO flag AUTH and a fresh nonce; with a
+ *    server's AUTH, the challenge-response of probe_auth.h:)
+ *   AUTH_RESPONSE ->                          MAC over both nonces
+ *                 <-  AUTH_PROOF | ERROR(AUTH)
  *   TEST_REQ      ->                          the workload
  *                 <-  TEST_ACK | ERROR        ERROR(TOO_BIG, BAD_REQUEST)
  *   EP_INFO       ->                          QPs, GID, rkey, address, MTU
@@ -66,6 +70,8 @@
 #define PROBE_MAX_DURATION_MS	3600000u
 #define PROBE_MAX_MSG_SIZE	(1ull << 31)	/* one verbs message at most; servers cap lower */
 #define PROBE_NODE_INFO_MAX	4000	/* bytes of NODE_INFO text (doctor_peer.h) */
+#define PROBE_NONCE_LEN		32
+#define PROBE_MAC_LEN		32	/* HMAC-SHA256 */
 
 enum probe_msg_type {
 	PROBE_MSG_HELLO = 1,
@@ -80,6 +86,8 @@ enum probe_msg_type {
 	PROBE_MSG_RESULT = 10,
 	PROBE_MSG_ROW = 11,
 	PROBE_MSG_BYE = 12,
+	PROBE_MSG_AUTH_RESPONSE = 13,	/* the client's MAC */
+	PROBE_MSG_AUTH_PROOF = 14,	/* the server's MAC */
 	/* 32..63: node queries, for `rdmactl doctor`. */
 	PROBE_MSG_NODE_INFO_REQ = 32,
 	PROBE_MSG_NODE_INFO = 33,
@@ -95,6 +103,7 @@ enum probe_err {
 	PROBE_ERR_SETUP = 6,	/* device, QP or memory set-up failed */
 	PROBE_ERR_RUN = 7,	/* the measurement failed */
 	PROBE_ERR_TIMEOUT = 8,
+	PROBE_ERR_AUTH = 9,	/* token missing or wrong */
 };
 
 enum probe_transport {
@@ -113,6 +122,17 @@ struct probe_hello {
 	uint16_t version;	/* PROBE_PROTO_VERSION of the sender */
 	uint16_t role;		/* 0 client, 1 server */
 	char software[64];	/* "rdmactl 0.1.0" */
+	uint16_t flags;		/* enum probe_hello_flags; absent (0) from older peers */
+	uint8_t nonce[PROBE_NONCE_LEN];	/* sent only with PROBE_HELLO_AUTH */
+};
+
+enum probe_hello_flags {
+	PROBE_HELLO_AUTH = 1 << 0,	/* this end holds a token; a nonce follows */
+};
+
+/* AUTH_RESPONSE and AUTH_PROOF. */
+struct probe_auth {
+	uint8_t mac[PROBE_MAC_LEN];
 };
 
 struct probe_error {
@@ -204,6 +224,7 @@ struct probe_frame {
 		struct probe_done done;
 		struct probe_result result;	/* RESULT and ROW */
 		struct probe_node_info node_info;
+		struct probe_auth auth;
 	} u;
 };
 
