@@ -1,0 +1,94 @@
+#!/bin/bash
+# rdmactl probe --token / RDMACTL_TOKEN over loopback (TCP transport): the
+# right token runs, a wrong or missing one is refused with one line on both
+# ends while the server goes on, a token-less server is refused by a client
+# holding a token, and the secret shows up nowhere.
+. "$(dirname "$0")/lib.sh"
+
+SECRET="s3cret-$$-tok"
+PORT=$((20000 + ($$ + 7) % 20000))
+unset RDMACTL_TOKEN
+
+wait_listen() {
+	for _ in $(seq 50); do
+		ss -Hltn "sport = :$PORT" | grep -q . && return
+		sleep 0.1
+	done
+}
+
+# server ARGS...: start a long-running server on loopback; sets SERVER.
+server() {
+	"$RDMACTL" probe --server --bind 127.0.0.1 --port "$PORT" --timeout 5 "$@" \
+		>"$TMPD/server.out" 2>"$TMPD/server.err" &
+	SERVER=$!
+	wait_listen
+}
+
+stop() {
+	kill "$SERVER" 2>/dev/null
+	wait "$SERVER" 2>/dev/null
+}
+
+client() { run probe 127.0.0.1 --port "$PORT" --transport tcp -s 4K -n 50 --lat-iters 0 "$@"; }
+listening_on_loopback() { ss -Hltn "sport = :$PORT" | grep -q '^LISTEN.*127\.0\.0\.1:'; }
+lacks() { ! grep -qF -- "$@"; }
+server_auth_lines() { grep -c 'authentication failed' "$TMPD/server.err"; }
+
+# Bad values are usage errors.
+run probe --server --token ''
+check empty-token rc_is 2
+RDMACTL_TOKEN=$(head -c 300 /dev/zero | tr '\0' x) run probe --server
+check long-env-token rc_is 2
+check long-env-token-msg err_has 'Failed to read RDMACTL_TOKEN'
+
+# A server holding the token (from the environment).
+RDMACTL_TOKEN=$SECRET server
+check token-server-listens listening_on_loopback
+
+RDMACTL_TOKEN=$SECRET client -j
+check right-token-env rc_is 0
+check right-token-json json_ok '.probe.ok and .results[0].bytes == 4096 and .results[0].msgs == 50'
+
+client --token "wrong-$SECRET"
+check wrong-token rc_is 1
+check wrong-token-msg err_has 'authentication failed'
+check wrong-token-one-line err_one_line
+sleep 0.2
+check wrong-token-server-line grep -q 'client 127.0.0.1: authentication failed: wrong token' "$TMPD/server.err"
+
+client
+check missing-token rc_is 1
+check missing-token-msg err_has 'authentication failed: the server requires a token'
+check missing-token-one-line err_one_line
+sleep 0.2
+check missing-token-server-line grep -q 'authentication failed: the client has no token' "$TMPD/server.err"
+check server-one-line-each [ "$(server_auth_lines)" -eq 2 ]
+
+# The server goes on serving after refusing: the right token (as an option) still runs.
+client --token "$SECRET"
+check right-token-option rc_is 0
+check server-alive kill -0 "$SERVER"
+stop
+check server-rows [ "$(grep -cE '^ *4096 +50 ' "$TMPD/server.out")" -eq 2 ]
+check secret-not-printed lacks "$SECRET" "$TMPD/server.out" "$TMPD/server.err" "$TMPD/out" "$TMPD/err"
+
+# --token on the command line is blanked from what `ps` shows once read.
+server --token "$SECRET"
+check token-option-server-listens kill -0 "$SERVER"
+check argv-blanked lacks "$SECRET" "/proc/$SERVER/cmdline"
+client --token "$SECRET"
+check token-option-server rc_is 0
+stop
+
+# A server without a token: a client holding one refuses it, clearly.
+server
+client --token "$SECRET"
+check tokenless-server rc_is 1
+check tokenless-server-msg err_has 'the server has no token'
+check tokenless-server-one-line err_one_line
+sleep 0.2
+check tokenless-server-line grep -q 'authentication failed: the client has a token but this server has none' "$TMPD/server.err"
+client
+check no-tokens rc_is 0
+stop
+finish
