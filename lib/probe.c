@@ -817,7 +817,9 @@ int probe_server(struct ctx *ctx, const struct probe_cfg *cfg, struct probe_repo
 			ret == -EADDRINUSE ? ". Is another probe server running? Use --port" : "");
 		return ret;
 	}
-	log_info(ctx, "listening on %s port %u", cfg->bind ? cfg->bind : "any address", cfg->port);
+	/* Said always, not only with -v: an operator must know where it listens. */
+	log_err(ctx, "listening on %s port %u%s", cfg->bind ? cfg->bind : "every address", cfg->port,
+		cfg->token ? ", clients must prove the token" : " (no token: any client may run tests)");
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
 		struct probe_sess s;

@@ -108,7 +108,9 @@ static void enc_hello(struct wbuf *w, const struct probe_hello *h)
 	put16(w, h->version);
 	put16(w, h->role);
 	put_str(w, h->software, sizeof(h->software) - 1);
-	put16(w, h->flags);
+	/* Without flags, the HELLO of before them: any version reads it. */
+	if (h->flags)
+		put16(w, h->flags);
 	if (h->flags & PROBE_HELLO_AUTH)
 		put(w, h->nonce, PROBE_NONCE_LEN);
 }

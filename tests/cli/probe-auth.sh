@@ -44,6 +44,7 @@ check long-env-token-msg err_has 'Failed to read RDMACTL_TOKEN'
 # A server holding the token (from the environment).
 RDMACTL_TOKEN=$SECRET server
 check token-server-listens listening_on_loopback
+check token-server-says-where grep -q "listening on 127.0.0.1 port $PORT, clients must prove the token" "$TMPD/server.err"
 
 RDMACTL_TOKEN=$SECRET client -j
 check right-token-env rc_is 0

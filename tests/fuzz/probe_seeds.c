@@ -164,6 +164,14 @@ static struct probe_frame node_info(void)
 	return f;
 }
 
+static struct probe_frame auth(uint16_t type)
+{
+	struct probe_frame f = { .type = type };
+
+	memset(f.u.auth.mac, 0xa5, sizeof(f.u.auth.mac));
+	return f;
+}
+
 static void decode_seeds(const char *dir)
 {
 	struct probe_frame fs[] = {
@@ -172,6 +180,7 @@ static void decode_seeds(const char *dir)
 		sized(PROBE_MSG_START, 65536), sized(PROBE_MSG_READY, 65536), progress(65536),
 		done(65536, 2), result(PROBE_MSG_RESULT, 65536), result(PROBE_MSG_ROW, 65536),
 		{ .type = PROBE_MSG_BYE }, { .type = PROBE_MSG_NODE_INFO_REQ }, node_info(),
+		auth(PROBE_MSG_AUTH_RESPONSE), auth(PROBE_MSG_AUTH_PROOF),
 	};
 	size_t i;
 

@@ -128,7 +128,7 @@ static void test_frames(void)
 	CHECK_INT(out.u.hello.flags, 0);
 	in.u.hello.flags = PROBE_HELLO_AUTH;
 	memcpy(in.u.hello.nonce, sn, PROBE_NONCE_LEN);
-	CHECK_INT(probe_encode(&in, buf, sizeof(buf)), n + PROBE_NONCE_LEN);
+	CHECK_INT(probe_encode(&in, buf, sizeof(buf)), n + 2 + PROBE_NONCE_LEN);
 	CHECK_INT(round_trip(&in, &out, buf), 0);
 	CHECK_INT(out.u.hello.flags, PROBE_HELLO_AUTH);
 	CHECK(!memcmp(out.u.hello.nonce, sn, PROBE_NONCE_LEN));
