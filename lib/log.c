@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
+#include <string.h>
 
 #include "ctx.h"
 #include "log.h"
 
+/*
+ * The whole line in one write: stderr is unbuffered, and a probe server's
+ * session child logs while its parent does, so pieces would interleave.
+ */
 static void vlog(const struct ctx *ctx, const char *tag, const char *fmt, va_list ap)
 {
-	fputs("rdmactl", stderr);
-	if (ctx && ctx->cmd)
-		fprintf(stderr, " %s", ctx->cmd);
-	fprintf(stderr, ": %s", tag);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[1024];
+	int n;
+
+	n = snprintf(line, sizeof(line), "rdmactl%s%s: %s", ctx && ctx->cmd ? " " : "",
+		     ctx && ctx->cmd ? ctx->cmd : "", tag);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1)
+		n = 0;
+	vsnprintf(line + n, sizeof(line) - 1 - (size_t)n, fmt, ap);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, stderr);
 }
 
 void log_err(const struct ctx *ctx, const char *fmt, ...)
