@@ -5,7 +5,7 @@ DESTDIR   ?=
 BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS      := libibverbs librdmacm libmnl libnl-3.0 libnl-route-3.0 json-c zlib
+PKGS      := libibverbs librdmacm libmnl libnl-3.0 libnl-route-3.0 json-c zlib libcrypto
 
 # WERROR=1 (CI) turns warnings into errors; SAN=1 builds with ASan+UBSan.
 WARN      := -Wall -Wextra -Wshadow -Wformat -Wformat-security -Wstrict-prototypes -Wmissing-prototypes \
@@ -69,7 +69,7 @@ check: all unit
 
 # Debian packages to build and to run every test (run as root).
 DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev \
-	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev
+	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev libssl-dev
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
 	      mandoc bash-completion zsh fish jq iperf3 procps util-linux \
