@@ -6,7 +6,9 @@
 #  - TCP: `rdmactl probe --transport tcp` and `iperf3` on a host veth pair
 #    between two network namespaces (root).
 # Prints each figure and the ratio rdmactl / reference (targets: >= 0.95
-# for RDMA, >= 0.9 for TCP).  BUILD=DIR picks the binary (default build).
+# for RDMA, >= 0.9 for TCP).  BUILD=DIR picks the binary (default build);
+# BENCH_ROUNDS (default 3) and BENCH_BYTES (per run, default 48 MiB) size
+# the RDMA rounds.  It takes the lab lock itself: do not wrap it in flock.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -38,10 +40,24 @@ tcp_bench() {
 }
 
 rdma_bench() {
-	local out
+	local out rounds=${BENCH_ROUNDS:-3} limit
 	out=$(mktemp -d)
-	flock /tmp/rdmactl-lab.lock "$TOP/tests/lab/lab" --bin "$BUILD" --out "$out" --timeout 1200 \
-		"$TOP/bench/probe-lab.sh" >/dev/null
+	# The guests get only the lab's environment, not ours: BENCH_ROUNDS and
+	# BENCH_BYTES reach probe-lab.sh through a wrapper the lab runs instead,
+	# its time limit grown with the rounds (a round takes about a minute).
+	limit=$((120 + 180 * rounds))
+	mkdir "$out/t"
+	{
+		echo "# lab-timeout: $limit"
+		printf 'BENCH_ROUNDS=%q BENCH_BYTES=%q\n' "$rounds" "${BENCH_BYTES:-$((48 << 20))}"
+		printf '. %q\n' "$TOP/bench/probe-lab.sh"
+	} >"$out/t/probe-lab.sh"
+	# The guests share the host's CPUs with whatever else runs: its load
+	# says how far to trust the figures.
+	read -r load _ </proc/loadavg
+	flock /tmp/rdmactl-lab.lock "$TOP/tests/lab/lab" --bin "$BUILD" --out "$out" --timeout $((limit + 120)) \
+		"$out/t/probe-lab.sh" >/dev/null
+	echo "rdma lab   $rounds rounds; host load average $load before, $(cut -d' ' -f1 /proc/loadavg) after, on $(nproc) CPUs"
 	# Per size: each tool's runs and mean, the ratio of the means, and the
 	# median of the per-round ratios (the link is noisy: rounds differ).
 	grep -h '^RESULT' "$out"/b/*probe-lab.log | awk '
