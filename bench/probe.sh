@@ -40,7 +40,7 @@ tcp_bench() {
 }
 
 rdma_bench() {
-	local out rounds=${BENCH_ROUNDS:-3} limit
+	local out rounds=${BENCH_ROUNDS:-3} limit load
 	out=$(mktemp -d)
 	# The guests get only the lab's environment, not ours: BENCH_ROUNDS and
 	# BENCH_BYTES reach probe-lab.sh through a wrapper the lab runs instead,
