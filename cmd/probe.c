@@ -167,18 +167,10 @@ static int opt_device(struct ctx *ctx, struct probe_cfg *c, const char *val)
 	return 0;
 }
 
-/*
- * --token SECRET: keep a copy and blank the argument, so `ps` shows it no
- * longer than the start-up (rdmactl-probe(8) still prefers RDMACTL_TOKEN).
- */
 static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
 {
-	if (!probe_token_ok(val)) {
-		log_err(ctx, "Failed to parse --token: expected 1 to %d bytes", PROBE_TOKEN_MAX);
+	if (probe_token_from_arg(ctx, val, a->token))
 		return -EINVAL;
-	}
-	snprintf(a->token, sizeof(a->token), "%s", val);
-	memset((char *)val, 'x', strlen(val));
 	a->cfg.token = a->token;
 	return 0;
 }
@@ -186,17 +178,14 @@ static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
 /* RDMACTL_TOKEN when --token is not given; an empty one is no token. */
 static int env_token(struct ctx *ctx, struct probe_args *a)
 {
-	const char *v = getenv("RDMACTL_TOKEN");
+	int ret;
 
-	if (a->cfg.token || !v || !*v)
+	if (a->cfg.token)
 		return 0;
-	if (!probe_token_ok(v)) {
-		log_err(ctx, "Failed to read RDMACTL_TOKEN: expected 1 to %d bytes", PROBE_TOKEN_MAX);
-		return -EINVAL;
-	}
-	snprintf(a->token, sizeof(a->token), "%s", v);
-	a->cfg.token = a->token;
-	return 0;
+	ret = probe_token_from_env(ctx, a->token);
+	if (ret > 0)
+		a->cfg.token = a->token;
+	return ret < 0 ? ret : 0;
 }
 
 /* One option; 0 or -EINVAL (message printed). */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The probe's shared-secret challenge-response (see probe_auth.h). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -8,6 +10,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "log.h"
 #include "probe_auth.h"
 
 int probe_auth_nonce(uint8_t *nonce)
@@ -47,6 +50,32 @@ bool probe_auth_equal(const uint8_t *a, const uint8_t *b)
 bool probe_token_ok(const char *token)
 {
 	return token && *token && strnlen(token, PROBE_TOKEN_MAX + 1) <= PROBE_TOKEN_MAX;
+}
+
+int probe_token_from_arg(const struct ctx *ctx, const char *arg, char *buf)
+{
+	if (!probe_token_ok(arg)) {
+		log_err(ctx, "Failed to parse --token: expected 1 to %d bytes", PROBE_TOKEN_MAX);
+		return -EINVAL;
+	}
+	snprintf(buf, PROBE_TOKEN_MAX + 1, "%s", arg);
+	/* argv is ours to write: what `ps` reads from /proc/PID/cmdline. */
+	memset((char *)arg, 'x', strlen(arg));
+	return 0;
+}
+
+int probe_token_from_env(const struct ctx *ctx, char *buf)
+{
+	const char *v = getenv("RDMACTL_TOKEN");
+
+	if (!v || !*v)
+		return 0;
+	if (!probe_token_ok(v)) {
+		log_err(ctx, "Failed to read RDMACTL_TOKEN: expected 1 to %d bytes", PROBE_TOKEN_MAX);
+		return -EINVAL;
+	}
+	snprintf(buf, PROBE_TOKEN_MAX + 1, "%s", v);
+	return 1;
 }
 
 int probe_auth_respond(const char *token, const uint8_t *sn, const uint8_t *cn,

@@ -51,4 +51,19 @@ bool probe_auth_equal(const uint8_t *a, const uint8_t *b);
 /* A usable token: 1..PROBE_TOKEN_MAX bytes. */
 bool probe_token_ok(const char *token);
 
+struct ctx;
+
+/*
+ * --token SECRET: copy @arg into @buf (PROBE_TOKEN_MAX + 1 bytes) and blank
+ * the argument, so `ps` shows it no longer than the start-up.  0, or
+ * -EINVAL explained on stderr.
+ */
+int probe_token_from_arg(const struct ctx *ctx, const char *arg, char *buf);
+
+/*
+ * RDMACTL_TOKEN into @buf (PROBE_TOKEN_MAX + 1 bytes): 1 when it was set,
+ * 0 when unset or empty (no token), -EINVAL explained on stderr.
+ */
+int probe_token_from_env(const struct ctx *ctx, char *buf);
+
 #endif
