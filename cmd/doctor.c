@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * rdmactl doctor [--peer HOST] [--for nccl|ucx|perftest] [--only ID,...]
+ * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|perftest] [--only ID,...]
  *                [--skip ID,...] [--list]
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.
@@ -14,6 +14,7 @@
 #include "../lib/doctor.h"
 #include "../lib/log.h"
 #include "../lib/output.h"
+#include "../lib/probe_auth.h"
 #include "../lib/probe_proto.h"
 #include "cmds.h"
 
@@ -24,11 +25,13 @@ enum {
 	OPT_SKIP,
 	OPT_LIST,
 	OPT_PORT,
+	OPT_TOKEN,
 };
 
 const struct opt doctor_opts[] = {
 	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)" },
 	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)" },
+	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)" },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job", "nccl ucx perftest" },
 	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
 	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
@@ -67,6 +70,8 @@ struct doctor_args {
 	enum doctor_for target;
 	long port;
 	bool list;
+	bool have_token;
+	char token[PROBE_TOKEN_MAX + 1];
 };
 
 static int list_checks(struct ctx *ctx)
@@ -104,7 +109,7 @@ static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
-	int c;
+	int c, ret = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->port = PROBE_DEFAULT_PORT;
@@ -135,13 +140,24 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 		case OPT_LIST:
 			a->list = true;
 			break;
+		case OPT_TOKEN:
+			if (probe_token_from_arg(ctx, p.optarg, a->token))
+				return -RC_USAGE;
+			a->have_token = true;
+			break;
 		case OPT_HELP:
 			return -RC_OK;
 		default:
 			return -RC_USAGE;
 		}
 	}
-	return opt_check_args(&p) ? -RC_USAGE : 0;
+	if (opt_check_args(&p))
+		return -RC_USAGE;
+	/* Only --peer uses the token: a bad RDMACTL_TOKEN does not stop a local doctor. */
+	if (a->peer && !a->have_token && (ret = probe_token_from_env(ctx, a->token)) < 0)
+		return -RC_USAGE;
+	a->have_token = a->have_token || ret > 0;
+	return 0;
 }
 
 /* Which rows run: --only's (or all), less --skip's. */
@@ -221,6 +237,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	d.target = a.target;
 	d.peer = a.peer;
 	d.peer_port = (unsigned int)a.port;
+	d.token = a.have_token ? a.token : NULL;
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
 	t = table_new(doctor_cols);
 	if (t) {

@@ -5,8 +5,9 @@
  * that needs it, and keeps what it learnt in struct peer_node:
  *
  *   1. the route to HOST (which netdev, which source address);
- *   2. the control connection (TCP) and HELLO, then NODE_INFO_REQ for the
- *      peer's versions, MTUs and GIDs (an older server says UNSUPPORTED);
+ *   2. the control connection (TCP), HELLO and the token's proof as the
+ *      probe client does them (probe_client_open), then NODE_INFO_REQ for
+ *      the peer's versions, MTUs and GIDs (an older server says UNSUPPORTED);
  *   3. a short RDMA probe: its set-up gives both ends' active MTU and GID,
  *      its row the bandwidth; when it fails with the control connection
  *      up, a TCP probe tells "TCP reaches the peer but RoCE does not".
@@ -75,35 +76,38 @@ static int resolve(struct peer_node *pn, const char *host)
 	return 0;
 }
 
-/* HELLO, then NODE_INFO_REQ on a connection of its own. */
+/* The probe client's settings for a short session with the peer. */
+static void peer_cfg(const struct doctor *d, struct probe_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->port = (uint16_t)d->peer_port;
+	cfg->timeout_ms = PEER_TIMEOUT_MS;
+	cfg->gid_index = -1;
+	cfg->token = d->token;
+}
+
+/*
+ * HELLO (and the token's proof) as the probe client does them, then
+ * NODE_INFO_REQ, on a connection of its own.
+ */
 static void ask_node_info(struct doctor *d, struct peer_node *pn)
 {
-	struct probe_frame f = { .type = PROBE_MSG_HELLO };
+	struct probe_frame f = { .type = PROBE_MSG_NODE_INFO_REQ };
+	struct probe_hello hello;
 	struct probe_ctl c;
+	struct probe_cfg cfg;
 
-	pn->ctl_err = ctl_connect(pn->ip, (uint16_t)d->peer_port, PEER_TIMEOUT_MS, &c);
+	peer_cfg(d, &cfg);
+	pn->ctl_err = probe_client_open(d->ctx, pn->ip, &cfg, &c, &hello);
 	if (pn->ctl_err)
 		return;
-	c.timeout_ms = PEER_TIMEOUT_MS;
-	f.u.hello.magic = PROBE_MAGIC;
-	f.u.hello.version = PROBE_PROTO_VERSION;
-	snprintf(f.u.hello.software, sizeof(f.u.hello.software), "rdmactl doctor");
-	pn->ctl_err = ctl_send(&c, &f);
-	if (!pn->ctl_err)
-		pn->ctl_err = ctl_expect(&c, PROBE_MSG_HELLO, &f);
-	if (!pn->ctl_err && f.u.hello.magic != PROBE_MAGIC)
-		pn->ctl_err = -EPROTO;
-	if (pn->ctl_err)
-		goto out;
-	snprintf(pn->software, sizeof(pn->software), "%s", f.u.hello.software);
-	f.type = PROBE_MSG_NODE_INFO_REQ;
+	snprintf(pn->software, sizeof(pn->software), "%s", hello.software);
 	pn->info_err = ctl_send(&c, &f);
 	if (!pn->info_err)
 		pn->info_err = doctor_peer_read_info(&c, &pn->info);
 	/* A server without the handler answers ERROR(UNSUPPORTED) and goes on. */
 	if (pn->info_err == -EREMOTEIO && c.last_error.code == PROBE_ERR_UNSUPPORTED)
 		pn->info_err = -EOPNOTSUPP;
-out:
 	ctl_close(&c);
 }
 
@@ -128,15 +132,12 @@ static int run_probe(struct doctor *d, struct peer_node *pn, enum probe_transpor
 	struct probe_report rep = { .setup = on_setup, .row = on_row, .arg = pn };
 	struct probe_cfg cfg;
 
-	memset(&cfg, 0, sizeof(cfg));
+	peer_cfg(d, &cfg);
 	cfg.req.transport = (uint8_t)tr;
 	cfg.req.qps = 1;
 	cfg.req.depth = 16;
 	cfg.req.size_min = cfg.req.size_max = PROBE_DEFAULT_SIZE;
 	cfg.req.duration_ms = PEER_PROBE_MS;
-	cfg.port = (uint16_t)d->peer_port;
-	cfg.timeout_ms = PEER_TIMEOUT_MS;
-	cfg.gid_index = -1;
 	return probe_client(d->ctx, pn->ip, &cfg, &rep);
 }
 
@@ -218,6 +219,28 @@ static const char *info_str(const struct peer_node *pn, const char *key)
 
 /* ---- pieces other checks add ---- */
 
+/* The server answered but refused the handshake: why, or NULL for another failure. */
+static const char *refusal(int err)
+{
+	switch (err) {
+	case -EACCES:
+		return "authentication failed";
+	case -EPROTONOSUPPORT:
+		return "it speaks another probe protocol version";
+	default:
+		return NULL;
+	}
+}
+
+static void refusal_fix(struct doctor *d, struct check_result *r, int err)
+{
+	if (err == -EACCES)
+		check_fix(r, "set RDMACTL_TOKEN (or --token) to the token of the probe server on %s",
+			  d->peer);
+	else
+		check_fix(r, "run the same rdmactl version on both nodes");
+}
+
 void doctor_peer_mtu(struct doctor *d, struct check_result *r)
 {
 	struct peer_node *pn = peer_get(d);
@@ -245,7 +268,15 @@ void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *
 	struct peer_node *pn = peer_get(d);
 	const char *pk, *pc;
 
-	if (!pn || pn->ctl_err)
+	if (!pn)
+		return;
+	if (refusal(pn->ctl_err)) {
+		check_note(r, CHECK_FAIL, "peer %s: cannot ask its versions: %s", d->peer,
+			   refusal(pn->ctl_err));
+		refusal_fix(d, r, pn->ctl_err);
+		return;
+	}
+	if (pn->ctl_err)
 		return;
 	if (pn->info_err) {
 		check_note(r, CHECK_OK, "peer %s runs %s, which does not report its versions", d->peer,
@@ -272,6 +303,12 @@ void doctor_peer_firewall(struct doctor *d, struct check_result *r)
 
 	if (!pn || pn->resolve_err)
 		return;
+	if (refusal(pn->ctl_err)) {
+		check_note(r, CHECK_WARN, "peer %s: TCP port %u answers, but RoCE traffic not tested: %s",
+			   d->peer, d->peer_port, refusal(pn->ctl_err));
+		refusal_fix(d, r, pn->ctl_err);
+		return;
+	}
 	if (pn->ctl_err) {
 		check_note(r, CHECK_FAIL, "peer %s: TCP port %u does not answer (%s)", d->peer,
 			   d->peer_port, ctl_strerror(pn->ctl_err));
@@ -437,6 +474,12 @@ void check_peer(struct doctor *d, struct check_result *r)
 		return;
 	}
 	peer_route(d, r, pn);
+	if (refusal(pn->ctl_err)) {
+		check_note(r, CHECK_FAIL, "control connection to %s port %u: %s", pn->ip, d->peer_port,
+			   refusal(pn->ctl_err));
+		refusal_fix(d, r, pn->ctl_err);
+		return;
+	}
 	if (pn->ctl_err) {
 		check_note(r, CHECK_FAIL, "control connection to %s port %u: %s", pn->ip, d->peer_port,
 			   ctl_strerror(pn->ctl_err));

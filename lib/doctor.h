@@ -47,6 +47,7 @@ struct doctor {
 	enum doctor_for target;
 	const char *peer;		/* --peer HOST, or NULL */
 	unsigned int peer_port;		/* the probe server's TCP port */
+	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
 	struct rdma_node node;		/* devices, ports and GIDs */
 	int node_err;			/* rdma_node_load()'s result */
 	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */

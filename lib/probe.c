@@ -564,7 +564,42 @@ static int client_handshake(struct probe_sess *s)
 		return probe_fail(s, -EPROTO, 0, "Failed to handshake: got %s instead of HELLO",
 				  probe_msg_name(f.type));
 	ret = hello_check(s, &f.u.hello);
-	return ret ? ret : client_auth(s, &f.u.hello);
+	if (ret)
+		return ret;
+	s->peer_hello = f.u.hello;
+	return client_auth(s, &f.u.hello);
+}
+
+/* Connect to @peer, then HELLO and the token's proof: the start of every client session. */
+static int client_open(struct probe_sess *s, const char *peer)
+{
+	int ret;
+
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	ret = client_connect(s, peer);
+	if (!ret)
+		ret = client_handshake(s);
+	if (ret)
+		ctl_close(&s->ctl);
+	return ret;
+}
+
+int probe_client_open(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
+		      struct probe_ctl *ctl, struct probe_hello *hello)
+{
+	struct probe_sess s;
+	int ret;
+
+	sess_init(&s, ctx, cfg);
+	ret = client_open(&s, peer);
+	if (ret)
+		return ret;
+	/* The session on our stack ends here: no progress callback into it. */
+	s.ctl.on_progress = NULL;
+	s.ctl.progress_arg = NULL;
+	*ctl = s.ctl;
+	*hello = s.peer_hello;
+	return 0;
 }
 
 static int client_request(struct probe_sess *s)
@@ -586,15 +621,12 @@ int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
 	int ret;
 
 	sess_init(&s, ctx, cfg);
-	snprintf(s.peer, sizeof(s.peer), "%s", peer);
 	s.req = cfg->req;
 	s.ops = ops_for(&s.req);
-	ret = client_connect(&s, peer);
+	ret = client_open(&s, peer);
 	if (ret)
 		return ret;
-	ret = client_handshake(&s);
-	if (!ret)
-		ret = client_request(&s);
+	ret = client_request(&s);
 	if (!ret) {
 		ret = s.ops->setup(&s);
 		if (!ret)

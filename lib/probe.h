@@ -73,6 +73,18 @@ int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
 		 struct probe_report *rep);
 
 /*
+ * Open a control connection to the probe server at @peer (cfg->port,
+ * cfg->timeout_ms) and complete HELLO, and the token's proof when
+ * cfg->token is set or the server asks for one: what probe_client() does
+ * before its request.  0 with @ctl open (close it with ctl_close()) and
+ * the server's HELLO in @hello; or -errno, the failure already one line
+ * on stderr: -EACCES authentication failed, -EPROTONOSUPPORT another
+ * protocol version, -EPROTO not a probe server, or the connection's error.
+ */
+int probe_client_open(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
+		      struct probe_ctl *ctl, struct probe_hello *hello);
+
+/*
  * Serve clients until killed (or one with cfg->once).  Each session's
  * failure is one line on stderr; the server goes on.  @rep is called for
  * every session.  Returns only on a set-up failure or after --once:

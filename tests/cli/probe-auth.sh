@@ -2,7 +2,8 @@
 # rdmactl probe --token / RDMACTL_TOKEN over loopback (TCP transport): the
 # right token runs, a wrong or missing one is refused with one line on both
 # ends while the server goes on, a token-less server is refused by a client
-# holding a token, and the secret shows up nowhere.
+# holding a token, and the secret shows up nowhere.  `rdmactl doctor --peer`
+# takes the same token and gets the same refusals.
 . "$(dirname "$0")/lib.sh"
 
 SECRET="s3cret-$$-tok"
@@ -101,4 +102,45 @@ check tokenless-server-line grep -q 'authentication failed: the client has a tok
 client
 check no-tokens rc_is 0
 stop
+
+# doctor --peer walks the probe client's handshake: with the right token it
+# gets the peer's versions; with a wrong or no token its versions line says
+# authentication failed, and the server goes on serving.
+doctor() { run doctor --peer 127.0.0.1 --port "$PORT" --only versions -j "$@"; }
+versions_found() { json_ok ".checks[0].id == \"versions\" and .checks[0].status == \"$1\" and (.checks[0].found | contains(\"$2\"))"; }
+RDMACTL_TOKEN=$SECRET server --transport tcp
+RDMACTL_TOKEN=$SECRET doctor
+check doctor-right-token rc_is 0
+check doctor-right-token-versions versions_found ok 'peer 127.0.0.1: the same kernel and rdma-core'
+check doctor-right-token-node-info lacks 'does not report its versions' "$TMPD/out"
+sleep 0.2
+check doctor-right-token-server-quiet [ "$(server_auth_lines)" -eq 0 ]
+
+RDMACTL_TOKEN="wrong-$SECRET" doctor
+check doctor-wrong-token rc_is 1
+check doctor-wrong-token-line versions_found FAIL 'peer 127.0.0.1: cannot ask its versions: authentication failed'
+check doctor-wrong-token-fix json_ok '.checks[0].fix | contains("RDMACTL_TOKEN")'
+check doctor-wrong-token-msg err_has 'the server refused our token'
+check doctor-wrong-token-one-line err_one_line
+sleep 0.2
+check doctor-wrong-token-server-line [ "$(grep -c 'authentication failed: wrong token' "$TMPD/server.err")" -eq 1 ]
+
+doctor
+check doctor-missing-token rc_is 1
+check doctor-missing-token-line versions_found FAIL 'authentication failed'
+check doctor-missing-token-msg err_has 'the server requires a token'
+
+# --token on doctor's command line (RDMACTL_TOKEN, set wrong, gives way to it).
+RDMACTL_TOKEN="wrong-$SECRET" doctor --token "$SECRET"
+check doctor-token-option rc_is 0
+check doctor-token-option-versions versions_found ok 'peer 127.0.0.1: the same kernel and rdma-core'
+run doctor --peer 127.0.0.1 --token ''
+check doctor-empty-token rc_is 2
+check doctor-empty-token-msg err_has 'Failed to parse --token'
+
+check doctor-server-alive kill -0 "$SERVER"
+client --token "$SECRET"
+check doctor-server-still-serves rc_is 0
+stop
+check doctor-secret-not-printed lacks "$SECRET" "$TMPD/server.out" "$TMPD/server.err" "$TMPD/out" "$TMPD/err"
 finish
