@@ -4,7 +4,7 @@
     drive.py HOST PORT COUNT --good-every K --stall-every S --transport rdma|tcp
              -- GOOD-CLIENT-COMMAND...
 
-Every session is one of (in turn): garbage bytes, a HELLO of protocol
+Every session is one of (in turn, as --kinds lists them): garbage bytes, a HELLO of protocol
 version 99, an absurd TEST_REQ (1 GiB x 64 QPs, over any --max-size), a
 connect-and-close, half a frame header then close, an abandoned session
 (HELLO, a valid small TEST_REQ, the server's TEST_ACK, then close: the
@@ -157,9 +157,10 @@ class Driver:
         self.good_failed.append((i, "busy", "the server stayed busy"))
 
     def run(self):
-        bad = [("garbage", self.garbage), ("version", self.version),
-               ("absurd", self.absurd), ("close", self.close_at_once),
-               ("half-header", self.half_header), ("abandon", self.abandon)]
+        kinds = {"garbage": self.garbage, "version": self.version,
+                 "absurd": self.absurd, "close": self.close_at_once,
+                 "half-header": self.half_header, "abandon": self.abandon}
+        bad = [(k, kinds[k]) for k in self.a.kinds.split(",")]
         nbad = 0
         for i in range(1, self.a.count + 1):
             if self.a.good_every and i % self.a.good_every == 0:
@@ -187,11 +188,17 @@ def main():
     p.add_argument("--good-every", type=int, default=0)
     p.add_argument("--stall-every", type=int, default=0)
     p.add_argument("--transport", choices=["rdma", "tcp"], default="tcp")
+    p.add_argument("--kinds", default="garbage,version,absurd,close,half-header,abandon",
+                   help="the bad sessions, in turn (a kind may repeat)")
     p.add_argument("--sock-timeout", type=float, default=30)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = p.parse_args(argv[:cut])
     a.good = argv[cut + 1:]
+    unknown = set(a.kinds.split(",")) - {"garbage", "version", "absurd", "close",
+                                         "half-header", "abandon"}
+    if unknown:
+        p.error(f"unknown --kinds: {','.join(sorted(unknown))}")
     d = Driver(a)
     t0 = time.monotonic()
     d.run()

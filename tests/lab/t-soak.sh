@@ -1,0 +1,129 @@
+#!/bin/bash
+# Soak over Soft-RoCE: one `rdmactl probe --server` on lab-a driven from
+# lab-b by 1000 sessions, good and bad mixed (tests/soak/drive.py): garbage,
+# a wrong protocol version, an absurd size, connect-and-close, half a
+# header, sessions abandoned right after the server set up its QPs and
+# memory, stalled clients, and 30 real RDMA probe sessions.  On lab-a, the
+# server's open fds must return exactly to their starting level, its RSS
+# within SLACK_KB, no session child may be left, and the RDMA resources
+# the guest's own `rdma resource` lists (QPs, CQs, MRs, PDs) must come back
+# to their starting counts.  The baseline is taken after a warm-up round of
+# every kind (one-time allocations are not growth).
+# lab-timeout: 240
+
+lab_need_peer
+
+port=18620
+sessions=1000
+SLACK_KB=256 # RSS may differ by this much (page-granular heap, stack touch)
+
+# "QP CQ MR PD": how many of each the guest's RDMA netlink lists.
+rdma_counts() {
+	local r n out=
+	for r in qp cq mr pd; do
+		n=$(rdma -j resource show "$r" | jq 'length') || n=error
+		out+="$n "
+	done
+	echo "${out% }"
+}
+
+# "RSS_KB FDS CHILDREN" of the server.
+figures() {
+	local rss fds kids
+	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server/status")
+	fds=$(ls "/proc/$server/fd" | wc -l)
+	kids=$(cat /proc/"$server"/task/*/children | wc -w)
+	echo "$rss $fds $kids"
+}
+
+# Wait (20 s at most) for the server's session children to be gone.
+settle() {
+	for _ in $(seq 100); do
+		[[ $(cat /proc/"$server"/task/*/children | wc -w) == 0 ]] && break
+		sleep 0.2
+	done
+	sleep 1
+}
+
+if [[ $LAB_NODE == a ]]; then
+	# --timeout 2: a stalled client costs 2 s; RDMA set-up on TCG fits.
+	"$RDMACTL" probe --server --port $port --timeout 2 --max-size 1M >server.out 2>server.err &
+	server=$!
+	for _ in $(seq 50); do
+		ss -Hltn "sport = :$port" | grep -q . && break
+		sleep 0.2
+	done
+	lab_put server-up 1
+	lab_get warm-done 120 >/dev/null
+	settle
+	read -r rss0 fds0 kids0 <<<"$(figures)"
+	read -r qp0 cq0 mr0 pd0 <<<"$(rdma_counts)"
+	echo "== rdma resource show, before:"
+	rdma resource show
+	# While the soak runs, the most QPs and MRs seen at once: proof that the
+	# counts above do see the sessions' resources come and go.
+	(
+		peak_qp=0 peak_mr=0
+		while [[ ! -e stop-sampling ]]; do
+			read -r q _ m _ <<<"$(rdma_counts)"
+			((q > peak_qp)) && peak_qp=$q
+			((m > peak_mr)) && peak_mr=$m
+			echo "$peak_qp $peak_mr" >peak
+			sleep 0.3
+		done
+	) &
+	sampler=$!
+	lab_put base-done 1
+	lab_get soak-done 200 >/dev/null
+	: >stop-sampling
+	wait "$sampler"
+	read -r peak_qp peak_mr <peak
+	settle
+	read -r rss1 fds1 kids1 <<<"$(figures)"
+	read -r qp1 cq1 mr1 pd1 <<<"$(rdma_counts)"
+	echo "== rdma resource show, after:"
+	rdma resource show
+	echo "server before: VmRSS $rss0 kB, fds $fds0, children $kids0, QP $qp0, CQ $cq0, MR $mr0, PD $pd0"
+	echo "server after:  VmRSS $rss1 kB, fds $fds1, children $kids1, QP $qp1, CQ $cq1, MR $mr1, PD $pd1"
+	echo "during the soak: at most QP $peak_qp, MR $peak_mr"
+	((peak_qp > qp0 && peak_mr > mr0)) ||
+		fail "no session's QP or MR was ever seen by rdma resource: the counts prove nothing"
+	kill -0 "$server" || fail "the server died"
+	check_eq "fds back to start" "$fds0" "$fds1"
+	((rss1 - rss0 <= SLACK_KB)) || fail "RSS grew from $rss0 kB to $rss1 kB (slack $SLACK_KB kB)"
+	check_eq "no session child left" 0 "$kids1"
+	check_eq "QPs back to start" "$qp0" "$qp1"
+	check_eq "CQs back to start" "$cq0" "$cq1"
+	check_eq "MRs back to start" "$mr0" "$mr1"
+	check_eq "PDs back to start" "$pd0" "$pd1"
+	[[ $qp0 =~ ^[0-9]+$ ]] || fail "rdma -j resource show qp gave no count"
+	kill "$server"
+	wait "$server" 2>/dev/null
+	echo "== server's messages, by kind:"
+	sed -E 's/client [0-9.:]+/client X/; s/[0-9]+/N/g' server.err | sort | uniq -c | sort -rn | head -15
+	rows=$(grep -cE '^ *4096 +10 ' server.out)
+	((rows >= sessions / 33)) || fail "the server printed $rows rows of 4096 B x 10, expected $((sessions / 33))"
+	! grep -qE 'AddressSanitizer|runtime error|Segmentation|Aborted' server.err ||
+		fail "the server printed a crash report"
+else
+	lab_get server-up >/dev/null
+	good=("$RDMACTL" probe "$LAB_PEER_IP" --port $port -s 4K -n 10 --lat-iters 2 --timeout 10)
+	# Abandoned sessions fork a server child that sets up QPs and memory: the
+	# costly kind on emulated CPUs, so one in eleven bad sessions.
+	kinds=garbage,version,absurd,close,half-header,garbage,version,absurd,close,half-header,abandon
+	# drive COUNT [OPTIONS]: later options override the defaults here.
+	drive() { /usr/bin/python3 "$LAB_SRC/tests/soak/drive.py" "$LAB_PEER_IP" $port "$1" \
+		--transport rdma --kinds $kinds "${@:2}" -- "${good[@]}"; }
+	drive 24 --good-every 12 --stall-every 23 --kinds garbage,version,absurd,close,half-header,abandon \
+		>warm.out 2>&1 || fail "warm-up: $(tail -3 warm.out)"
+	cat warm.out
+	lab_put warm-done 1
+	lab_get base-done 120 >/dev/null
+	start=$SECONDS
+	drive $sessions --good-every 33 --stall-every 250 >soak.out 2>&1 || fail "soak driver failed"
+	cat soak.out
+	echo "soak: $((SECONDS - start)) s"
+	lab_put soak-done 1
+	check_eq "sessions run" "$sessions" "$(sed -n 's/^sessions \([0-9]*\) .*/\1/p' soak.out)"
+	check_eq "good RDMA sessions run" $((sessions / 33)) "$(awk '$1 == "good" {print $2}' soak.out)"
+fi
