@@ -152,6 +152,24 @@ void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
 	row_str(row, key, buf);
 }
 
+/* Decimal text of @v, without snprintf: tables format thousands of numbers. */
+static const char *int_text(int64_t v, char *buf, size_t len)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--p = '-';
+	if ((size_t)(tmp + sizeof(tmp) - p) > len)
+		return "-";
+	memcpy(buf, p, (size_t)(tmp + sizeof(tmp) - p));
+	return buf;
+}
+
 const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len)
 {
 	struct json_object *v;
@@ -164,8 +182,7 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 	case json_type_boolean:
 		return json_object_get_boolean(v) ? "yes" : "no";
 	case json_type_int:
-		snprintf(buf, len, "%" PRId64, json_object_get_int64(v));
-		return buf;
+		return int_text(json_object_get_int64(v), buf, len);
 	case json_type_array:
 		return list_text(v, buf, len);
 	default:
@@ -230,24 +247,34 @@ static size_t last_shown(const struct ctx *ctx, const struct table *t)
 	return last;
 }
 
+/* @n blanks; fwrite rather than printf("%*s"): big tables print many cells. */
+static void pad(int n)
+{
+	static const char blanks[] = "                                ";
+
+	while (n > 0) {
+		int k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+
+		fwrite(blanks, 1, (size_t)k, stdout);
+		n -= k;
+	}
+}
+
 static void print_cell(const struct ctx *ctx, const struct column *col, const char *text,
 		       size_t width, bool last, enum color color)
 {
-	int w = (int)width;
 	/* Pad outside the colour codes so they don't count as width. */
-	int pad = w - (int)strlen(text);
+	int pad_n = (int)width - (int)strlen(text);
 
-	if (pad < 0)
-		pad = 0;
 	if (col->flags & COL_RIGHT)
-		printf("%*s", pad, "");
+		pad(pad_n);
 	if (color != COLOR_NONE)
 		fputs(color_on(ctx, color), stdout);
 	fputs(text, stdout);
 	if (color != COLOR_NONE)
 		fputs(color_off(ctx), stdout);
 	if (!(col->flags & COL_RIGHT) && !last)
-		printf("%*s", pad, "");
+		pad(pad_n);
 	if (!last)
 		fputs("  ", stdout);
 }
