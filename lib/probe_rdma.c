@@ -30,7 +30,6 @@ struct rdma_state {
 	struct ibv_context *vctx;	/* ours to close unless cm */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_comp_channel *ch;	/* NULL: the bandwidth loop only spins */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	size_t buf_len;
@@ -268,9 +267,7 @@ static int open_resources(struct probe_sess *s, struct rdma_state *r)
 	r->pd = ibv_alloc_pd(r->vctx);
 	if (!r->pd)
 		return probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to allocate a PD: %s", strerror(errno));
-	/* Without a channel the bandwidth loop spins all along: slower, not wrong. */
-	r->ch = ibv_create_comp_channel(r->vctx);
-	r->cq = ibv_create_cq(r->vctx, cqe, NULL, r->ch, 0);
+	r->cq = ibv_create_cq(r->vctx, cqe, NULL, NULL, 0);
 	if (!r->cq)
 		return probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to create a CQ of %d entries: %s",
 				  cqe, strerror(errno));
@@ -619,31 +616,6 @@ static void end_duration(struct rdma_state *r, uint32_t mod)
 			r->goal[q] = (r->posted[q] + mod) / mod * mod;
 }
 
-/*
- * Nothing completed in PROBE_SPIN_POLLS polls: sleep until the CQ has
- * something, up to PROBE_SLEEP_MS.  Spinning on takes the CPU from the
- * RDMA stack's own kernel work and, in a VM, from the host's network I/O
- * and the peer.  Completions, or -errno.
- */
-static int wait_cq(struct probe_sess *s, struct rdma_state *r, uint64_t size)
-{
-	struct pollfd p = { r->ch->fd, POLLIN, 0 };
-	struct ibv_cq *cq;
-	void *cq_ctx;
-	int n;
-
-	if (ibv_req_notify_cq(r->cq, 0))
-		return 0;
-	/* What completed before the notification was armed raises no event. */
-	n = poll_batch(s, r, size);
-	if (n || poll(&p, 1, PROBE_SLEEP_MS) != 1)
-		return n;
-	/* Acknowledged at once: the CQ can be destroyed whenever. */
-	if (!ibv_get_cq_event(r->ch, &cq, &cq_ctx))
-		ibv_ack_cq_events(cq, 1);
-	return poll_batch(s, r, size);
-}
-
 static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, uint64_t start)
 {
 	uint32_t mod = signal_every(s, size);
@@ -659,10 +631,8 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		n = poll_batch(s, r, size);
 		if (n < 0)
 			return n;
-		if (!n && ++spins % PROBE_SPIN_POLLS)
+		if (!n && ++spins % 1024)
 			continue;
-		if (!n && r->ch && (n = wait_cq(s, r, size)) < 0)
-			return n;
 		uint64_t now = now_ns();
 
 		if (n)
@@ -1009,8 +979,6 @@ static void rdma_teardown(struct probe_sess *s)
 	free(r->buf);
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
-	if (r->ch)
-		ibv_destroy_comp_channel(r->ch);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (!r->cm && r->vctx)

@@ -22,9 +22,5 @@
 #define PROBE_CQ_MOD_MAX_SIZE 8192
 #define PROBE_POLL_BATCH 16
 #define PROBE_INLINE_WANT 220
-/* Empty polls of the CQ before the bandwidth loop sleeps on its channel... */
-#define PROBE_SPIN_POLLS 1024
-/* ...for at most this long, so stalls and -D still get checked. */
-#define PROBE_SLEEP_MS	10
 
 #endif
