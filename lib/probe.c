@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -781,13 +782,20 @@ static int serve_one(struct probe_sess *s, const struct probe_frame *req, struct
 static pid_t serve_forked(struct probe_sess *s, int lfd, const struct probe_frame *req,
 			  struct probe_report *rep)
 {
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid)
 		return pid;	/* parent, or -1 */
+	/*
+	 * A session never outlives its server: stopping the server (SIGTERM,
+	 * a test's cleanup) must not leave a child holding QPs, the port or
+	 * the files the server inherited.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(1);
 	close(lfd);
 	serve_one(s, req, rep);
 	fflush(stdout);

@@ -43,7 +43,10 @@ ip netns add "$NS1" && ip netns add "$NS2" &&
 in1() { ip netns exec "$NS1" "$@"; }
 in2() { ip netns exec "$NS2" "$@"; }
 
-in1 "$RDMACTL" probe --server --timeout 1 --max-size 16M >"$TMPD/server.out" 2>"$TMPD/server.err" &
+# Not through in1: a backgrounded function is a subshell, and killing it
+# would leave the server running.
+ip netns exec "$NS1" "$RDMACTL" probe --server --timeout 1 --max-size 16M \
+	>"$TMPD/server.out" 2>"$TMPD/server.err" &
 SERVER=$!
 for _ in $(seq 50); do
 	in1 ss -Hltn 'sport = :18600' | grep -q . && break
