@@ -1,9 +1,12 @@
 #!/bin/bash
 # Soak over Soft-RoCE: one `rdmactl probe --server` on lab-a driven from
-# lab-b by 1000 sessions, good and bad mixed (tests/soak/drive.py): garbage,
+# lab-b by 400 sessions, good and bad mixed (tests/soak/drive.py): garbage,
 # a wrong protocol version, an absurd size, connect-and-close, half a
 # header, sessions abandoned right after the server set up its QPs and
-# memory, stalled clients, and 25 real RDMA probe sessions.  On lab-a, the
+# memory, stalled clients, and 10 real RDMA probe sessions (the host's
+# netns soak runs 1000 over TCP in seconds; 400 keep this one near a minute
+# on emulated CPUs).  A three-second session first shows that the counts
+# below really see a session's QP and MR.  On lab-a, the
 # server's open fds must return exactly to their starting level, its RSS
 # within SLACK_KB, no session child may be left, and the RDMA resources
 # the guest's own `rdma resource` lists (QPs, CQs, MRs, PDs) must come back
@@ -14,7 +17,7 @@
 lab_need_peer
 
 port=18620
-sessions=1000
+sessions=400
 SLACK_KB=256 # RSS may differ by this much (page-granular heap, stack touch)
 
 # "QP CQ MR PD": how many of each the guest's RDMA netlink lists.
@@ -60,24 +63,14 @@ if [[ $LAB_NODE == a ]]; then
 	read -r qp0 cq0 mr0 pd0 <<<"$(rdma_counts)"
 	echo "== rdma resource show, before:"
 	rdma resource show
-	# While the soak runs, the most QPs and MRs seen at once: proof that the
-	# counts above do see the sessions' resources come and go.
-	(
-		peak_qp=0 peak_mr=0
-		while [[ ! -e stop-sampling ]]; do
-			read -r q _ m _ <<<"$(rdma_counts)"
-			((q > peak_qp)) && peak_qp=$q
-			((m > peak_mr)) && peak_mr=$m
-			echo "$peak_qp $peak_mr" >peak
-			sleep 0.3
-		done
-	) &
-	sampler=$!
 	lab_put base-done 1
+	# Proof that the counts see a session's resources: read them in the
+	# middle of a three-second session lab-b runs before the soak.
+	lab_get long-started 60 >/dev/null
+	sleep 1.5
+	read -r qp_mid _ mr_mid _ <<<"$(rdma_counts)"
+	lab_put proof-taken 1
 	lab_get soak-done 200 >/dev/null
-	: >stop-sampling
-	wait "$sampler"
-	read -r peak_qp peak_mr <peak
 	settle
 	read -r rss1 fds1 kids1 <<<"$(figures)"
 	read -r qp1 cq1 mr1 pd1 <<<"$(rdma_counts)"
@@ -85,11 +78,11 @@ if [[ $LAB_NODE == a ]]; then
 	rdma resource show
 	echo "server before: VmRSS $rss0 kB, fds $fds0, children $kids0, QP $qp0, CQ $cq0, MR $mr0, PD $pd0"
 	echo "server after:  VmRSS $rss1 kB, fds $fds1, children $kids1, QP $qp1, CQ $cq1, MR $mr1, PD $pd1"
-	echo "during the soak: at most QP $peak_qp, MR $peak_mr"
-	# MRs live too briefly on the server to be caught by a 0.3 s sampler;
-	# QPs live from set-up to teardown and are seen.
-	((peak_qp > qp0)) ||
-		fail "no session's QP was ever seen by rdma resource: the counts prove nothing"
+	echo "during a session: QP $qp_mid, MR $mr_mid"
+	((qp_mid > qp0)) || fail "a running session's QP was not seen by rdma resource: the counts prove nothing"
+	# rxe's user MRs are not listed by `rdma resource show mr` on this kernel
+	# (seen 0 mid-session), so only the QP proves the counts; MRs are still
+	# compared before and after.
 	kill -0 "$server" || fail "the server died"
 	check_eq "fds back to start" "$fds0" "$fds1"
 	((rss1 - rss0 <= SLACK_KB)) || fail "RSS grew from $rss0 kB to $rss1 kB (slack $SLACK_KB kB)"
@@ -121,6 +114,11 @@ else
 	cat warm.out
 	lab_put warm-done 1
 	lab_get base-done 120 >/dev/null
+	"$RDMACTL" probe "$LAB_PEER_IP" --port $port -s 4K -D 3 --lat-iters 2 --timeout 10 >long.out 2>&1 &
+	long=$!
+	lab_put long-started 1
+	wait "$long" || fail "the three-second session failed: $(tail -3 long.out)"
+	lab_get proof-taken 60 >/dev/null
 	start=$SECONDS
 	drive $sessions --good-every 40 --stall-every 250 >soak.out 2>&1 || fail "soak driver failed"
 	cat soak.out
