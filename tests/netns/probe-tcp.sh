@@ -5,40 +5,8 @@
 # size, a stalled client; then a good client still succeeds.  Needs root.
 set -u
 RDMACTL=${RDMACTL:-$(cd "$(dirname "$0")/../.." && pwd)/build/rdmactl}
-NS1=rdmactl-probe-s.$$ NS2=rdmactl-probe-c.$$
-TMPD=$(mktemp -d)
-FAILED=0
-SERVER=
-
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
-	ip netns del "$NS1" 2>/dev/null
-	ip netns del "$NS2" 2>/dev/null
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
-
-ok() { echo "PASS netns/probe-tcp/$1"; }
-ko() {
-	echo "FAIL netns/probe-tcp/$1"
-	echo "    $2" >&2
-	FAILED=$((FAILED + 1))
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else ko "$name" "failed: $*"; fi
-}
-
-ip netns add "$NS1" && ip netns add "$NS2" &&
-	ip link add veth-ps$$ netns "$NS1" type veth peer name veth-pc$$ netns "$NS2" &&
-	ip -n "$NS1" addr add 10.77.0.1/24 dev veth-ps$$ &&
-	ip -n "$NS2" addr add 10.77.0.2/24 dev veth-pc$$ &&
-	ip -n "$NS1" link set veth-ps$$ up && ip -n "$NS2" link set veth-pc$$ up &&
-	ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up || {
-	echo "FAIL netns/probe-tcp/setup"
-	exit 1
-}
+. "$(dirname "$0")/lib.bash"
+netns_pair probe-tcp 10.77.0.
 
 in1() { ip netns exec "$NS1" "$@"; }
 in2() { ip netns exec "$NS2" "$@"; }

@@ -13,46 +13,14 @@ set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 RDMACTL=${RDMACTL:-$SRC/build/rdmactl}
 DRIVE=$SRC/tests/soak/drive.py
-NS1=rdmactl-soak-s.$$ NS2=rdmactl-soak-c.$$
 PORT=18610
 SESSIONS=1000
 SLACK_KB=256 # RSS may differ by this much (page-granular heap, stack touch)
-TMPD=$(mktemp -d)
-FAILED=0
-SERVER=
-
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
-	ip netns del "$NS1" 2>/dev/null
-	ip netns del "$NS2" 2>/dev/null
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
-
-ok() { echo "PASS netns/soak-tcp/$1"; }
-ko() {
-	echo "FAIL netns/soak-tcp/$1"
-	echo "    $2" >&2
-	FAILED=$((FAILED + 1))
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else ko "$name" "failed: $*"; fi
-}
-
 [ "$(id -u)" = 0 ] || { echo "SKIP netns/soak-tcp: missing facility: root (network namespaces)"; exit 0; }
 command -v python3 >/dev/null || { echo "SKIP netns/soak-tcp: missing facility: python3"; exit 0; }
 
-ip netns add "$NS1" && ip netns add "$NS2" &&
-	ip link add veth-ss$$ netns "$NS1" type veth peer name veth-sc$$ netns "$NS2" &&
-	ip -n "$NS1" addr add 10.78.0.1/24 dev veth-ss$$ &&
-	ip -n "$NS2" addr add 10.78.0.2/24 dev veth-sc$$ &&
-	ip -n "$NS1" link set veth-ss$$ up && ip -n "$NS2" link set veth-sc$$ up &&
-	ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up || {
-	echo "FAIL netns/soak-tcp/setup"
-	exit 1
-}
+. "$SRC/tests/netns/lib.bash"
+netns_pair soak-tcp 10.78.0.
 
 # --timeout 0.5: every wait of the server (a stalled client) ends quickly.
 ip netns exec "$NS1" "$RDMACTL" probe --server --port $PORT --timeout 0.5 --max-size 1M \
