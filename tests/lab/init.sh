@@ -50,6 +50,11 @@ mount --bind /sys /host/sys
 mkdir -p /host/dev/shm /host/dev/pts
 mount -t tmpfs tmpfs /host/dev/shm
 mount -t devpts devpts /host/dev/pts
+# What udev would add: bash's <(...) and >(...) open /dev/fd/N.
+ln -sf /proc/self/fd /host/dev/fd
+ln -sf /proc/self/fd/0 /host/dev/stdin
+ln -sf /proc/self/fd/1 /host/dev/stdout
+ln -sf /proc/self/fd/2 /host/dev/stderr
 
 # "mounts" lists "TAG HOST-PATH": the run share first (moved, being mounted
 # already), then read-only mirrors of the project, --bin dir and test dirs,
