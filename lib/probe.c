@@ -818,7 +818,12 @@ static void accept_one(struct ctx *ctx, const struct probe_cfg *cfg, int lfd, pi
 
 	sess_init(&s, ctx, cfg);
 	s.server = true;
-	ret = ctl_accept(lfd, 200, &s.ctl);
+	/*
+	 * While a session runs, wake now and then to reap it (the caller's
+	 * child_running), so that "busy" ends with it; an idle server sleeps
+	 * in accept and costs nothing.
+	 */
+	ret = ctl_accept(lfd, *child > 0 ? 200 : -1, &s.ctl);
 	if (ret)
 		return;
 	sess_wire_ctl(&s);
