@@ -100,18 +100,14 @@ static void row_addrs(struct json_object *row, const char *key, const struct net
 static void row_netdev(const struct ctx *ctx, struct json_object *row, const struct netdev_info *nd)
 {
 	if (!nd) {
-		row_str(row, "netdev_mtu", NULL);
-		row_str(row, "operstate", NULL);
-		row_str(row, "ipv4", NULL);
-		row_str(row, "ipv6", NULL);
+		row_nulls(row, "netdev_mtu", "operstate", "ipv4", "ipv6", NULL);
 		return;
 	}
 	row_int(row, "netdev_mtu", nd->mtu);
 	row_str(row, "operstate", nd->operstate);
 	/* A recorded tree (--root) has no addresses: unknown, not none. */
 	if (ctx->root[0]) {
-		row_str(row, "ipv4", NULL);
-		row_str(row, "ipv6", NULL);
+		row_nulls(row, "ipv4", "ipv6", NULL);
 		return;
 	}
 	row_addrs(row, "ipv4", nd, AF_INET);
@@ -131,9 +127,7 @@ static void row_ib(struct json_object *row, const struct rdma_port *port)
 	char buf[32];
 
 	if (port->link_layer != LINK_LAYER_INFINIBAND) {
-		row_str(row, "lid", NULL);
-		row_str(row, "sm_lid", NULL);
-		row_str(row, "subnet_prefix", NULL);
+		row_nulls(row, "lid", "sm_lid", "subnet_prefix", NULL);
 		return;
 	}
 	/* As ibstat and sysfs write them. */
@@ -146,10 +140,7 @@ static void row_verdict(struct json_object *row, const struct netdev_info *nd,
 			const struct verdict *v, bool judged)
 {
 	if (!judged) {
-		row_str(row, "mtu_allowed", NULL);
-		row_str(row, "netdev_mtu_needed", NULL);
-		row_str(row, "mtu_verdict", NULL);
-		row_str(row, "mtu_fix", NULL);
+		row_nulls(row, "mtu_allowed", "netdev_mtu_needed", "mtu_verdict", "mtu_fix", NULL);
 		return;
 	}
 	row_int(row, "mtu_allowed", v->allowed);
@@ -176,8 +167,7 @@ static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_d
 		row_double(row, "rate_gbps", port->rate_gbps, port->rate_gbps == (int)port->rate_gbps ? 0 : 1);
 		row_str(row, "rate", port->rate);
 	} else {
-		row_str(row, "rate_gbps", NULL);
-		row_str(row, "rate", NULL);
+		row_nulls(row, "rate_gbps", "rate", NULL);
 	}
 	row_mtu(row, "active_mtu", port->active_mtu);
 	row_mtu(row, "max_mtu", port->max_mtu);

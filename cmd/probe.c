@@ -402,9 +402,7 @@ static void on_row(struct probe_report *rep, const struct probe_row *r)
 		row_double(row, "lat_median_us", r->lat_med_us, 2);
 		row_double(row, "lat_p99_us", r->lat_p99_us, 2);
 	} else {
-		row_str(row, "lat_min_us", NULL);
-		row_str(row, "lat_median_us", NULL);
-		row_str(row, "lat_p99_us", NULL);
+		row_nulls(row, "lat_min_us", "lat_median_us", "lat_p99_us", NULL);
 	}
 	if (o->verify)
 		row_int(row, "verify_errors", (int64_t)r->verify_errors);

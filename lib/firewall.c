@@ -45,6 +45,21 @@ static struct fw_rule *rule_add(struct fw_rules *r)
 	return &nv[r->n++];
 }
 
+/* Append a copy of each rule of @from to @to (chain policies, after the rules). */
+static int rules_append(struct fw_rules *to, const struct fw_rules *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++) {
+		struct fw_rule *rule = rule_add(to);
+
+		if (!rule)
+			return -ENOMEM;
+		*rule = from->v[i];
+	}
+	return 0;
+}
+
 static void add_range(struct fw_rule *rule, long lo, long hi)
 {
 	if (rule->nranges >= FW_MAX_RANGES || lo < 0 || hi > 65535 || lo > hi)
@@ -219,14 +234,8 @@ static int nft_walk(struct json_object *list, struct fw_rules *out)
 		if (json_object_object_get_ex(json_object_array_get_idx(list, i), "rule", &o))
 			ret = nft_rule(out, o, chains);
 	/* Policies end their chains: after every rule. */
-	for (i = 0; i < pol.n && !ret; i++) {
-		struct fw_rule *rule = rule_add(out);
-
-		if (!rule)
-			ret = -ENOMEM;
-		else
-			*rule = pol.v[i];
-	}
+	if (!ret)
+		ret = rules_append(out, &pol);
 	fw_rules_free(&pol);
 	json_object_put(chains);
 	return ret;
@@ -371,7 +380,6 @@ int fw_parse_iptables_save(const char *text, struct fw_rules *out)
 	char *copy, *rest, *line;
 	bool in_filter = false;
 	long lineno = 0;
-	size_t i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -383,14 +391,8 @@ int fw_parse_iptables_save(const char *text, struct fw_rules *out)
 		lineno++;
 		ret = ipt_line(out, &pol, line, lineno, &in_filter);
 	}
-	for (i = 0; i < pol.n && !ret; i++) {
-		struct fw_rule *rule = rule_add(out);
-
-		if (!rule)
-			ret = -ENOMEM;
-		else
-			*rule = pol.v[i];
-	}
+	if (!ret)
+		ret = rules_append(out, &pol);
 	fw_rules_free(&pol);
 	free(copy);
 	if (ret)

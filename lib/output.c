@@ -87,6 +87,17 @@ void row_str(struct json_object *row, const char *key, const char *val)
 	row_set(row, key, val ? json_object_new_string(val) : NULL);
 }
 
+void row_nulls(struct json_object *row, ...)
+{
+	const char *key;
+	va_list ap;
+
+	va_start(ap, row);
+	while ((key = va_arg(ap, const char *)))
+		row_set(row, key, NULL);
+	va_end(ap);
+}
+
 void row_int(struct json_object *row, const char *key, int64_t val)
 {
 	row_set(row, key, json_object_new_int64(val));

@@ -60,6 +60,8 @@ void row_str(struct json_object *row, const char *key, const char *val);
 void row_int(struct json_object *row, const char *key, int64_t val);
 void row_bool(struct json_object *row, const char *key, bool val);
 void row_double(struct json_object *row, const char *key, double val, int decimals);
+/* JSON null in each KEY..., a list ended by NULL: columns that do not apply. */
+void row_nulls(struct json_object *row, ...) __attribute__((sentinel));
 /*
  * A list cell: a JSON array, joined with "," in text ("-" when empty).
  * row_list() makes the (empty) list; row_list_add() appends, NULL as null.

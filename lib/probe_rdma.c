@@ -66,16 +66,21 @@ static uint8_t *rx_region(const struct rdma_state *r, unsigned int q)
 	return tx_region(r, q) + r->region;
 }
 
+/* The session's state, with room for the bandwidth samples; set as s->priv. */
 static struct rdma_state *state_new(struct probe_sess *s, bool cm)
 {
 	struct rdma_state *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
+	s->priv = r;	/* from here rdma_teardown frees what we have */
+	r->t_ns = calloc(MAX_SAMPLES, sizeof(*r->t_ns));
+	r->bytes = calloc(MAX_SAMPLES, sizeof(*r->bytes));
+	if (!r->t_ns || !r->bytes)
+		return NULL;
 	r->cm = cm;
 	r->gid_index = -1;
 	r->region = s->req.size_max;
-	s->priv = r;
 	return r;
 }
 
@@ -993,34 +998,9 @@ static void rdma_teardown(struct probe_sess *s)
 	s->priv = NULL;
 }
 
-static int samples_alloc(struct probe_sess *s)
-{
-	struct rdma_state *r = s->priv;
-
-	r->t_ns = calloc(MAX_SAMPLES, sizeof(*r->t_ns));
-	r->bytes = calloc(MAX_SAMPLES, sizeof(*r->bytes));
-	if (!r->t_ns || !r->bytes)
-		return probe_fail(s, -ENOMEM, PROBE_ERR_SETUP, "Failed to allocate samples");
-	return 0;
-}
-
-static int verbs_setup_all(struct probe_sess *s)
-{
-	int ret = verbs_setup(s);
-
-	return ret ? ret : samples_alloc(s);
-}
-
-static int cm_setup_all(struct probe_sess *s)
-{
-	int ret = cm_setup(s);
-
-	return ret ? ret : samples_alloc(s);
-}
-
 const struct probe_ops probe_rdma_ops = {
 	.name = "rdma",
-	.setup = verbs_setup_all,
+	.setup = verbs_setup,
 	.local_info = rdma_local_info,
 	.finish = verbs_finish,
 	.prepare = rdma_prepare,
@@ -1031,7 +1011,7 @@ const struct probe_ops probe_rdma_ops = {
 
 const struct probe_ops probe_rdma_cm_ops = {
 	.name = "rdma-cm",
-	.setup = cm_setup_all,
+	.setup = cm_setup,
 	.connect = cm_connect,
 	.local_info = rdma_local_info,
 	.finish = cm_finish,
