@@ -30,6 +30,9 @@ serve() {
 			wait $!
 		done
 	done
+	# With an even number of rounds the last run is rdmactl's, after the
+	# last ib_write_bw: keep its server up until lab-b is done.
+	lab_get measured 600 >/dev/null
 	kill %1
 }
 
@@ -68,6 +71,7 @@ measure() {
 			echo "RESULT ib_write_bw $s ${bw:-0} MiB"
 		done
 	done
+	lab_put measured 1
 }
 
 if [[ $LAB_NODE == a ]]; then serve; else measure; fi

@@ -70,8 +70,14 @@ rdma_bench() {
 		{ u = $5 }
 		$2 == "rdmactl" { r[$3] = r[$3] " " $4; rs[$3] += $4; rn[$3]++; last[$3] = $4 }
 		$2 == "ib_write_bw" { p[$3] = p[$3] " " $4; ps[$3] += $4; pn[$3]++; if ($4 > 0) q[$3] = q[$3] " " last[$3] / $4 }
-		END { for (s in rs) printf "rdma lab %7d B  rdmactl %.2f %s/s (%s )  ib_write_bw %.2f %s/s (%s )  ratio of means %.3f, median ratio %.3f\n",
-			s, rs[s] / rn[s], u, r[s], ps[s] / pn[s], u, p[s], (rs[s] / rn[s]) / (ps[s] / pn[s]), median(q[s]) }'
+		function spread(s,   i, n, v, lo, hi) {
+			n = split(s, v, " ")
+			lo = hi = v[1]
+			for (i = 2; i <= n; i++) { if (v[i] + 0 < lo + 0) lo = v[i]; if (v[i] + 0 > hi + 0) hi = v[i] }
+			return sprintf("%.2f-%.2f", lo, hi)
+		}
+		END { for (s in rs) printf "rdma lab %7d B  rdmactl %.2f %s/s (%s )  ib_write_bw %.2f %s/s (%s )  ratio of means %.3f, median ratio %.3f (rounds %s)\n",
+			s, rs[s] / rn[s], u, r[s], ps[s] / pn[s], u, p[s], (rs[s] / rn[s]) / (ps[s] / pn[s]), median(q[s]), spread(q[s]) }'
 	rm -rf "$out"
 }
 
