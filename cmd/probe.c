@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../lib/ctx.h"
+#include "../lib/hwcnt.h"
 #include "../lib/log.h"
 #include "../lib/output.h"
 #include "../lib/probe.h"
@@ -91,6 +92,10 @@ struct probe_out {
 	double best_gbps;
 	uint64_t verify_errors;
 	int err;
+	/* The port counters that grew during the session (RDMA, when readable). */
+	bool counted;
+	char counted_port[80];
+	struct hwcnt grew;
 };
 
 /* "64K", "1M", "2GiB", "4096": bytes in [1, 2^31]; 0 or -EINVAL. */
@@ -413,6 +418,44 @@ static void on_row(struct probe_report *rep, const struct probe_row *r)
 	o->verify_errors += r->verify_errors;
 }
 
+static void on_counters(struct probe_report *rep, const char *dev, unsigned int port,
+			const struct hwcnt *grew)
+{
+	struct probe_out *o = rep->arg;
+	struct json_object *c = json_object_new_object();
+	unsigned int i;
+
+	for (i = 0; i < grew->n; i++)
+		row_int(c, grew->c[i].name, (int64_t)grew->c[i].value);
+	if (o->info)
+		json_object_object_add(o->info, "port_counters", c);
+	else
+		json_object_put(c);
+	o->counted = true;
+	o->grew = *grew;
+	snprintf(o->counted_port, sizeof(o->counted_port), "%s/%u", dev, port);
+}
+
+/* After the table: what the port counted, quiet or not. */
+static void counters_text(struct probe_out *o)
+{
+	unsigned int i;
+
+	if (!o->counted)
+		return;
+	o->counted = false;
+	if (!o->grew.n) {
+		print_text(o->ctx, "  %s counted no retransmission, sequence gap, RNR NAK or congestion "
+			   "mark during the run\n", o->counted_port);
+		return;
+	}
+	print_text(o->ctx, "  %s counters that grew during the run (port-wide: other traffic counts too):\n",
+		   o->counted_port);
+	for (i = 0; i < o->grew.n; i++)
+		print_text(o->ctx, "    %s +%llu: %s\n", o->grew.c[i].name,
+			   (unsigned long long)o->grew.c[i].value, hwcnt_meaning(o->grew.c[i].name));
+}
+
 static void emit(struct probe_out *o, const char *peer, int err)
 {
 	bool rows = table_rows(o->t) > 0;
@@ -431,6 +474,7 @@ static void emit(struct probe_out *o, const char *peer, int err)
 	if (rows)
 		print_text(o->ctx, "  MB = 10^6 bytes, Gb = 10^9 bits (perftest's MB/sec or MiB/sec is 2^20 B/s = "
 			   "MB/s / 1.048576); latency = half a write round trip\n");
+	counters_text(o);
 }
 
 static void on_end(struct probe_report *rep, const char *peer, int err)
@@ -468,7 +512,8 @@ static int run(struct ctx *ctx, struct probe_args *a, const char *peer)
 	int ret, rc;
 
 	o.verify = a->cfg.req.flags & PROBE_F_VERIFY;
-	o.rep = (struct probe_report){ on_setup, on_row, on_end, &o };
+	o.rep = (struct probe_report){ .setup = on_setup, .row = on_row, .counters = on_counters,
+				       .end = on_end, .arg = &o };
 	o.t = table_new(probe_cols);
 	if (!o.t)
 		return RC_PROBLEM;

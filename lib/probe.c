@@ -16,6 +16,7 @@
 
 #include "ctx.h"
 #include "doctor_peer.h"
+#include "hwcnt.h"
 #include "log.h"
 #include "probe.h"
 #include "probe_auth.h"
@@ -443,7 +444,24 @@ static int session_body(struct probe_sess *s, struct probe_report *rep)
 	fill_summary(s);
 	if (rep && rep->setup)
 		rep->setup(rep, &s->summary);
-	return run_sizes(s, rep);
+	if (!s->local.dev[0])
+		return run_sizes(s, rep);
+	/*
+	 * The port's counters around the run: a slow or failed probe whose
+	 * port counted retransmissions or sequence gaps lost packets on the
+	 * path, which the bandwidth alone cannot tell from a slow link.
+	 */
+	struct hwcnt *cnt = calloc(3, sizeof(*cnt));
+	bool have = cnt && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[0]);
+
+	ret = run_sizes(s, rep);
+	if (have && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[1])) {
+		hwcnt_trouble(&cnt[0], &cnt[1], &cnt[2]);
+		if (rep && rep->counters)
+			rep->counters(rep, s->local.dev, s->local.port_num, &cnt[2]);
+	}
+	free(cnt);
+	return ret;
 }
 
 static void sess_init(struct probe_sess *s, struct ctx *ctx, const struct probe_cfg *cfg)

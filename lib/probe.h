@@ -60,9 +60,18 @@ struct probe_summary {
  * Called by the session as results arrive: once the ends are connected
  * (@row NULL) and after each size.  The command prints from here.
  */
+struct hwcnt;
+
 struct probe_report {
 	void (*setup)(struct probe_report *r, const struct probe_summary *s);
 	void (*row)(struct probe_report *r, const struct probe_row *row);
+	/*
+	 * RDMA: after the sizes (also when one failed), the port counters of
+	 * @dev/@port that signal trouble and grew meanwhile (hwcnt.h); not
+	 * called when the port has no readable counters.
+	 */
+	void (*counters)(struct probe_report *r, const char *dev, unsigned int port,
+			 const struct hwcnt *grew);
 	/* The session ended (0 or -errno); the server calls it for each client. */
 	void (*end)(struct probe_report *r, const char *peer, int err);
 	void *arg;
