@@ -31,6 +31,7 @@
 #include "doctor.h"
 #include "doctor_peer.h"
 #include "gids.h"
+#include "hwcnt.h"
 #include "netdev.h"
 #include "probe.h"
 #include "probe_ctl.h"
@@ -55,6 +56,8 @@ struct peer_node {
 	struct probe_summary sum;
 	bool have_row;
 	struct probe_row row;
+	bool counted;			/* the port's trouble counters were read around the probe */
+	struct hwcnt grew;
 	int rdma_err;
 	int tcp_err;			/* the TCP probe; 1 when not run */
 };
@@ -127,9 +130,21 @@ static void on_row(struct probe_report *rep, const struct probe_row *row)
 	pn->have_row = true;
 }
 
+static void on_counters(struct probe_report *rep, const char *dev, unsigned int port,
+			const struct hwcnt *grew)
+{
+	struct peer_node *pn = rep->arg;
+
+	(void)dev;
+	(void)port;
+	pn->grew = *grew;
+	pn->counted = true;
+}
+
 static int run_probe(struct doctor *d, struct peer_node *pn, enum probe_transport tr)
 {
-	struct probe_report rep = { .setup = on_setup, .row = on_row, .arg = pn };
+	struct probe_report rep = { .setup = on_setup, .row = on_row, .counters = on_counters,
+				    .arg = pn };
 	struct probe_cfg cfg;
 
 	peer_cfg(d, &cfg);
@@ -455,6 +470,25 @@ static void peer_bandwidth(struct doctor *d, struct check_result *r, const struc
 	}
 }
 
+/* Packets lost during the probe show in the port's counters, whatever the bandwidth. */
+static void peer_losses(struct doctor *d, struct check_result *r, const struct peer_node *pn)
+{
+	char list[256] = "";
+	size_t len = 0;
+	unsigned int i;
+
+	if (!pn->counted || !pn->grew.n)
+		return;
+	for (i = 0; i < pn->grew.n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s +%llu", i ? ", " : "",
+					pn->grew.c[i].name, (unsigned long long)pn->grew.c[i].value);
+	check_note(r, CHECK_WARN, "%s/%u counted %s during the RDMA probe: %s", pn->sum.local.dev,
+		   pn->sum.local.port_num, list, hwcnt_meaning(pn->grew.c[0].name));
+	check_fix(r, "RoCE needs a lossless path: check PFC or ECN on the switch ports and NICs, "
+		  "the cabling, and nft/iptables rules on UDP 4791; rdmactl probe %s -D 10 "
+		  "shows whether the counters keep growing", d->peer);
+}
+
 void check_peer(struct doctor *d, struct check_result *r)
 {
 	struct peer_node *pn;
@@ -494,7 +528,9 @@ void check_peer(struct doctor *d, struct check_result *r)
 			   pn->have_sum ? "failed" : "could not set up", strerror(-pn->rdma_err),
 			   pn->have_sum && !pn->tcp_err ? " while TCP passes (see firewall)" : "");
 		check_fix(r, "rdmactl probe %s -v", d->peer);
+		peer_losses(d, r, pn);
 		return;
 	}
 	peer_bandwidth(d, r, pn);
+	peer_losses(d, r, pn);
 }

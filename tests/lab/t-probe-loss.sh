@@ -89,5 +89,15 @@ lab_get snapped >/dev/null
 cat lossy.txt
 grep -q "^  rxe0/1 counters that grew during the run" lossy.txt || fail "lossy text: no counters line"
 grep -Eq "^    (rcvd_seq_err|completer_retry_err) \+[0-9]+: " lossy.txt || fail "lossy text: no counter with its meaning"
+# doctor --peer runs a one-second probe: the loss is a warning with a fix.
+"$RDMACTL" -j doctor --peer "$LAB_PEER_IP" --only peer >doctor.json 2>doctor.err
+check_eq "doctor under loss: exit status (a warning)" 0 "$?"
+jq -r '.checks[] | select(.id == "peer") | "\(.status)\t\(.found)\t\(.fix)"' doctor.json
+check_eq "doctor under loss: peer" warn "$(jq -r '.checks[] | select(.id == "peer") | .status' doctor.json)"
+jq -r '.checks[] | select(.id == "peer") | .found' doctor.json |
+	grep -Eq "rxe0/1 counted .*(rcvd_seq_err|completer_retry_err) \+[0-9]+.* during the RDMA probe" ||
+	fail "doctor under loss: the counters are not named"
+jq -r '.checks[] | select(.id == "peer") | .fix' doctor.json | grep -q "lossless path" ||
+	fail "doctor under loss: no fix for a lossy path"
 lab_put lossy-done 1
 exit 0
