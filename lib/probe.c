@@ -425,6 +425,26 @@ static void fill_summary(struct probe_sess *s)
 		m->path_mtu = s->local.mtu < s->remote.mtu ? s->local.mtu : s->remote.mtu;
 }
 
+/*
+ * run_sizes() with the port's counters read around it: a slow or failed
+ * probe whose port counted retransmissions or sequence gaps lost packets
+ * on the path, which the bandwidth alone cannot tell from a slow link.
+ */
+static int run_counted(struct probe_sess *s, struct probe_report *rep)
+{
+	struct hwcnt *cnt = calloc(3, sizeof(*cnt));	/* before, after, grown */
+	bool have = cnt && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[0]);
+	int ret = run_sizes(s, rep);
+
+	if (have && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[1])) {
+		hwcnt_trouble(&cnt[0], &cnt[1], &cnt[2]);
+		if (rep && rep->counters)
+			rep->counters(rep, s->local.dev, s->local.port_num, &cnt[2]);
+	}
+	free(cnt);
+	return ret;
+}
+
 /* From TEST_ACK on, the same for both ends. */
 static int session_body(struct probe_sess *s, struct probe_report *rep)
 {
@@ -444,24 +464,7 @@ static int session_body(struct probe_sess *s, struct probe_report *rep)
 	fill_summary(s);
 	if (rep && rep->setup)
 		rep->setup(rep, &s->summary);
-	if (!s->local.dev[0])
-		return run_sizes(s, rep);
-	/*
-	 * The port's counters around the run: a slow or failed probe whose
-	 * port counted retransmissions or sequence gaps lost packets on the
-	 * path, which the bandwidth alone cannot tell from a slow link.
-	 */
-	struct hwcnt *cnt = calloc(3, sizeof(*cnt));
-	bool have = cnt && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[0]);
-
-	ret = run_sizes(s, rep);
-	if (have && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[1])) {
-		hwcnt_trouble(&cnt[0], &cnt[1], &cnt[2]);
-		if (rep && rep->counters)
-			rep->counters(rep, s->local.dev, s->local.port_num, &cnt[2]);
-	}
-	free(cnt);
-	return ret;
+	return s->local.dev[0] ? run_counted(s, rep) : run_sizes(s, rep);
 }
 
 static void sess_init(struct probe_sess *s, struct ctx *ctx, const struct probe_cfg *cfg)
