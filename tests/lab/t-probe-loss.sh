@@ -72,7 +72,7 @@ lab_put clean-done 1
 
 lab_get lossy >/dev/null
 snap b0
-timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 300 --lat-iters 0 >lossy.json 2>lossy.err
+timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 150 --lat-iters 0 >lossy.json 2>lossy.err
 check_eq "lossy: exit status (RC retransmits)" 0 "$?"
 snap b1
 cat lossy.err
@@ -85,7 +85,7 @@ done
 lab_put lossy-json 1
 lab_get snapped >/dev/null
 # The same run in text: the counters and what they mean.
-"$RDMACTL" probe "$LAB_PEER_IP" -s 64K -n 100 --lat-iters 0 >lossy.txt 2>&1
+"$RDMACTL" probe "$LAB_PEER_IP" -s 64K -n 50 --lat-iters 0 >lossy.txt 2>&1
 cat lossy.txt
 grep -q "^  rxe0/1 counters that grew during the run" lossy.txt || fail "lossy text: no counters line"
 grep -Eq "^    (rcvd_seq_err|completer_retry_err) \+[0-9]+: " lossy.txt || fail "lossy text: no counter with its meaning"
