@@ -48,6 +48,17 @@ lab_sleep() {
 	read -r -t "$1" -u "$LAB__SLEEP_FD" _ || true
 }
 
+# lab_wait_listen PORT: until something listens on TCP PORT here (10 s at
+# most); 0 when it does.
+lab_wait_listen() {
+	local i
+	for i in $(seq 50); do
+		ss -Hltn "sport = :$1" | grep -q . && return 0
+		lab_sleep 0.2
+	done
+	return 1
+}
+
 # lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds.
 # Gives up early when the peer guest went down or, inside a test, already
 # finished that test (so it will never answer), rather than sit out the bound.

@@ -55,10 +55,7 @@ lab_put "mtu-$LAB_NODE" "$(active_mtu)"
 if [[ $LAB_NODE == b ]]; then
 	"$RDMACTL" probe --server --port $PORT >server.out 2>server.err &
 	server=$!
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$PORT" | grep -q . && break
-		sleep 0.2
-	done
+	lab_wait_listen $PORT
 	lab_put server-up 1
 	lab_get a-healthy 200 >/dev/null
 

@@ -19,10 +19,7 @@ active_mtu() {
 start_server() {
 	"$RDMACTL" probe --server --port $port --timeout 3 "$@" >server.out 2>server.err &
 	server=$!
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && return
-		sleep 0.2
-	done
+	lab_wait_listen $port
 }
 
 # --- 1. MTU 9000 on lab-a, 1500 on lab-b ---

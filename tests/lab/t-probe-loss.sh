@@ -24,10 +24,7 @@ grown() { join "$1" "$2" | awk -v n="$3" '$1 == n { print $3 - $2 }'; }
 if [[ $LAB_NODE == a ]]; then
 	"$RDMACTL" -j probe --server --port $port >server.out 2>server.err &
 	server=$!
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && break
-		lab_sleep 0.2
-	done
+	lab_wait_listen $port
 	lab_put up 1
 	lab_get clean-done 120 >/dev/null
 	nft add table inet probeloss

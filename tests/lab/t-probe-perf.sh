@@ -18,17 +18,11 @@ rounds=3
 if [[ $LAB_NODE == a ]]; then
 	"$RDMACTL" probe --server --port $port >probe-server.out 2>&1 &
 	probe=$!
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.2
-	done
+	lab_wait_listen $port
 	for r in $(seq $rounds); do
 		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >"bw-server-$r.out" 2>&1 &
 		bw=$!
-		for _ in $(seq 50); do
-			ss -Hltn "sport = :$bwport" | grep -q . && break
-			sleep 0.2
-		done
+		lab_wait_listen $bwport
 		lab_put "up-$r" 1
 		wait "$bw" || fail "ib_write_bw server (round $r) exited with $?"
 	done

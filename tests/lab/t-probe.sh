@@ -28,10 +28,7 @@ lab_put "mtu-$LAB_NODE" "$(active_mtu)"
 
 "$RDMACTL" probe --server --port $port >server.out 2>server.err &
 server=$!
-for _ in $(seq 50); do
-	ss -Hltn "sport = :$port" | grep -q . && break
-	sleep 0.2
-done
+lab_wait_listen $port
 lab_barrier servers-up
 
 # client NAME ARGS...: run a probe against the peer, JSON into NAME.json.

@@ -23,10 +23,7 @@ if [[ $LAB_NODE == a ]]; then
 	timeout 60 "${bw[@]}" >server.out 2>&1 &
 	server=$!
 	# Tell lab-b to connect once the server listens.
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.2
-	done
+	lab_wait_listen $port
 	lab_put server-up 1
 	wait "$server" || fail "ib_write_bw server exited with $?"
 	cat server.out

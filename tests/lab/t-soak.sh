@@ -52,10 +52,7 @@ if [[ $LAB_NODE == a ]]; then
 	# --timeout 2: a stalled client costs 2 s; RDMA set-up on TCG fits.
 	"$RDMACTL" probe --server --port $port --timeout 2 --max-size 1M >server.out 2>server.err &
 	server=$!
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$port" | grep -q . && break
-		sleep 0.2
-	done
+	lab_wait_listen $port
 	lab_put server-up 1
 	lab_get warm-done 120 >/dev/null
 	settle
