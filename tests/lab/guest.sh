@@ -83,7 +83,7 @@ put_result() {
 
 # run_test I: run test I with its timeout, then publish its verdict.
 run_test() {
-	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid rc nfail reason start=$SECONDS
+	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid rc nfail reason verdict start=$SECONDS
 	local log=$RUN/log/$NODE/$id.log share=$RUN/t/$id failfile=/tmp/lab-state/$id.failed
 	local work=/tmp/lab-work/$id
 	mkdir -p "$share" "$work"
@@ -103,18 +103,62 @@ run_test() {
 	nfail=$(wc -l <"$failfile")
 	if ((rc == 124 || rc == 137)); then
 		echo "lab: test killed after its $limit s limit" >>"$log"
-		put_result "$id" fail "timed out after $limit s"
+		verdict="fail timed out after $limit s"
 	elif ((nfail > 0)); then
-		put_result "$id" fail "$nfail check(s) failed, exit $rc"
+		verdict="fail $nfail check(s) failed, exit $rc"
 	elif ((rc == 77)); then
 		reason=$(sed -n 's/^SKIP: *//p' "$log" | tail -n 1)
-		put_result "$id" skip "${reason:-exit 77}"
+		verdict="skip ${reason:-exit 77}"
 	elif ((rc == 0)); then
-		put_result "$id" pass
+		verdict=pass
 	else
-		put_result "$id" fail "exit $rc"
+		verdict="fail exit $rc"
 	fi
-	say "$id done in $((SECONDS - start)) s: $(cat "$RUN/res/$id.$NODE")"
+	# Before the verdict is out, so the harness's report of it includes this.
+	[[ $verdict == pass ]] || wire_report >>"$log"
+	put_result "$id" "$verdict"
+	say "$id done in $((SECONDS - start)) s: $verdict"
+}
+
+# peer_answers: lab-PEER's kernel answers on the wire. A connection to a
+# closed port is refused by the peer itself (its RST proves ARP and both
+# directions work); "No route to host" or a timeout means the link is dead.
+peer_answers() {
+	local out
+	out=$(timeout 3 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/9" 2>&1)
+	[[ $? == 0 || $out == *"Connection refused"* ]]
+}
+
+# wire_report: after a failed two-node test, say whether the link still
+# works and, if not, record this guest's view of it (and the host's view of
+# QEMU's socket between the guests) in the console, for a failure that can
+# only be understood in the state it left.
+wire_report() {
+	local n dev
+	[[ -n $LAB_PEER_IP ]] || return 0
+	peer_answers && return 0
+	say "lab-$LAB_PEER does not answer on the wire; link state in the test's log"
+	echo "lab: lab-$LAB_PEER does not answer on the wire after this test; link state:"
+	: >"$RUN/wire-ask.$NODE"
+	for ((n = 0; n < 50; n++)); do
+		[[ -e $RUN/wire-ask.$NODE ]] || break
+		lab_sleep 0.1
+	done
+	{
+		ip -s -s link show dev eth0
+		ip neigh show dev eth0
+		tc -s qdisc show dev eth0
+		echo "softnet_stat:" && cat /proc/net/softnet_stat
+		dev=$(basename "$(readlink -f /sys/class/net/eth0/device)")
+		grep -E "CPU|$dev-" /proc/interrupts
+		for n in /sys/class/net/eth0/queues/tx-*/byte_queue_limits/inflight; do
+			echo "$n: $(cat "$n")"
+		done
+		echo "hw_counters:" && grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* | sed 's|.*/||'
+		rdma resource show
+		dmesg | tail -n 15
+		cat "$RUN/wire-state.$NODE" 2>/dev/null
+	} 2>&1 | sed "s/^/wire: /"
 }
 
 say "bringing up eth0 $LAB_IP and rxe0"
