@@ -146,6 +146,7 @@ wire_report() {
 	done
 	{
 		ip -s -s link show dev eth0
+		ethtool -S eth0 | grep -v ': 0$'
 		ip neigh show dev eth0
 		tc -s qdisc show dev eth0
 		echo "softnet_stat:" && cat /proc/net/softnet_stat
@@ -156,7 +157,7 @@ wire_report() {
 		done
 		echo "hw_counters:" && grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* | sed 's|.*/||'
 		rdma resource show
-		dmesg | tail -n 15
+		dmesg -l emerg,alert,crit,err,warn | grep -v 'speed is unknown' | tail -n 80
 		cat "$RUN/wire-state.$NODE" 2>/dev/null
 	} 2>&1 | sed "s/^/wire: /"
 }
