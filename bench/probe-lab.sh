@@ -8,7 +8,7 @@
 lab_need_peer
 rounds=${BENCH_ROUNDS:-3}
 bytes=${BENCH_BYTES:-$((48 << 20))}
-sizes=(65536 4096 262144)
+read -ra sizes <<<"${BENCH_SIZES:-65536 4096 262144}"
 port=18600
 bwport=18515
 
@@ -18,34 +18,52 @@ iters() {
 	echo $((n < 200 ? 200 : n))
 }
 
-serve() {
-	local i s
-	"$RDMACTL" probe --server --port $port >/dev/null 2>&1 &
-	for i in $(seq "$rounds"); do
-		for s in "${sizes[@]}"; do
-			lab_get "go-$i-$s" 600 >/dev/null
-			timeout 300 ib_write_bw -d rxe0 -x 1 -F -s "$s" -n "$(iters "$s")" -p $bwport >/dev/null 2>&1 &
-			sleep 1
-			lab_put "up-$i-$s" 1
-			wait $!
-		done
-	done
-	# With an even number of rounds the last run is rdmactl's, after the
-	# last ib_write_bw: keep its server up until lab-b is done.
-	lab_get measured 600 >/dev/null
-	kill %1
+# order ROUND: the tools in the order lab-b runs them in ROUND (which goes
+# first alternates from round to round).
+order() {
+	if (($1 % 2)); then echo rdmactl ib_write_bw; else echo ib_write_bw rdmactl; fi
 }
 
-# run_probe SIZE N: rdmactl's average in MB/s (10^6 B/s).
+# Both tools get the same choreography, so neither peer is busier during
+# one tool's runs than the other's: for every run lab-a starts that tool's
+# server afresh (rdmactl's with --once), says so, and waits for it to end
+# without polling anything.
+serve() {
+	local i s tool
+	for i in $(seq "$rounds"); do
+		for s in "${sizes[@]}"; do
+			for tool in $(order "$i"); do
+				lab_get "go-$i-$s-$tool" 600 >/dev/null
+				if [[ $tool == rdmactl ]]; then
+					timeout 300 "$RDMACTL" probe --server --once --port $port >/dev/null 2>&1 &
+					lab_wait_listen $port
+				else
+					timeout 300 ib_write_bw -d rxe0 -x 1 -F -s "$s" -n "$(iters "$s")" -p $bwport >/dev/null 2>&1 &
+					lab_wait_listen $bwport
+				fi
+				lab_put "up-$i-$s-$tool" 1
+				wait $!
+			done
+		done
+	done
+}
+
+# serving ROUND SIZE TOOL: have lab-a start TOOL's server, wait until it is up.
+serving() {
+	lab_put "go-$1-$2-$3" 1
+	lab_get "up-$1-$2-$3" 600 >/dev/null
+}
+
+# run_probe ROUND SIZE N: rdmactl's average in MB/s (10^6 B/s).
 run_probe() {
-	timeout 300 "$RDMACTL" -j probe "$LAB_PEER_IP" --port $port -s "$1" -n "$2" --lat-iters 0 |
+	serving "$1" "$2" rdmactl
+	timeout 300 "$RDMACTL" -j probe "$LAB_PEER_IP" --port $port -s "$2" -n "$3" --lat-iters 0 |
 		jq -r '.results[0].bw_avg_MBps'
 }
 
-# run_bw ROUND SIZE N: ib_write_bw's output, its server started on lab-a.
+# run_bw ROUND SIZE N: ib_write_bw's output.
 run_bw() {
-	lab_put "go-$1-$2" 1
-	lab_get "up-$1-$2" 600 >/dev/null
+	serving "$1" "$2" ib_write_bw
 	timeout 300 ib_write_bw -d rxe0 -x 1 -F -s "$2" -n "$3" -p $bwport "$LAB_PEER_IP" 2>&1
 }
 
@@ -53,25 +71,24 @@ run_bw() {
 # releases, MiB/sec in newer): rdmactl's bw_avg_MBps (10^6 B/s) is
 # converted to it.  Which tool goes first alternates from round to round.
 measure() {
-	local i s n out bw pr
+	local i s n out bw pr tool
 	sleep 2
 	for i in $(seq "$rounds"); do
 		for s in "${sizes[@]}"; do
 			n=$(iters "$s")
-			if ((i % 2)); then
-				pr=$(run_probe "$s" "$n")
-				out=$(run_bw "$i" "$s" "$n")
-			else
-				out=$(run_bw "$i" "$s" "$n")
-				pr=$(run_probe "$s" "$n")
-			fi
+			for tool in $(order "$i"); do
+				if [[ $tool == rdmactl ]]; then
+					pr=$(run_probe "$i" "$s" "$n")
+				else
+					out=$(run_bw "$i" "$s" "$n")
+				fi
+			done
 			bw=$(awk -v s="$s" '$1 == s && NF >= 5 { print $4 }' <<<"$out")
 			pr=$(awk -v m="${pr:-0}" 'BEGIN { printf "%.2f", m / 1.048576 }')
 			echo "RESULT rdmactl $s $pr MiB"
 			echo "RESULT ib_write_bw $s ${bw:-0} MiB"
 		done
 	done
-	lab_put measured 1
 }
 
 if [[ $LAB_NODE == a ]]; then serve; else measure; fi

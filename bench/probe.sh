@@ -7,8 +7,9 @@
 #    between two network namespaces (root).
 # Prints each figure and the ratio rdmactl / reference (targets: >= 0.95
 # for RDMA, >= 0.9 for TCP).  BUILD=DIR picks the binary (default build);
-# BENCH_ROUNDS (default 3) and BENCH_BYTES (per run, default 48 MiB) size
-# the RDMA rounds.  It takes the lab lock itself: do not wrap it in flock.
+# BENCH_ROUNDS (default 3), BENCH_BYTES (per run, default 48 MiB) and
+# BENCH_SIZES (default "65536 4096 262144") size the RDMA rounds.  It
+# takes the lab lock itself: do not wrap it in flock.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -49,7 +50,8 @@ rdma_bench() {
 	mkdir "$out/t"
 	{
 		echo "# lab-timeout: $limit"
-		printf 'BENCH_ROUNDS=%q BENCH_BYTES=%q\n' "$rounds" "${BENCH_BYTES:-$((48 << 20))}"
+		printf 'BENCH_ROUNDS=%q BENCH_BYTES=%q BENCH_SIZES=%q\n' "$rounds" "${BENCH_BYTES:-$((48 << 20))}" \
+			"${BENCH_SIZES:-65536 4096 262144}"
 		printf '. %q\n' "$TOP/bench/probe-lab.sh"
 	} >"$out/t/probe-lab.sh"
 	# The guests share the host's CPUs with whatever else runs: its load
