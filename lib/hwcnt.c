@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "hwcnt.h"
 #include "sysfs.h"
 

@@ -56,12 +56,12 @@ struct probe_summary {
 	unsigned int inline_max;	/* RDMA: sizes up to this are posted inline */
 };
 
+struct hwcnt;
+
 /*
  * Called by the session as results arrive: once the ends are connected
  * (@row NULL) and after each size.  The command prints from here.
  */
-struct hwcnt;
-
 struct probe_report {
 	void (*setup)(struct probe_report *r, const struct probe_summary *s);
 	void (*row)(struct probe_report *r, const struct probe_row *row);
