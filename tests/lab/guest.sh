@@ -140,10 +140,7 @@ wire_report() {
 	say "lab-$LAB_PEER does not answer on the wire; link state in the test's log"
 	echo "lab: lab-$LAB_PEER does not answer on the wire after this test; link state:"
 	: >"$RUN/wire-ask.$NODE"
-	for ((n = 0; n < 50; n++)); do
-		[[ -e $RUN/wire-ask.$NODE ]] || break
-		lab_sleep 0.1
-	done
+	lab__await "the host's view of the link" 5 test ! -e "$RUN/wire-ask.$NODE"
 	{
 		ip -s -s link show dev eth0
 		ethtool -S eth0 | grep -v ': 0$'
@@ -155,7 +152,7 @@ wire_report() {
 		for n in /sys/class/net/eth0/queues/tx-*/byte_queue_limits/inflight; do
 			echo "$n: $(cat "$n")"
 		done
-		echo "hw_counters:" && grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* | sed 's|.*/||'
+		echo "hw_counters:" && lab_hwcnt rxe0 1
 		rdma resource show
 		dmesg -l emerg,alert,crit,err,warn | grep -v 'speed is unknown' | tail -n 80
 		cat "$RUN/wire-state.$NODE" 2>/dev/null

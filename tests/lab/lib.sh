@@ -59,6 +59,12 @@ lab_wait_listen() {
 	return 1
 }
 
+# lab_hwcnt DEV PORT: the port's hw_counters as "name value" lines, sorted
+# (one grep, not a process per counter).
+lab_hwcnt() {
+	grep -H . "/sys/class/infiniband/$1/ports/$2/hw_counters/"* | sed 's|.*/||; s/:/ /' | sort
+}
+
 # lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds.
 # Gives up early when the peer guest went down or, inside a test, already
 # finished that test (so it will never answer), rather than sit out the bound.

@@ -14,10 +14,7 @@ cnt=/sys/class/infiniband/rxe0/ports/1/hw_counters
 [[ -d $cnt ]] || skip "rxe0/1 has no hw_counters in this kernel"
 
 # snap FILE: every counter of rxe0/1 as "name value" lines.
-snap() {
-	local f
-	for f in "$cnt"/*; do echo "$(basename "$f") $(cat "$f")"; done | sort >"$1"
-}
+snap() { lab_hwcnt rxe0 1 >"$1"; }
 # grown BEFORE AFTER NAME: how much NAME grew.
 grown() { join "$1" "$2" | awk -v n="$3" '$1 == n { print $3 - $2 }'; }
 
