@@ -597,25 +597,18 @@ static int poll_batch(struct probe_sess *s, struct rdma_state *r, uint64_t size)
 }
 
 /*
- * Signal one write in this many: perftest's one in min(100, depth) for
- * small writes, and for larger ones at least one completion per MiB
- * written (64 KiB: 1 in 16).  Each signaled write costs the sender a CQE
- * and a poll; where the CPU is the bottleneck (Soft-RoCE, where it also
- * does the protocol's work) signaling every 64 KiB write cost 6% against
- * 1 in 16 in the lab.  One in 100 regardless of size (perftest 4.5) is
- * too few: the stall timeout sees progress only as completions, and two
- * QPs on a slow link moved 12.5 MiB of 64 KiB writes without one, so a
+ * Signal one write in this many, as ib_write_bw does: one in min(100,
+ * depth), but every write over 8 KiB.  Signaling 1 in 100 large writes
+ * drained the pipe between batches (half ib_write_bw's rate in the lab),
+ * and the stall timeout, which sees progress only as completions, saw
+ * none while two QPs moved 12.5 MiB of 64 KiB writes: on a slow link a
  * healthy --qps 2 run failed with "no completion for 10000 ms".
  */
 static uint32_t signal_every(const struct probe_sess *s, uint64_t size)
 {
-	uint64_t mod = PROBE_SIGNAL_BYTES / size;
-
-	if (mod > PROBE_CQ_MOD)
-		mod = PROBE_CQ_MOD;
-	if (mod > s->req.depth)
-		mod = s->req.depth;
-	return mod ? (uint32_t)mod : 1;
+	if (size > PROBE_CQ_MOD_MAX_SIZE)
+		return 1;
+	return s->req.depth < PROBE_CQ_MOD ? s->req.depth : PROBE_CQ_MOD;
 }
 
 /* Duration over: stop at the next signaled write of each QP, so all complete. */

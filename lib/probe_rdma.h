@@ -10,16 +10,16 @@
  *
  * Posting, as perftest's ib_write_bw does: up to --depth writes in flight
  * per QP, one in min(100, depth) signaled (and always the last), the CQ
- * polled 16 completions at a time, small writes posted inline; larger
- * writes signaled at least once per MiB (see signal_every()).
+ * polled 16 completions at a time, small writes posted inline; writes
+ * over 8 KiB are all signaled, as perftest signals them.
  */
 #ifndef RDMACTL_PROBE_RDMA_H
 #define RDMACTL_PROBE_RDMA_H
 
 /* Signal one write in this many (perftest's cq_mod)... */
 #define PROBE_CQ_MOD	100
-/* ...but at least one per this many bytes written (1 MiB). */
-#define PROBE_SIGNAL_BYTES (1u << 20)
+/* ...but each write larger than this (perftest's MSG_SIZE_CQ_MOD_LIMIT). */
+#define PROBE_CQ_MOD_MAX_SIZE 8192
 #define PROBE_POLL_BATCH 16
 #define PROBE_INLINE_WANT 220
 
