@@ -3,7 +3,7 @@
 #ifndef RDMACTL_CMDS_H
 #define RDMACTL_CMDS_H
 
-#include "../lib/opt.h"
+#include "base/opt.h"
 
 struct ctx;
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/log.h"
-#include "../lib/sysfs.h"
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/sysfs.h"
 #include "cmds.h"
 
 /* Printed instead of candidates when the shell should complete file names. */

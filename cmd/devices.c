@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
-#include "../lib/rdma.h"
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "node/rdma.h"
 #include "cmds.h"
 
 const struct opt devices_opts[] = {

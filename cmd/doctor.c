@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/doctor.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
-#include "../lib/probe_auth.h"
-#include "../lib/probe_proto.h"
+#include "base/ctx.h"
+#include "doctor/doctor.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "probe/probe_auth.h"
+#include "probe/probe_proto.h"
 #include "cmds.h"
 
 enum {

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/gids.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
-#include "../lib/rdma.h"
+#include "base/ctx.h"
+#include "node/gids.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "node/rdma.h"
 #include "cmds.h"
 
 enum {

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/limits.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
+#include "base/ctx.h"
+#include "node/limits.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "cmds.h"
 
 enum {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/ctx.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/output.h"
 #include "cmds.h"
 
 #ifndef RDMACTL_VERSION

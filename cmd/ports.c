@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../lib/ctx.h"
-#include "../lib/log.h"
-#include "../lib/netdev.h"
-#include "../lib/output.h"
-#include "../lib/rdma.h"
+#include "base/ctx.h"
+#include "base/log.h"
+#include "node/netdev.h"
+#include "base/output.h"
+#include "node/rdma.h"
 #include "cmds.h"
 
 /* The netdev MTU the fix suggests: what the field notes used, far above 4096 + headers. */

@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/ctx.h"
-#include "../lib/hwcnt.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
-#include "../lib/probe.h"
-#include "../lib/probe_auth.h"
-#include "../lib/rdma.h"
+#include "base/ctx.h"
+#include "node/hwcnt.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "probe/probe.h"
+#include "probe/probe_auth.h"
+#include "node/rdma.h"
 #include "cmds.h"
 
 enum {

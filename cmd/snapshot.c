@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/ctx.h"
-#include "../lib/log.h"
-#include "../lib/output.h"
-#include "../lib/snapshot.h"
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/output.h"
+#include "node/snapshot.h"
 #include "cmds.h"
 
 const struct opt snapshot_opts[] = {

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctx.h"
+#include "base/ctx.h"
 
 /* The temporary root of this process ("" until fuzz_root_init). */
 extern char fuzz_root[];

@@ -48,6 +48,6 @@ fuzz-regress: fuzz-build
 .PHONY: fuzz-probe-seeds
 fuzz-probe-seeds: $(FUZZ_BUILD)/probe_seeds
 	$(FUZZ_BUILD)/probe_seeds tests/fuzz/corpus
-$(FUZZ_BUILD)/probe_seeds: tests/fuzz/probe_seeds.c lib/probe_proto.c lib/probe_proto.h
+$(FUZZ_BUILD)/probe_seeds: tests/fuzz/probe_seeds.c lib/probe/probe_proto.c lib/probe/probe_proto.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -iquote lib -o $@ tests/fuzz/probe_seeds.c lib/probe_proto.c
+	$(CC) -std=gnu11 $(WARN) -iquote lib -o $@ tests/fuzz/probe_seeds.c lib/probe/probe_proto.c

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "fuzz.h"
-#include "output.h"
-#include "sysfs.h"
+#include "base/output.h"
+#include "base/sysfs.h"
 
 static const char *const prefixes[] = {
 	"sys/", "proc/", "etc/", "run/", "usr/", "lib/", "lib64/", "env/", NULL

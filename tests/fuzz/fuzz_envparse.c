@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "envparse.h"
+#include "node/envparse.h"
 #include "fuzz.h"
 
 static void list_sane(const struct env_list *l, const char *what)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "firewall.h"
+#include "node/firewall.h"
 #include "fuzz.h"
 
 static void rules_sane(const struct fw_rules *r)

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "limits.h"
+#include "node/limits.h"
 #include "limits_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "limits.h"
+#include "node/limits.h"
 #include "limits_check.h"
 
 static const char *const prefixes[] = {

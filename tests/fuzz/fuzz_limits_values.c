@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "limits.h"
+#include "node/limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

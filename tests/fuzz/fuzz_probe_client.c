@@ -9,8 +9,8 @@
  */
 #include <json-c/json.h>
 
-#include "doctor_peer.h"
-#include "probe_proto.h"
+#include "doctor/doctor_peer.h"
+#include "probe/probe_proto.h"
 #include "probe_stream.h"
 
 static void on_progress(void *arg, const struct probe_progress *p)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "probe_proto.h"
+#include "probe/probe_proto.h"
 
 static void check_bounds(const struct probe_frame *f)
 {

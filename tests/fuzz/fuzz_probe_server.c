@@ -5,7 +5,7 @@
  * limits, EP_INFO, then START/ROW/BYE until the stream ends.  Input: the
  * bytes the client sends, framed or not.
  */
-#include "probe_proto.h"
+#include "probe/probe_proto.h"
 #include "probe_stream.h"
 
 static void server_session(struct probe_ctl *c)

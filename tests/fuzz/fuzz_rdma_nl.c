@@ -11,7 +11,7 @@
  * chardev and port callbacks as load_dev_details() does.
  */
 #define rdma_nl_load fuzz_rdma_nl_load_unused
-#include "../../lib/rdma_nl.c"
+#include "../../lib/node/rdma_nl.c"
 #undef rdma_nl_load
 
 #include "fuzz.h"

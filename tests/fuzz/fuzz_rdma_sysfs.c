@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor_peer.h"
+#include "doctor/doctor_peer.h"
 #include "fuzz.h"
-#include "gids.h"
-#include "netdev.h"
-#include "rdma.h"
+#include "node/gids.h"
+#include "node/netdev.h"
+#include "node/rdma.h"
 
 static const char *const prefixes[] = { "sys/", "proc/", "etc/", "run/rdmactl/", NULL };
 

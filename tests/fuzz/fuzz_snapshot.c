@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "snapshot.h"
+#include "node/snapshot.h"
 
 static const char *const prefixes[] = { "sys/", "proc/", "etc/", "run/", "usr/", NULL };
 

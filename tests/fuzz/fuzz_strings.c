@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "gids.h"
-#include "opt.h"
-#include "rdma.h"
+#include "node/gids.h"
+#include "base/opt.h"
+#include "node/rdma.h"
 
 static void devport(const char *s)
 {

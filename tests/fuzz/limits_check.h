@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "limits.h"
+#include "node/limits.h"
 
 static inline void memlock_sane(struct memlock *m, const char *scope)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_proto.h"
+#include "probe/probe_proto.h"
 
 struct stream {
 	uint8_t buf[16384];

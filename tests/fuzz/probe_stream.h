@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "probe_ctl.h"
+#include "probe/probe_ctl.h"
 
 /* At most this many bytes of stream: all of it fits the socket buffer. */
 #define STREAM_MAX (64 * 1024)

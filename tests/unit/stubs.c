@@ -2,7 +2,7 @@
 /* lib/opt.c refers to the command table of cmd/main.c; unit tests have none. */
 #include <stddef.h>
 
-#include "opt.h"
+#include "base/opt.h"
 
 const struct command commands[] = { { 0 } };
 

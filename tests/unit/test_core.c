@@ -3,10 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ctx.h"
-#include "opt.h"
-#include "output.h"
-#include "rdma.h"
+#include "base/ctx.h"
+#include "base/opt.h"
+#include "base/output.h"
+#include "node/rdma.h"
 #include "test.h"
 
 static void closest_suggests_near_words(void)

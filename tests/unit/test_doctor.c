@@ -6,10 +6,10 @@
 
 #include <json-c/json.h>
 
-#include "ctx.h"
-#include "doctor.h"
-#include "doctor_peer.h"
-#include "opt.h"
+#include "base/ctx.h"
+#include "doctor/doctor.h"
+#include "doctor/doctor_peer.h"
+#include "base/opt.h"
 #include "test.h"
 
 static struct ctx ctx;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "envparse.h"
+#include "node/envparse.h"
 #include "test.h"
 
 static char err[160];

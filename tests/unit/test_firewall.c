@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "firewall.h"
+#include "node/firewall.h"
 #include "test.h"
 
 #define HDR "{\"nftables\": [{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}}, "

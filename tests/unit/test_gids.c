@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "gids.h"
-#include "rdma.h"
+#include "base/ctx.h"
+#include "node/gids.h"
+#include "node/rdma.h"
 #include "test.h"
 
 static const char *fixtures(void)

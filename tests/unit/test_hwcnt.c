@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "hwcnt.h"
+#include "base/ctx.h"
+#include "node/hwcnt.h"
 #include "test.h"
 
 static char root[256];

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "limits.h"
+#include "base/ctx.h"
+#include "node/limits.h"
 #include "test.h"
 
 #define INF MEMLOCK_INFINITY

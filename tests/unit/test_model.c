@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctx.h"
-#include "netdev.h"
-#include "rdma.h"
-#include "sysfs.h"
+#include "base/ctx.h"
+#include "node/netdev.h"
+#include "node/rdma.h"
+#include "base/sysfs.h"
 #include "test.h"
 
 static char fixture[512];

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe_auth.h"
-#include "probe_proto.h"
+#include "probe/probe_auth.h"
+#include "probe/probe_proto.h"
 #include "test.h"
 
 static uint8_t sn[PROBE_NONCE_LEN], cn[PROBE_NONCE_LEN];

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/opt.h"
+
+enum {
+	OPT_COLOR = OPT_LONG_BASE + 0x80,
+	OPT_ROOT,
+};
+
+const struct opt global_opts[] = {
+	{ "json", 'j', ARG_NONE, NULL, "print one JSON document on stdout" },
+	{ "pretty", 'p', ARG_NONE, NULL, "indent the JSON" },
+	{ "color", OPT_COLOR, ARG_CHOICE, "WHEN", "colour: auto, always or never", "auto always never" },
+	{ "verbose", 'v', ARG_NONE, NULL, "more detail (repeat for more)" },
+	{ "root", OPT_ROOT, ARG_FILE, "DIR", "read /sys, /proc and /etc below DIR" },
+	{ "help", 'h', ARG_NONE, NULL, "show this help" },
+	{ 0 }
+};
+
+/* Only before the command name. */
+static const struct opt top_opts[] = {
+	{ "version", 'V', ARG_NONE, NULL, "print the version" },
+	{ 0 }
+};
+
+static bool is_short(int val)
+{
+	return val > 0 && val < 0x80 && isalnum(val);
+}
+
+static int add_opts(struct optparser *p, const struct opt *opts, size_t *nl, size_t *ns)
+{
+	const struct opt *o;
+
+	for (o = opts; o && o->name; o++) {
+		if (*nl + 2 >= sizeof(p->longopts) / sizeof(p->longopts[0]) ||
+		    *ns + 4 >= sizeof(p->shortopts))
+			return -E2BIG;
+		p->longopts[(*nl)++] = (struct option){
+			o->name, o->arg == ARG_NONE ? no_argument : required_argument, NULL, o->val
+		};
+		if (is_short(o->val)) {
+			p->shortopts[(*ns)++] = (char)o->val;
+			if (o->arg != ARG_NONE)
+				p->shortopts[(*ns)++] = ':';
+		}
+	}
+	return 0;
+}
+
+int opt_init(struct optparser *p, struct ctx *ctx, const struct command *cmd,
+	     int argc, char **argv)
+{
+	size_t nl = 0, ns = 0;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->ctx = ctx;
+	p->cmd = cmd;
+	p->argc = argc;
+	p->argv = argv;
+	/* ':' first: report a missing argument as ':' rather than '?'. */
+	p->shortopts[ns++] = ':';
+	ret = add_opts(p, cmd ? cmd->opts : NULL, &nl, &ns);
+	if (!ret)
+		ret = add_opts(p, global_opts, &nl, &ns);
+	if (cmd == NULL && !ret)
+		ret = add_opts(p, top_opts, &nl, &ns);
+	/* The top level stops at the command name ('+'). */
+	if (cmd == NULL) {
+		memmove(p->shortopts + 1, p->shortopts, ns);
+		p->shortopts[0] = '+';
+	}
+	optind = 0;
+	return ret;
+}
+
+static const struct opt *find_opt(const struct command *cmd, int val)
+{
+	const struct opt *lists[] = { cmd ? cmd->opts : NULL, global_opts };
+	const struct opt *o;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		for (o = lists[i]; o && o->name; o++)
+			if (o->val == val)
+				return o;
+	return NULL;
+}
+
+/* Closest long option name to the unknown "--word". */
+static const char *closest_opt(const struct optparser *p, const char *arg)
+{
+	const char *names[64];
+	size_t n = 0;
+	char word[64];
+	const struct option *lo;
+
+	if (strncmp(arg, "--", 2))
+		return NULL;
+	snprintf(word, sizeof(word), "%s", arg + 2);
+	word[strcspn(word, "=")] = '\0';
+	for (lo = p->longopts; lo->name && n < 64; lo++)
+		names[n++] = lo->name;
+	return closest_word(word, names, n);
+}
+
+static int bad_option(struct optparser *p, int c)
+{
+	const char *arg = p->argv[optind - 1];
+	const struct opt *o;
+	const char *near;
+	char shown[64];
+
+	if (c == ':') {
+		o = find_opt(p->cmd, optopt);
+		log_err(p->ctx, "option '%s' needs an argument%s%s%s", arg,
+			o && o->metavar ? " (" : "", o && o->metavar ? o->metavar : "",
+			o && o->metavar ? ")" : "");
+		return OPT_ERR;
+	}
+	if (optopt && is_short(optopt)) {
+		snprintf(shown, sizeof(shown), "-%c", optopt);
+		arg = shown;
+	}
+	near = closest_opt(p, arg);
+	if (near)
+		log_err(p->ctx, "unknown option '%s'. Did you mean '--%s'?", arg, near);
+	else
+		log_err(p->ctx, "unknown option '%s'. See 'rdmactl %s%s--help'.", arg,
+			p->cmd ? p->cmd->name : "", p->cmd ? " " : "");
+	return OPT_ERR;
+}
+
+static int set_color(struct optparser *p, const char *when)
+{
+	if (!strcmp(when, "always"))
+		p->ctx->color = true;
+	else if (!strcmp(when, "never"))
+		p->ctx->color = false;
+	else	/* "auto": bad_choice() has let only the three words through */
+		p->ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	return 0;
+}
+
+/* A value outside an ARG_CHOICE list: "invalid --color value 'x': use auto, always or never". */
+static bool bad_choice(struct optparser *p, const struct opt *o, const char *val)
+{
+	char list[256] = "", buf[256], *save = NULL, *w, *next;
+	size_t off = 0;
+
+	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
+	for (w = strtok_r(buf, " ", &save); w; w = next) {
+		if (!strcmp(w, val))
+			return false;
+		next = strtok_r(NULL, " ", &save);
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					off ? (next ? ", " : " or ") : "", w);
+		if (off >= sizeof(list))
+			break;
+	}
+	log_err(p->ctx, "invalid --%s value '%s': use %s", o->name, val, list);
+	return true;
+}
+
+int set_root(struct ctx *ctx, const char *dir)
+{
+	struct stat st;
+
+	/* A root that is not a directory would read as "no devices": say so instead. */
+	if (dir[0] && (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
+		log_err(ctx, "root directory '%s' is not a directory", dir);
+		return -ENOTDIR;
+	}
+	ctx->root = dir;
+	return 0;
+}
+
+/* Handle a global option; returns 0 when consumed, else a result for the caller. */
+static int global_opt(struct optparser *p, int c)
+{
+	switch (c) {
+	case 'j':
+		p->ctx->json = true;
+		return 0;
+	case 'p':
+		p->ctx->pretty = true;
+		return 0;
+	case 'v':
+		p->ctx->verbose++;
+		return 0;
+	case OPT_COLOR:
+		return set_color(p, optarg);
+	case OPT_ROOT:
+		return set_root(p->ctx, optarg) ? OPT_ERR : 0;
+	case 'h':
+		usage_print(stdout, p->cmd);
+		return OPT_HELP;
+	default:
+		return 1;
+	}
+}
+
+int opt_next(struct optparser *p)
+{
+	const struct opt *o;
+	int c, ret;
+
+	for (;;) {
+		c = getopt_long(p->argc, p->argv, p->shortopts, p->longopts, NULL);
+		p->optarg = optarg;
+		p->optind = optind;
+		if (c == -1)
+			return OPT_END;
+		if (c == '?' || c == ':')
+			return bad_option(p, c);
+		o = find_opt(p->cmd, c);
+		if (o && o->arg == ARG_CHOICE && bad_choice(p, o, optarg))
+			return OPT_ERR;
+		/* A command's own option of the same letter wins over a global one. */
+		for (o = p->cmd ? p->cmd->opts : NULL; o && o->name; o++)
+			if (o->val == c)
+				return c;
+		ret = global_opt(p, c);
+		if (ret != 0)
+			return ret > 0 ? c : ret;
+	}
+}
+
+int opt_check_args(struct optparser *p)
+{
+	int n = p->argc - p->optind;
+	const struct command *cmd = p->cmd;
+
+	if (n < cmd->min_args) {
+		log_err(p->ctx, "missing argument %s. Usage: rdmactl %s %s", cmd->args ? cmd->args : "",
+			cmd->name, cmd->args ? cmd->args : "");
+		return -EINVAL;
+	}
+	if (cmd->max_args >= 0 && n > cmd->max_args) {
+		log_err(p->ctx, "unexpected argument '%s'. Usage: rdmactl %s %s",
+			p->argv[p->optind + cmd->max_args], cmd->name, cmd->args ? cmd->args : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Optimal string alignment distance: a swap of two letters counts as one edit. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t d[65][65];
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *closest_word(const char *word, const char *const *words, size_t n)
+{
+	const char *best = NULL;
+	size_t i, d, best_d = SIZE_MAX, len = strlen(word);
+
+	for (i = 0; i < n; i++) {
+		/* A prefix of a longer word ("gid" for "gids") counts as close. */
+		if (len >= 2 && !strncmp(words[i], word, len))
+			d = 1;
+		else
+			d = edit_distance(word, words[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = words[i];
+		}
+	}
+	/* Allow one edit in short words, two in longer ones. */
+	return best && best_d <= (len > 4 ? 2u : 1u) ? best : NULL;
+}
+
+static void opt_usage(FILE *f, const struct opt *o)
+{
+	char left[64];
+
+	if (is_short(o->val))
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	fprintf(f, "  %-26s %s\n", left, o->help);
+}
+
+void usage_print(FILE *f, const struct command *cmd)
+{
+	const struct command *c;
+	const struct opt *o;
+
+	if (cmd) {
+		fprintf(f, "Usage: rdmactl %s [OPTIONS] %s\n\n%s\n", cmd->name,
+			cmd->args ? cmd->args : "", cmd->summary);
+		if (cmd->opts && cmd->opts->name) {
+			fputs("\nOptions:\n", f);
+			for (o = cmd->opts; o->name; o++)
+				opt_usage(f, o);
+		}
+		fprintf(f, "\nGlobal options (see 'rdmactl --help') are accepted too.\n"
+			   "See rdmactl-%s(8) for details.\n", cmd->name);
+		return;
+	}
+	fputs("Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
+	      "Check RDMA nodes before NCCL, UCX or MPI jobs run on them.\n\nCommands:\n", f);
+	for (c = commands; c->name; c++)
+		if (!(c->flags & CMD_HIDDEN))
+			fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	fputs("\nOptions:\n", f);
+	for (o = global_opts; o->name; o++)
+		opt_usage(f, o);
+	fputs("  -V, --version              print the version\n\n"
+	      "Exit status: 0 success, 1 a problem was found or a measurement failed,\n"
+	      "2 usage error or bad input.  'rdmactl help COMMAND' shows a command's options.\n", f);
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ctx.h"
+#include "base/output.h"
+
+struct table {
+	const struct column *cols;
+	size_t ncols;
+	struct json_object *rows;	/* json array */
+};
+
+static const char *const ansi[] = {
+	[COLOR_NONE] = "",
+	[COLOR_RED] = "\033[31m",
+	[COLOR_GREEN] = "\033[32m",
+	[COLOR_YELLOW] = "\033[33m",
+	[COLOR_BOLD] = "\033[1m",
+	[COLOR_DIM] = "\033[2m",
+};
+
+const char *color_on(const struct ctx *ctx, enum color c)
+{
+	return ctx->color ? ansi[c] : "";
+}
+
+const char *color_off(const struct ctx *ctx)
+{
+	return ctx->color ? "\033[0m" : "";
+}
+
+struct table *table_new(const struct column *cols)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->cols = cols;
+	while (cols[t->ncols].key)
+		t->ncols++;
+	t->rows = json_object_new_array();
+	if (!t->rows) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	json_object_put(t->rows);
+	free(t);
+}
+
+struct json_object *table_row(struct table *t)
+{
+	struct json_object *row = json_object_new_object();
+
+	if (row)
+		json_object_array_add(t->rows, row);
+	return row;
+}
+
+size_t table_rows(const struct table *t)
+{
+	return json_object_array_length(t->rows);
+}
+
+static void row_set(struct json_object *row, const char *key, struct json_object *val)
+{
+	if (row)
+		json_object_object_add(row, key, val);
+	else
+		json_object_put(val);
+}
+
+void row_str(struct json_object *row, const char *key, const char *val)
+{
+	row_set(row, key, val ? json_object_new_string(val) : NULL);
+}
+
+void row_nulls(struct json_object *row, ...)
+{
+	const char *key;
+	va_list ap;
+
+	va_start(ap, row);
+	while ((key = va_arg(ap, const char *)))
+		row_set(row, key, NULL);
+	va_end(ap);
+}
+
+void row_int(struct json_object *row, const char *key, int64_t val)
+{
+	row_set(row, key, json_object_new_int64(val));
+}
+
+void row_bool(struct json_object *row, const char *key, bool val)
+{
+	row_set(row, key, json_object_new_boolean(val));
+}
+
+void row_double(struct json_object *row, const char *key, double val, int decimals)
+{
+	char buf[64];
+
+	/* Keep the text and the JSON the same number: format once, parse back. */
+	snprintf(buf, sizeof(buf), "%.*f", decimals, val);
+	row_set(row, key, json_object_new_double_s(strtod(buf, NULL), buf));
+}
+
+void row_list(struct json_object *row, const char *key)
+{
+	struct json_object *arr;
+
+	if (row && !json_object_object_get_ex(row, key, &arr))
+		row_set(row, key, json_object_new_array());
+}
+
+void row_list_add(struct json_object *row, const char *key, const char *val)
+{
+	struct json_object *arr;
+
+	if (!row)
+		return;
+	row_list(row, key);
+	json_object_object_get_ex(row, key, &arr);
+	json_object_array_add(arr, val ? json_object_new_string(val) : NULL);
+}
+
+/* "a,b": the non-null strings of a list cell. */
+static const char *list_text(struct json_object *arr, char *buf, size_t len)
+{
+	size_t i, off = 0, n = json_object_array_length(arr);
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (v)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						json_object_get_string(v));
+	}
+	return off ? buf : "-";
+}
+
+void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	row_str(row, key, buf);
+}
+
+/* Decimal text of @v, without snprintf: tables format thousands of numbers. */
+static const char *int_text(int64_t v, char *buf, size_t len)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--p = '-';
+	if ((size_t)(tmp + sizeof(tmp) - p) > len)
+		return "-";
+	memcpy(buf, p, (size_t)(tmp + sizeof(tmp) - p));
+	return buf;
+}
+
+const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(row, key, &v) || !v)
+		return "-";
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return json_object_get_string(v);
+	case json_type_boolean:
+		return json_object_get_boolean(v) ? "yes" : "no";
+	case json_type_int:
+		return int_text(json_object_get_int64(v), buf, len);
+	case json_type_array:
+		return list_text(v, buf, len);
+	default:
+		/* doubles keep the text they were made from */
+		snprintf(buf, len, "%s", json_object_to_json_string(v));
+		return buf;
+	}
+}
+
+static bool col_shown(const struct ctx *ctx, const struct column *c)
+{
+	if (c->flags & (COL_NOTEXT | COL_BELOW))
+		return false;
+	return !(c->flags & COL_WIDE) || ctx->verbose;
+}
+
+static void header_text(const struct column *c, char *buf, size_t len)
+{
+	size_t i;
+
+	if (c->header) {
+		snprintf(buf, len, "%s", c->header);
+		return;
+	}
+	for (i = 0; c->key[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)c->key[i]);
+	buf[i] = '\0';
+}
+
+static void measure(const struct ctx *ctx, const struct table *t, size_t *width)
+{
+	char buf[512];
+	size_t r, c, n = table_rows(t);
+
+	for (c = 0; c < t->ncols; c++) {
+		header_text(&t->cols[c], buf, sizeof(buf));
+		width[c] = strlen(buf);
+	}
+	for (r = 0; r < n; r++) {
+		struct json_object *row = json_object_array_get_idx(t->rows, r);
+
+		for (c = 0; c < t->ncols; c++) {
+			size_t w;
+
+			if (!col_shown(ctx, &t->cols[c]))
+				continue;
+			w = strlen(cell_text(row, t->cols[c].key, buf, sizeof(buf)));
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+}
+
+/* Index of the last shown column, so it is not padded with trailing blanks. */
+static size_t last_shown(const struct ctx *ctx, const struct table *t)
+{
+	size_t c, last = 0;
+
+	for (c = 0; c < t->ncols; c++)
+		if (col_shown(ctx, &t->cols[c]))
+			last = c;
+	return last;
+}
+
+/* @n blanks; fwrite rather than printf("%*s"): big tables print many cells. */
+static void pad(int n)
+{
+	static const char blanks[] = "                                ";
+
+	while (n > 0) {
+		int k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+
+		fwrite(blanks, 1, (size_t)k, stdout);
+		n -= k;
+	}
+}
+
+static void print_cell(const struct ctx *ctx, const struct column *col, const char *text,
+		       size_t width, bool last, enum color color)
+{
+	/* Pad outside the colour codes so they don't count as width. */
+	int pad_n = (int)width - (int)strlen(text);
+
+	if (col->flags & COL_RIGHT)
+		pad(pad_n);
+	if (color != COLOR_NONE)
+		fputs(color_on(ctx, color), stdout);
+	fputs(text, stdout);
+	if (color != COLOR_NONE)
+		fputs(color_off(ctx), stdout);
+	if (!(col->flags & COL_RIGHT) && !last)
+		pad(pad_n);
+	if (!last)
+		fputs("  ", stdout);
+}
+
+/*
+ * COL_BELOW cells of @row, each on a line of its own indented to the last
+ * shown column: long fixes stay readable instead of widening the table.
+ */
+static void print_below(const struct ctx *ctx, const struct table *t, struct json_object *row,
+			const size_t *width)
+{
+	size_t c, indent = 0, last = last_shown(ctx, t);
+	char buf[512], head[64];
+	struct json_object *v;
+
+	for (c = 0; c < last; c++)
+		if (col_shown(ctx, &t->cols[c]))
+			indent += width[c] + 2;
+	for (c = 0; c < t->ncols; c++) {
+		if (!(t->cols[c].flags & COL_BELOW) ||
+		    !json_object_object_get_ex(row, t->cols[c].key, &v) || !v)
+			continue;
+		header_text(&t->cols[c], head, sizeof(head));
+		for (size_t i = 0; head[i]; i++)
+			head[i] = (char)tolower((unsigned char)head[i]);
+		printf("%*s%s%s:%s %s\n", (int)indent, "", color_on(ctx, COLOR_DIM), head,
+		       color_off(ctx), cell_text(row, t->cols[c].key, buf, sizeof(buf)));
+	}
+}
+
+static void print_line(const struct ctx *ctx, const struct table *t, struct json_object *row,
+		       const size_t *width)
+{
+	size_t c, last = last_shown(ctx, t);
+	char buf[512];
+
+	for (c = 0; c < t->ncols; c++) {
+		const struct column *col = &t->cols[c];
+		enum color color = COLOR_NONE;
+		const char *text;
+
+		if (!col_shown(ctx, col))
+			continue;
+		if (row) {
+			text = cell_text(row, col->key, buf, sizeof(buf));
+			if (col->color)
+				color = col->color(text);
+		} else {
+			header_text(col, buf, sizeof(buf));
+			text = buf;
+			color = COLOR_BOLD;
+		}
+		print_cell(ctx, col, text, width[c], c == last, color);
+	}
+	putchar('\n');
+	if (row)
+		print_below(ctx, t, row, width);
+}
+
+int table_emit(struct ctx *ctx, struct table *t, const char *key)
+{
+	size_t r, n = table_rows(t);
+	size_t *width;
+
+	if (ctx->json) {
+		json_attach(ctx, key, json_object_get(t->rows));
+		table_free(t);
+		return 0;
+	}
+	if (n) {
+		width = calloc(t->ncols, sizeof(*width));
+		if (!width) {
+			table_free(t);
+			return -ENOMEM;
+		}
+		measure(ctx, t, width);
+		print_line(ctx, t, NULL, width);
+		for (r = 0; r < n; r++)
+			print_line(ctx, t, json_object_array_get_idx(t->rows, r), width);
+		free(width);
+	}
+	table_free(t);
+	return 0;
+}
+
+void json_attach(struct ctx *ctx, const char *key, struct json_object *obj)
+{
+	if (!ctx->jroot)
+		ctx->jroot = json_object_new_object();
+	json_object_object_add(ctx->jroot, key, obj);
+}
+
+void print_int(struct ctx *ctx, const char *key, const char *fmt, int64_t val)
+{
+	if (ctx->json)
+		json_attach(ctx, key, json_object_new_int64(val));
+	else
+		printf(fmt, val);
+}
+
+void print_str(struct ctx *ctx, const char *key, const char *fmt, const char *val)
+{
+	if (ctx->json)
+		json_attach(ctx, key, val ? json_object_new_string(val) : NULL);
+	else
+		printf(fmt, val ? val : "-");
+}
+
+void print_text(struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+int output_finish(struct ctx *ctx)
+{
+	if (ctx->json) {
+		int flags = ctx->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+					: JSON_C_TO_STRING_PLAIN;
+
+		if (!ctx->jroot)
+			ctx->jroot = json_object_new_object();
+		puts(json_object_to_json_string_ext(ctx->jroot, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(ctx->jroot);
+		ctx->jroot = NULL;
+	}
+	if (fflush(stdout) || ferror(stdout))
+		return -EIO;
+	return 0;
+}

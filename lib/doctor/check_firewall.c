@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Doctor check of packet filters: RoCE v2 is UDP port 4791; the probe's
+ * control connection and NCCL's bootstrap and proxies are TCP, NCCL on
+ * ports from the ephemeral range.  With --peer, real traffic decides
+ * (check_peer.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ctx.h"
+#include "doctor/doctor.h"
+#include "node/firewall.h"
+#include "probe/probe_proto.h"
+#include "base/sysfs.h"
+
+#define ROCE_V2_PORT 4791
+
+struct fw_source {
+	const char *name;	/* "nftables", "iptables" */
+	bool nft;
+	struct fw_rules rules;
+};
+
+/* The exact command that opens @proto/@port past @rule. */
+static void fw_fix(struct check_result *r, const struct fw_source *src,
+		   const struct fw_rule *rule, const char *proto, unsigned int port)
+{
+	const char *chain = strrchr(rule->where, ' ');
+
+	chain = chain ? chain + 1 : rule->where;
+	if (src->nft && !rule->policy && !rule->conditional)
+		check_fix(r, "nft delete rule %s handle %ld", rule->where, rule->handle);
+	else if (src->nft)
+		check_fix(r, "nft insert rule %s %s dport %u accept", rule->where, proto, port);
+	else
+		check_fix(r, "iptables -I %s -p %s --dport %u -j ACCEPT", chain, proto, port);
+}
+
+static void check_port(struct check_result *r, const struct fw_source *src, enum fw_proto proto,
+		       unsigned int port, const char *what)
+{
+	const char *pname = proto == FW_UDP ? "udp" : "tcp";
+	const struct fw_rule *rule = fw_blocks(&src->rules, proto, port);
+	char buf[256];
+
+	if (!rule)
+		return;
+	check_note(r, rule->conditional ? CHECK_WARN : CHECK_FAIL, "%s: %s %s %s %u (%s)",
+		   src->name, fw_rule_str(rule, buf, sizeof(buf)),
+		   rule->conditional ? "may block" : "blocks", pname, port, what);
+	fw_fix(r, src, rule, pname, port);
+}
+
+/* "32768	60999" from /proc/sys/net/ipv4/ip_local_port_range. */
+static void ephemeral_range(const struct doctor *d, unsigned int *lo, unsigned int *hi)
+{
+	char buf[64];
+
+	*lo = 32768;
+	*hi = 60999;
+	if (read_line(d->ctx, "/proc/sys/net/ipv4/ip_local_port_range", buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "%u %u", lo, hi) == 2 && *lo <= *hi && *hi <= 65535)
+		return;
+	*lo = 32768;
+	*hi = 60999;
+}
+
+static void check_source(struct doctor *d, struct check_result *r, const struct fw_source *src)
+{
+	unsigned int lo, hi, mid;
+	char what[96];
+
+	ephemeral_range(d, &lo, &hi);
+	mid = lo + (hi - lo) / 2;
+	check_port(r, src, FW_UDP, ROCE_V2_PORT, "RoCE v2");
+	check_port(r, src, FW_TCP, d->peer_port, "the probe's control port");
+	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u", lo, hi);
+	check_port(r, src, FW_TCP, lo, what);
+	if (mid != lo)
+		check_port(r, src, FW_TCP, mid, what);
+	if (hi != mid)
+		check_port(r, src, FW_TCP, hi, what);
+}
+
+/* Load one ruleset; false (with a note) when it could not be read. */
+static bool load_source(struct doctor *d, struct check_result *r, struct fw_source *src,
+			char *const argv[], const char *recording)
+{
+	char *text = NULL;
+	int ret;
+
+	memset(&src->rules, 0, sizeof(src->rules));
+	ret = doctor_cmd_output(d, recording, argv, &text);
+	if (ret == -ENOENT)
+		return false;
+	if (ret) {
+		check_note(r, CHECK_WARN, "could not list the %s rules (%s): run as root to check them",
+			   src->name, strerror(-ret));
+		check_fix(r, "sudo rdmactl doctor --only firewall");
+		return false;
+	}
+	ret = src->nft ? fw_parse_nft_json(text, &src->rules)
+		       : fw_parse_iptables_save(text, &src->rules);
+	free(text);
+	if (ret) {
+		check_note(r, CHECK_WARN, "could not parse the %s rules: %s", src->name, strerror(-ret));
+		return false;
+	}
+	return true;
+}
+
+static void check_firewalld(struct doctor *d, struct check_result *r)
+{
+	bool enabled;
+
+	if (!firewalld_running(d->ctx, &enabled)) {
+		if (enabled)
+			check_note(r, CHECK_WARN, "firewalld is stopped but enabled: it comes back at boot");
+		if (enabled)
+			check_fix(r, "systemctl disable firewalld, or open the ports for good: "
+				  "firewall-cmd --permanent --add-port=4791/udp --add-port=%u/tcp",
+				  d->peer_port);
+		return;
+	}
+	check_note(r, CHECK_WARN, "firewalld is running%s: its zone rejects ports it was not told "
+		   "about", enabled ? " (and starts at boot)" : "");
+	check_fix(r, "firewall-cmd --permanent --add-port=4791/udp --add-port=%u/tcp "
+		  "--add-port=32768-60999/tcp && firewall-cmd --reload (or: systemctl disable --now "
+		  "firewalld)", d->peer_port);
+}
+
+void check_firewall(struct doctor *d, struct check_result *r)
+{
+	char *nft_argv[] = { "nft", "-j", "list", "ruleset", NULL };
+	char *ipt_argv[] = { "iptables-save", NULL };
+	struct fw_source nft = { "nftables", true }, ipt = { "iptables", false };
+	bool have_nft, have_ipt;
+
+	check_firewalld(d, r);
+	have_nft = load_source(d, r, &nft, nft_argv, "nft-list-ruleset.json");
+	have_ipt = load_source(d, r, &ipt, ipt_argv, "iptables-save");
+	if (have_nft)
+		check_source(d, r, &nft);
+	if (have_ipt)
+		check_source(d, r, &ipt);
+	if (r->status == CHECK_OK && !have_nft && !have_ipt)
+		check_note(r, CHECK_OK, d->ctx->root[0]
+			   ? "no recorded nft or iptables-save output (run/rdmactl/cmd/)"
+			   : "neither nft nor iptables-save is installed");
+	else if (r->status == CHECK_OK)
+		check_note(r, CHECK_OK, "no rule blocks UDP 4791, TCP %u or the ephemeral ports (%s%s%s)",
+			   d->peer_port, have_nft ? "nftables" : "", have_nft && have_ipt ? ", " : "",
+			   have_ipt ? "iptables" : "");
+	fw_rules_free(&nft.rules);
+	fw_rules_free(&ipt.rules);
+	doctor_peer_firewall(d, r);
+}

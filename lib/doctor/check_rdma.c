@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/* Doctor checks of the RDMA stack itself: devices, ports, RoCE addressing, MTU. */
+#include <dirent.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "base/ctx.h"
+#include "doctor/doctor.h"
+#include "node/envparse.h"
+#include "node/gids.h"
+#include "base/sysfs.h"
+
+/* Copy @src into @dst, cut to fit. */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static bool path_exists(const struct doctor *d, const char *path)
+{
+	char full[4096];
+	DIR *dir;
+
+	if (root_path(d->ctx, full, sizeof(full), "%s", path))
+		return false;
+	dir = opendir(full);
+	if (!dir)
+		return false;
+	closedir(dir);
+	return true;
+}
+
+/* First entry of @dir (below the root) that is not "." , ".." or @except. */
+static bool first_entry(const struct doctor *d, const char *dir, const char *except,
+			char *buf, size_t len)
+{
+	char full[4096];
+	struct dirent *de;
+	bool found = false;
+	DIR *dd;
+
+	if (root_path(d->ctx, full, sizeof(full), "%s", dir))
+		return false;
+	dd = opendir(full);
+	if (!dd)
+		return false;
+	while (!found && (de = readdir(dd)))
+		if (de->d_name[0] != '.' && (!except || strcmp(de->d_name, except))) {
+			copy_str(buf, len, de->d_name);
+			found = true;
+		}
+	closedir(dd);
+	return found;
+}
+
+/* Last part of the symlink @path ("../../bus/pci/drivers/mlx5_core" -> "mlx5_core"). */
+static void link_base(const struct doctor *d, const char *path, char *buf, size_t len)
+{
+	char full[4096], target[4096];
+	const char *base;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (root_path(d->ctx, full, sizeof(full), "%s", path))
+		return;
+	n = readlink(full, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	copy_str(buf, len, base ? base + 1 : target);
+}
+
+/* An up netdev to offer in "rdma link add ... netdev IF". */
+static void guess_netdev(const struct doctor *d, char *buf, size_t len)
+{
+	char full[4096], state[16];
+	struct dirent *de;
+	DIR *dd;
+
+	snprintf(buf, len, "IF");
+	if (root_path(d->ctx, full, sizeof(full), "/sys/class/net"))
+		return;
+	dd = opendir(full);
+	if (!dd)
+		return;
+	while ((de = readdir(dd))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo") || strlen(de->d_name) >= 16)
+			continue;
+		if (!doctor_netdev_state(d, de->d_name, state, sizeof(state)) && !strcmp(state, "up")) {
+			snprintf(buf, len, "%s", de->d_name);
+			break;
+		}
+	}
+	closedir(dd);
+}
+
+/* Devices the kernel has but libibverbs did not open: provider or /dev missing. */
+static void devices_unopened(struct doctor *d, struct check_result *r, const char *kdev)
+{
+	char path[256], driver[64] = "", node[64];
+
+	if (!first_entry(d, "/dev/infiniband", NULL, node, sizeof(node))) {
+		check_note(r, CHECK_FAIL, "the kernel has %s but /dev/infiniband is missing or empty "
+			   "(a container started without it)", kdev);
+		check_fix(r, "start the container with --device=/dev/infiniband "
+			  "(docker/podman) or mount /dev/infiniband into it");
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/driver", kdev);
+	link_base(d, path, driver, sizeof(driver));
+	check_note(r, CHECK_FAIL, "the kernel has %s%s%s%s but libibverbs could not open it: its "
+		   "provider library is missing (libibverbs warns \"couldn't load driver\")", kdev,
+		   driver[0] ? " (driver " : "", driver, driver[0] ? ")" : "");
+	check_fix(r, "apt-get install ibverbs-providers (dnf install libibverbs), then "
+		  "check with: ibv_devices");
+}
+
+/* No device in /sys/class/infiniband at all: which layer is missing. */
+static void devices_none(struct doctor *d, struct check_result *r)
+{
+	char ifname[32];
+
+	guess_netdev(d, ifname, sizeof(ifname));
+	if (!path_exists(d, "/sys/module/ib_core")) {
+		check_note(r, CHECK_FAIL, "no RDMA device: no kernel RDMA driver is loaded (no ib_core)");
+		check_fix(r, "modprobe mlx5_ib (NVIDIA/Mellanox NICs), or for Soft-RoCE: "
+			  "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev %s", ifname);
+	} else if (path_exists(d, "/sys/module/rdma_rxe")) {
+		check_note(r, CHECK_FAIL, "no RDMA device: rdma_rxe is loaded but no Soft-RoCE link exists");
+		check_fix(r, "rdma link add rxe0 type rxe netdev %s", ifname);
+	} else {
+		check_note(r, CHECK_FAIL, "no RDMA device: ib_core is loaded but no NIC driver "
+			   "registered a device");
+		check_fix(r, "modprobe mlx5_ib (or your NIC's RDMA driver; see lspci and dmesg), "
+			  "or for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev %s",
+			  ifname);
+	}
+}
+
+/*
+ * Whether libibverbs lists @name: RDMA netlink names every device the
+ * kernel has, verbs only those whose provider library loaded and whose
+ * /dev/infiniband node exists.
+ */
+static bool verbs_has(const char *name)
+{
+	struct ibv_device **list;
+	bool found = false;
+	int i, n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return false;
+	for (i = 0; i < n && !found; i++)
+		found = !strcmp(ibv_get_device_name(list[i]), name);
+	ibv_free_device_list(list);
+	return found;
+}
+
+void check_devices(struct doctor *d, struct check_result *r)
+{
+	char kdev[64];
+	size_t i;
+
+	if (d->node_err) {
+		check_note(r, CHECK_FAIL, "could not read the RDMA devices: %s", strerror(-d->node_err));
+		check_fix(r, "run again with -v to see why");
+		return;
+	}
+	if (!d->node.n) {
+		if (first_entry(d, "/sys/class/infiniband", NULL, kdev, sizeof(kdev)))
+			devices_unopened(d, r, kdev);
+		else
+			devices_none(d, r);
+		return;
+	}
+	for (i = 0; i < d->node.n; i++) {
+		const struct rdma_dev *dev = &d->node.devs[i];
+
+		if (!d->ctx->root[0] && !verbs_has(dev->name)) {
+			devices_unopened(d, r, dev->name);
+			continue;
+		}
+		check_note(r, CHECK_OK, "%s (%s%s%u port%s)", dev->name, dev->driver,
+			   dev->driver[0] ? ", " : "", dev->nports, dev->nports == 1 ? "" : "s");
+	}
+}
+
+/* Skip a check that needs devices when there are none; true when skipped. */
+static bool need_devices(const struct doctor *d, struct check_result *r)
+{
+	if (d->node.n)
+		return false;
+	check_skip(r, "no RDMA devices (see the devices check)");
+	return true;
+}
+
+static bool is_roce(const struct rdma_port *p)
+{
+	return p->link_layer == LINK_LAYER_ETHERNET;
+}
+
+static void port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+		      const struct rdma_port *p)
+{
+	char state[32] = "unknown";
+
+	if (!p->netdev[0]) {
+		check_note(r, CHECK_FAIL, "%s/%u is %s (%s)", dev->name, p->num,
+			   port_state_str(p->state), phys_state_str(p->phys_state));
+		check_fix(r, "check the cable and the switch port of %s/%u (rdma link show %s/%u)",
+			  dev->name, p->num, dev->name, p->num);
+		return;
+	}
+	doctor_netdev_state(d, p->netdev, state, sizeof(state));
+	check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is %s", dev->name, p->num,
+		   port_state_str(p->state), phys_state_str(p->phys_state), p->netdev, state);
+	if (strcmp(state, "up"))
+		check_fix(r, "ip link set %s up", p->netdev);
+	else
+		check_fix(r, "check the cable and the switch port of %s (rdma link show %s/%u)",
+			  p->netdev, dev->name, p->num);
+}
+
+void check_ports(struct doctor *d, struct check_result *r)
+{
+	size_t i;
+	unsigned int j;
+
+	if (need_devices(d, r))
+		return;
+	for (i = 0; i < d->node.n; i++) {
+		const struct rdma_dev *dev = &d->node.devs[i];
+
+		for (j = 0; j < dev->nports; j++) {
+			const struct rdma_port *p = &dev->ports[j];
+
+			/* 4 = ACTIVE, 5 = LinkUp */
+			if (p->state == 4 && p->phys_state == 5)
+				check_note(r, CHECK_OK, "%s/%u ACTIVE LinkUp%s%s%s", dev->name, p->num,
+					   p->netdev[0] ? " (" : "", p->netdev,
+					   p->netdev[0] ? ")" : "");
+			else
+				port_down(d, r, dev, p);
+		}
+	}
+	if (!r->found[0])
+		check_note(r, CHECK_FAIL, "no device has a port");
+}
+
+static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+			   const struct rdma_port *p)
+{
+	(void)d;
+	char v4[INET_ADDRSTRLEN], gid[48];
+	const char *nd = p->netdev[0] ? p->netdev : "its netdev";
+	size_t k;
+
+	for (k = 0; k < p->n_gids; k++)
+		if (gid_ipv4(p->gids[k].raw, v4, sizeof(v4))) {
+			check_note(r, CHECK_OK, "%s/%u %s has %s", dev->name, p->num, nd, v4);
+			return;
+		}
+	if (p->n_gids)
+		check_note(r, CHECK_FAIL, "%s/%u: %s has no IPv4 address, so only GIDs such as %s "
+			   "exist and IPv4 peers are unreachable (UCX: RDMA_CM_EVENT_ADDR_ERROR)",
+			   dev->name, p->num, nd, gid_str(p->gids[0].raw, gid, sizeof(gid)));
+	else
+		check_note(r, CHECK_FAIL, "%s/%u: %s has no IPv4 address and the GID table is empty",
+			   dev->name, p->num, nd);
+	check_fix(r, "ip addr add ADDRESS/PREFIX dev %s (the address peers reach this node at)",
+		  p->netdev[0] ? p->netdev : "IF");
+}
+
+typedef void roce_port_fn(struct doctor *d, struct check_result *r,
+			  const struct rdma_dev *dev, const struct rdma_port *p);
+
+/*
+ * Run @fn on every RoCE port; skip the check with @why_none when there is
+ * none.  False when the node has no devices (need_devices said so).
+ */
+static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+			   const char *why_none)
+{
+	size_t i;
+	unsigned int j;
+
+	if (need_devices(d, r))
+		return false;
+	for (i = 0; i < d->node.n; i++)
+		for (j = 0; j < d->node.devs[i].nports; j++)
+			if (is_roce(&d->node.devs[i].ports[j]))
+				fn(d, r, &d->node.devs[i], &d->node.devs[i].ports[j]);
+	if (!r->found[0])
+		check_skip(r, "%s", why_none);
+	return true;
+}
+
+void check_roce_ipv4(struct doctor *d, struct check_result *r)
+{
+	each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
+}
+
+/* "2.21.5" from 22105. */
+static char *nccl_ver_str(int v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+	return buf;
+}
+
+/* What NCCL does with the GID table when NCCL_IB_GID_INDEX is unset. */
+static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int index)
+{
+	char ver[16];
+
+	if (index == 0)
+		return;
+	doctor_find_nccl(d);
+	if (d->nccl_version >= 22100) {
+		check_note(r, CHECK_OK, "NCCL %s (%s) finds it itself",
+			   nccl_ver_str(d->nccl_version, ver, sizeof(ver)), d->nccl_lib);
+	} else if (d->nccl_version > 0) {
+		check_note(r, CHECK_WARN, "NCCL %s (%s) is older than 2.21 and uses GID index 0 "
+			   "unless NCCL_IB_GID_INDEX is set",
+			   nccl_ver_str(d->nccl_version, ver, sizeof(ver)), d->nccl_lib);
+		check_fix(r, "export NCCL_IB_GID_INDEX=%u", index);
+	} else if (d->target == FOR_NCCL) {
+		check_note(r, CHECK_WARN, "no libnccl found here to tell its version: NCCL before 2.21 "
+			   "uses index 0 unless NCCL_IB_GID_INDEX is set, 2.21 and later find %u", index);
+		check_fix(r, "export NCCL_IB_GID_INDEX=%u", index);
+	} else {
+		check_note(r, CHECK_OK, "NCCL before 2.21 needs NCCL_IB_GID_INDEX=%u, later ones find it",
+			   index);
+	}
+}
+
+static void roce_gid_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+			  const struct rdma_port *p)
+{
+	struct gid_choice c;
+	char v4[INET_ADDRSTRLEN] = "";
+
+	if (!gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, &c)) {
+		check_note(r, CHECK_FAIL, "%s/%u: %s", dev->name, p->num, c.why);
+		if (c.fix[0])
+			check_fix(r, "%s", c.fix);
+		return;
+	}
+	gid_ipv4(c.gid->raw, v4, sizeof(v4));
+	check_note(r, CHECK_OK, "%s/%u: use GID index %u (RoCE v2, %s)", dev->name, p->num,
+		   c.gid->index, v4[0] ? v4 : "IPv6");
+	if (d->target == FOR_PERFTEST)
+		check_note(r, CHECK_OK, "perftest: -d %s -i %u -x %u", dev->name, p->num, c.gid->index);
+	if (doctor_env("NCCL_IB_GID_INDEX"))
+		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX is set (see env.nccl)");
+	else if (d->target == FOR_ANY || d->target == FOR_NCCL)
+		roce_gid_nccl(d, r, c.gid->index);
+}
+
+void check_roce_gid(struct doctor *d, struct check_result *r)
+{
+	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
+}
+
+static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+		     const struct rdma_port *p)
+{
+	int mtu = 0, allowed, active;
+
+	if (!p->netdev[0] || doctor_netdev_mtu(d, p->netdev, &mtu)) {
+		check_note(r, CHECK_OK, "%s/%u active %d, max %d (netdev MTU unknown)", dev->name,
+			   p->num, p->active_mtu, p->max_mtu);
+		return;
+	}
+	allowed = roce_mtu_for_netdev(dev->driver, mtu);
+	active = p->active_mtu ? p->active_mtu : allowed;
+	if (active >= 4096 || (p->max_mtu && active >= p->max_mtu)) {
+		check_note(r, CHECK_OK, "%s/%u active MTU %d (max %d), %s MTU %d", dev->name, p->num,
+			   active, p->max_mtu, p->netdev, mtu);
+		return;
+	}
+	check_note(r, CHECK_WARN, "%s/%u: %s MTU %d limits the RDMA MTU to %d (max %d); "
+		   "4096 needs a netdev MTU of at least %d", dev->name, p->num, p->netdev, mtu,
+		   active, p->max_mtu ? p->max_mtu : 4096,
+		   roce_netdev_mtu_needed(dev->driver, 4096));
+	check_fix(r, "ip link set %s mtu 9000 on every node and switch port (lasting: "
+		  "nmcli con mod %s 802-3-ethernet.mtu 9000)", p->netdev, p->netdev);
+}
+
+void check_mtu(struct doctor *d, struct check_result *r)
+{
+	if (each_roce_port(d, r, mtu_port,
+			   "no RoCE port (InfiniBand MTUs are set by the subnet manager)"))
+		doctor_peer_mtu(d, r);
+}

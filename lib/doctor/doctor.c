@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/* The doctor's check table, its runner, and helpers the checks share. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "doctor/doctor.h"
+#include "node/envparse.h"
+#include "base/log.h"
+#include "base/opt.h"
+#include "base/output.h"
+#include "base/sysfs.h"
+
+/* Stable IDs: scripts select them with --only/--skip. Keep them once shipped. */
+const struct check doctor_checks[] = {
+	{ "devices", "RDMA devices present; if none, why (driver, Soft-RoCE link, provider library, container)",
+	  check_devices },
+	{ "ports", "every port ACTIVE and LinkUp; a down port named with its netdev's state", check_ports },
+	{ "roce.ipv4", "each RoCE port's netdev has an IPv4 address (else only link-local GIDs)",
+	  check_roce_ipv4 },
+	{ "roce.gid", "a routable RoCE v2 GID exists; its index, and whether NCCL would find it alone",
+	  check_roce_gid },
+	{ "mtu", "the netdev MTU lets RoCE use a 4096-byte RDMA MTU; with --peer, both ends agree",
+	  check_mtu },
+	{ "memlock.shell", "locked-memory limit of this shell (ulimit -l)", check_memlock_shell },
+	{ "memlock.login", "locked-memory limit of PAM logins (limits.conf, limits.d)", check_memlock_login },
+	{ "memlock.systemd", "locked-memory limit of systemd services (DefaultLimitMEMLOCK)",
+	  check_memlock_systemd },
+	{ "firewall", "firewalld, nftables and iptables rules against RoCE v2 (UDP 4791) and the TCP ports",
+	  check_firewall },
+	{ "env.nccl", "NCCL_* variables name devices, interfaces and GIDs that exist", check_env_nccl },
+	{ "env.ucx", "UCX_NET_DEVICES and UCX_IB_GID_INDEX name devices and GIDs that exist",
+	  check_env_ucx },
+	{ "gpudirect", "with an NVIDIA driver, nvidia-peermem loaded or DMA-BUF usable", check_gpudirect },
+	{ "versions", "kernel, rdma-core and OFED versions; with --peer, the same on both ends",
+	  check_versions },
+	{ "peer", "with --peer: control connection, route, subnet, MTUs, then a short RDMA probe",
+	  check_peer },
+	{ 0 }
+};
+
+size_t doctor_count(void)
+{
+	size_t n = 0;
+
+	while (doctor_checks[n].id)
+		n++;
+	return n;
+}
+
+const char *check_status_str(enum check_status s)
+{
+	static const char *const names[] = { "ok", "warn", "FAIL", "skip" };
+
+	return s <= CHECK_SKIP ? names[s] : "unknown";
+}
+
+static void append(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	size_t off = strlen(buf);
+
+	if (off && off + 2 < len) {
+		memcpy(buf + off, "; ", 3);
+		off += 2;
+	}
+	if (off < len)
+		vsnprintf(buf + off, len - off, fmt, ap);
+}
+
+void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->status == CHECK_SKIP)
+		return;
+	if (status > r->status && status != CHECK_SKIP)
+		r->status = status;
+	va_start(ap, fmt);
+	append(r->found, sizeof(r->found), fmt, ap);
+	va_end(ap);
+}
+
+void check_fix(struct check_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	append(r->fix, sizeof(r->fix), fmt, ap);
+	va_end(ap);
+}
+
+void check_skip(struct check_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status = CHECK_SKIP;
+	r->fix[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(r->found, sizeof(r->found), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- --only / --skip ---- */
+
+/* "memlock" names memlock.shell and the other memlock.* checks. */
+static bool id_covers(const char *word, size_t len, const char *id)
+{
+	return !strncmp(id, word, len) && (id[len] == '\0' || id[len] == '.');
+}
+
+static int select_word(const struct ctx *ctx, const char *word, size_t len, const char *opt,
+		       bool *sel)
+{
+	static const char *const groups[] = { "roce", "memlock", "env" };
+	const char *ids[64];
+	char w[64];
+	size_t i, n = 0;
+	bool hit = false;
+
+	/* Group names are IDs too ("memlock" for memlock.*): suggested first. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		ids[n++] = groups[i];
+	for (i = 0; doctor_checks[i].id; i++) {
+		if (id_covers(word, len, doctor_checks[i].id)) {
+			sel[i] = true;
+			hit = true;
+		}
+		if (n < 64)
+			ids[n++] = doctor_checks[i].id;
+	}
+	if (hit)
+		return 0;
+	snprintf(w, sizeof(w), "%.*s", (int)(len < 63 ? len : 63), word);
+	if (closest_word(w, ids, n))
+		log_err(ctx, "Unknown check '%s' in --%s. Did you mean '%s'? ('rdmactl doctor --list' lists them)",
+			w, opt, closest_word(w, ids, n));
+	else
+		log_err(ctx, "Unknown check '%s' in --%s. 'rdmactl doctor --list' lists the checks.",
+			w, opt);
+	return -EINVAL;
+}
+
+int doctor_select(const struct ctx *ctx, const char *list, const char *opt, bool *sel)
+{
+	const char *p = list;
+
+	if (!*list) {
+		log_err(ctx, "Failed to read --%s: the list of check IDs is empty", opt);
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || select_word(ctx, p, len, opt, sel)) {
+			if (!len)
+				log_err(ctx, "Failed to read --%s '%s': empty check ID", opt, list);
+			return -EINVAL;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* ---- running ---- */
+
+static void add_problem(char *buf, size_t len, const char *id)
+{
+	size_t off = strlen(buf);
+
+	snprintf(buf + off, len - off, "%s%s", off ? ", " : "", id);
+}
+
+void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c)
+{
+	struct check_result *r;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	r = malloc(sizeof(*r));
+	if (!r)
+		return;
+	for (i = 0; doctor_checks[i].id; i++) {
+		struct json_object *row;
+
+		if (!sel[i])
+			continue;
+		memset(r, 0, sizeof(*r));
+		doctor_checks[i].fn(d, r);
+		if (r->status == CHECK_OK && !r->found[0])
+			snprintf(r->found, sizeof(r->found), "nothing to check");
+		row = table_row(t);
+		row_str(row, "status", check_status_str(r->status));
+		row_str(row, "id", doctor_checks[i].id);
+		row_str(row, "found", r->found);
+		row_str(row, "fix", r->status == CHECK_OK || r->status == CHECK_SKIP || !r->fix[0]
+					    ? NULL : r->fix);
+		c->n[r->status]++;
+		if (r->status == CHECK_FAIL || r->status == CHECK_WARN)
+			add_problem(c->problems, sizeof(c->problems), doctor_checks[i].id);
+	}
+	free(r);
+}
+
+/* ---- helpers for the checks ---- */
+
+const char *doctor_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+int doctor_netdev_mtu(const struct doctor *d, const char *ifname, int *mtu)
+{
+	char path[128], buf[32];
+	long v;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
+	ret = read_line(d->ctx, path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (env_parse_long(buf, 0, 1 << 20, &v))
+		return -EINVAL;
+	*mtu = (int)v;
+	return 0;
+}
+
+int doctor_netdev_state(const struct doctor *d, const char *ifname, char *buf, size_t len)
+{
+	char path[128];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
+	ret = read_line(d->ctx, path, buf, len);
+	return ret < 0 ? ret : 0;
+}
+
+/* The library directories the dynamic loader searches, and CUDA's. */
+const char *const doctor_lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+	"/lib/x86_64-linux-gnu", "/lib64", "/usr/local/lib", "/usr/local/cuda/lib64",
+	"/usr/local/nccl/lib", NULL
+};
+
+/* Highest libnccl.so.X.Y.Z in @dir below the root; 0 or the version code. */
+static int nccl_in_dir(const struct doctor *d, const char *dir, char *where, size_t len)
+{
+	char pattern[4096];
+	glob_t g;
+	size_t i;
+	int best = 0;
+
+	if (root_path(d->ctx, pattern, sizeof(pattern), "%s/libnccl.so.*.*.*", dir))
+		return 0;
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		int v = nccl_version_from_soname(base);
+
+		if (v > best) {
+			best = v;
+			snprintf(where, len, "%s/%s", dir, base);
+		}
+	}
+	globfree(&g);
+	return best;
+}
+
+void doctor_find_nccl(struct doctor *d)
+{
+	const char *ldpath = getenv("LD_LIBRARY_PATH");
+	size_t i;
+
+	if (d->nccl_version)
+		return;
+	d->nccl_version = -1;
+	/* LD_LIBRARY_PATH first: what the job would load (live only). */
+	if (ldpath && !d->ctx->root[0] && strlen(ldpath) < 4096) {
+		char copy[4096], *save = NULL, *dir;
+
+		snprintf(copy, sizeof(copy), "%s", ldpath);
+		for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+			int v = nccl_in_dir(d, dir, d->nccl_lib, sizeof(d->nccl_lib));
+
+			if (v > 0) {
+				d->nccl_version = v;
+				return;
+			}
+		}
+	}
+	for (i = 0; doctor_lib_dirs[i]; i++) {
+		int v = nccl_in_dir(d, doctor_lib_dirs[i], d->nccl_lib, sizeof(d->nccl_lib));
+
+		if (v > 0) {
+			d->nccl_version = v;
+			return;
+		}
+	}
+}
+
+/* ---- command output ---- */
+
+#define CMD_MAX_OUT (4u << 20)
+#define CMD_TIMEOUT_MS 10000
+
+static int read_child(int fd, pid_t pid, char **out)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = malloc(cap), *nb;
+	struct timespec start, now;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = CMD_TIMEOUT_MS - ((now.tv_sec - start.tv_sec) * 1000 +
+					 (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+			kill(pid, SIGKILL);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (len + 4097 > cap) {
+			if (cap >= CMD_MAX_OUT) {
+				kill(pid, SIGKILL);
+				ret = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (ret)
+		free(buf);
+	else
+		*out = buf;
+	return ret;
+}
+
+static int run_capture(char *const argv[], char **out)
+{
+	int fds[2], status, ret;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			dup2(null, STDIN_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	ret = read_child(fds[0], pid, out);
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		free(*out);
+		*out = NULL;
+		ret = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+	}
+	return ret;
+}
+
+int doctor_cmd_output(const struct doctor *d, const char *name, char *const argv[], char **out)
+{
+	char path[256];
+
+	*out = NULL;
+	if (d->ctx->root[0]) {
+		snprintf(path, sizeof(path), "/run/rdmactl/cmd/%s", name);
+		return read_file(d->ctx, path, CMD_MAX_OUT, out, NULL);
+	}
+	return run_capture(argv, out);
+}

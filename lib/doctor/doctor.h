@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmactl doctor: the check table and its runner.  Each check is one row of
+ * doctor_checks[] (a stable ID, a one-line description, a function) and
+ * gives one result: a status, what it found, and for anything not ok the
+ * exact fix.  The checks live in lib/check_*.c, grouped by subject.
+ */
+#ifndef RDMACTL_DOCTOR_H
+#define RDMACTL_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node/rdma.h"
+
+struct ctx;
+struct table;
+
+enum check_status {
+	CHECK_OK,
+	CHECK_WARN,
+	CHECK_FAIL,
+	CHECK_SKIP,
+};
+
+/* The job the node is checked for (--for). */
+enum doctor_for {
+	FOR_ANY,
+	FOR_NCCL,
+	FOR_UCX,
+	FOR_PERFTEST,
+};
+
+#define CHECK_TEXT 1024
+
+struct check_result {
+	enum check_status status;
+	char found[CHECK_TEXT];	/* what was found; for skip, why */
+	char fix[CHECK_TEXT];	/* the command or file line; "" when ok */
+};
+
+struct peer_node;		/* what the peer's probe server says (check_peer.c) */
+
+/* What every check may look at, loaded once. */
+struct doctor {
+	struct ctx *ctx;
+	enum doctor_for target;
+	const char *peer;		/* --peer HOST, or NULL */
+	unsigned int peer_port;		/* the probe server's TCP port */
+	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
+	struct rdma_node node;		/* devices, ports and GIDs */
+	int node_err;			/* rdma_node_load()'s result */
+	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */
+	int nccl_version;		/* 22103 for 2.21.3; 0 unknown; -1 not installed */
+	char nccl_lib[256];		/* where libnccl was found */
+};
+
+struct check {
+	const char *id;
+	const char *desc;
+	void (*fn)(struct doctor *d, struct check_result *r);
+};
+
+/* The table, in the order checks run; NULL-id terminated. */
+extern const struct check doctor_checks[];
+
+/*
+ * Add a finding to @r: @status raises the result's status (ok < warn <
+ * FAIL) and the text is appended to what was found, "; "-separated.
+ */
+void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append a fix ("; "-separated). */
+void check_fix(struct check_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Skip the check, saying why (replaces anything noted so far). */
+void check_skip(struct check_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+const char *check_status_str(enum check_status s);	/* "ok", "warn", "FAIL", "skip" */
+
+/*
+ * Select checks from a comma-separated list of IDs for --only or --skip.
+ * An ID also names every check under it ("memlock" for memlock.*).
+ * @sel has one bool per row of doctor_checks[].  0, or -EINVAL after
+ * naming the unknown ID (and the closest one) on stderr.
+ */
+int doctor_select(const struct ctx *ctx, const char *list, const char *opt, bool *sel);
+size_t doctor_count(void);
+
+struct doctor_counts {
+	int n[CHECK_SKIP + 1];		/* by enum check_status */
+	char problems[512];		/* IDs not ok: "mtu, memlock.login" */
+};
+
+/* Run the selected checks into the table @t (columns status, id, found, fix). */
+void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c);
+
+/*
+ * The output of a command, for facts only a tool gives (nft, iptables-save,
+ * ofed_info).  With --root it is read from <root>/run/rdmactl/cmd/@name, a
+ * recorded copy; live it is @argv's stdout (at most 4 MiB, 10 s).
+ * 0, -ENOENT (the tool or the recording is absent) or -errno.
+ */
+int doctor_cmd_output(const struct doctor *d, const char *name, char *const argv[], char **out);
+
+/* The environment variable @name, or NULL when unset or empty. */
+const char *doctor_env(const char *name);
+
+/* The checks (lib/check_*.c). */
+void check_devices(struct doctor *d, struct check_result *r);
+void check_ports(struct doctor *d, struct check_result *r);
+void check_roce_ipv4(struct doctor *d, struct check_result *r);
+void check_roce_gid(struct doctor *d, struct check_result *r);
+void check_mtu(struct doctor *d, struct check_result *r);
+void check_memlock_shell(struct doctor *d, struct check_result *r);
+void check_memlock_login(struct doctor *d, struct check_result *r);
+void check_memlock_systemd(struct doctor *d, struct check_result *r);
+void check_firewall(struct doctor *d, struct check_result *r);
+void check_env_nccl(struct doctor *d, struct check_result *r);
+void check_env_ucx(struct doctor *d, struct check_result *r);
+void check_gpudirect(struct doctor *d, struct check_result *r);
+void check_versions(struct doctor *d, struct check_result *r);
+void check_peer(struct doctor *d, struct check_result *r);
+
+/*
+ * The peer's side of a check, from its probe server (check_peer.c): each
+ * adds its findings to @r when --peer was given, and nothing otherwise.
+ */
+void doctor_peer_mtu(struct doctor *d, struct check_result *r);
+void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *kernel,
+			  const char *rdma_core);
+void doctor_peer_firewall(struct doctor *d, struct check_result *r);
+void doctor_peer_free(struct doctor *d);
+
+/* Shared by the checks: the netdev's MTU and operstate from sysfs; 0 or -errno. */
+int doctor_netdev_mtu(const struct doctor *d, const char *ifname, int *mtu);
+int doctor_netdev_state(const struct doctor *d, const char *ifname, char *buf, size_t len);
+/* rdma-core's release ("44.0") and the library it was read from; false when absent. */
+bool doctor_rdma_core_version(const struct doctor *d, char *ver, size_t len, char *file,
+			      size_t flen);
+/* `ofed_info -s` without its trailing colon; false without MLNX_OFED. */
+bool doctor_ofed_version(const struct doctor *d, char *buf, size_t len);
+/* Where libraries are looked for (below the root), NULL-terminated. */
+extern const char *const doctor_lib_dirs[];
+/* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
+void doctor_find_nccl(struct doctor *d);
+
+#endif

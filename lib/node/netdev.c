@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Network interfaces through libnl-route-3: the link (MTU, flags,
+ * operstate), its addresses from the address cache, and the kernel's own
+ * route lookup (RTM_GETROUTE) for a peer.
+ *
+ * With --root the facts come from the recorded /sys/class/net/IF/{mtu,
+ * operstate,flags,ifindex}; sysfs has no addresses, so none are listed,
+ * and there is no routing table to ask (-EOPNOTSUPP).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/nexthop.h>
+#include <netlink/route/route.h>
+
+#include "base/ctx.h"
+#include "node/netdev.h"
+#include "base/sysfs.h"
+
+/* libnl's error codes are not errno values. */
+static int nlerr(int err)
+{
+	switch (-err) {
+	case NLE_OBJ_NOTFOUND:
+	case NLE_NODEV:
+		return -ENODEV;
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_PERM:
+		return -EPERM;
+	default:
+		return -EIO;
+	}
+}
+
+static int route_socket(struct nl_sock **out)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int err;
+
+	if (!sk)
+		return -ENOMEM;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err < 0) {
+		nl_socket_free(sk);
+		return nlerr(err);
+	}
+	*out = sk;
+	return 0;
+}
+
+static bool is_link_local(int family, const void *bin)
+{
+	const uint8_t *b = bin;
+
+	if (family == AF_INET6)
+		return b[0] == 0xfe && (b[1] & 0xc0) == 0x80;
+	return b[0] == 169 && b[1] == 254;
+}
+
+static int add_addr(struct netdev_info *info, struct rtnl_addr *a)
+{
+	struct nl_addr *local = rtnl_addr_get_local(a);
+	int family = rtnl_addr_get_family(a);
+	struct netdev_addr *na;
+
+	if (!local || (family != AF_INET && family != AF_INET6))
+		return 0;
+	na = realloc(info->addrs, (info->n_addrs + 1) * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	info->addrs = na;
+	na = &na[info->n_addrs];
+	memset(na, 0, sizeof(*na));
+	na->family = family;
+	na->prefixlen = rtnl_addr_get_prefixlen(a);
+	na->link_local = is_link_local(family, nl_addr_get_binary_addr(local));
+	if (!inet_ntop(family, nl_addr_get_binary_addr(local), na->addr, sizeof(na->addr)))
+		return 0;
+	info->n_addrs++;
+	return 0;
+}
+
+/* Every address of the interface, IPv4 then IPv6, in the kernel's order. */
+static int load_addrs(struct nl_sock *sk, struct netdev_info *info)
+{
+	struct nl_cache *cache;
+	struct nl_object *obj;
+	int err, ret = 0;
+
+	err = rtnl_addr_alloc_cache(sk, &cache);
+	if (err < 0)
+		return nlerr(err);
+	for (obj = nl_cache_get_first(cache); obj && !ret; obj = nl_cache_get_next(obj)) {
+		struct rtnl_addr *a = (struct rtnl_addr *)obj;
+
+		if (rtnl_addr_get_ifindex(a) == info->ifindex)
+			ret = add_addr(info, a);
+	}
+	nl_cache_free(cache);
+	return ret;
+}
+
+static int live_get(const char *name, struct netdev_info *out)
+{
+	struct rtnl_link *link;
+	struct nl_sock *sk;
+	int err, ret;
+
+	ret = route_socket(&sk);
+	if (ret)
+		return ret;
+	err = rtnl_link_get_kernel(sk, 0, name, &link);
+	if (err < 0) {
+		ret = nlerr(err);
+		goto err_sock;
+	}
+	out->ifindex = rtnl_link_get_ifindex(link);
+	out->mtu = (int)rtnl_link_get_mtu(link);
+	out->up = rtnl_link_get_flags(link) & IFF_UP;
+	rtnl_link_operstate2str(rtnl_link_get_operstate(link), out->operstate,
+				sizeof(out->operstate));
+	rtnl_link_put(link);
+	ret = load_addrs(sk, out);
+err_sock:
+	nl_socket_free(sk);
+	return ret;
+}
+
+/* /sys/class/net/IF/flags holds "0x1003"; operstate "up", "down", ... */
+static int root_get(const struct ctx *ctx, const char *name, struct netdev_info *out)
+{
+	char path[512], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", name);
+	if (read_line(ctx, path, buf, sizeof(buf)) <= 0)
+		return -ENODEV;
+	out->mtu = atoi(buf);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
+	if (read_line(ctx, path, buf, sizeof(buf)) > 0)
+		out->ifindex = atoi(buf);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
+	if (read_line(ctx, path, buf, sizeof(buf)) > 0)
+		out->up = strtoul(buf, NULL, 16) & IFF_UP;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", name);
+	if (read_line(ctx, path, buf, sizeof(buf)) <= 0)
+		snprintf(buf, sizeof(buf), "unknown");
+	snprintf(out->operstate, sizeof(out->operstate), "%.15s", buf);
+	return 0;
+}
+
+int netdev_get(const struct ctx *ctx, const char *name, struct netdev_info *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	/* A name the kernel could not have given (and no path tricks below the root). */
+	if (!name[0] || strlen(name) >= sizeof(out->name) || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return -ENODEV;
+	memcpy(out->name, name, strlen(name) + 1);
+	ret = ctx->root[0] ? root_get(ctx, name, out) : live_get(name, out);
+	if (ret)
+		netdev_info_free(out);
+	return ret;
+}
+
+void netdev_info_free(struct netdev_info *info)
+{
+	free(info->addrs);
+	info->addrs = NULL;
+	info->n_addrs = 0;
+}
+
+bool netdev_has_global_addr(const struct netdev_info *info, int family)
+{
+	size_t i;
+
+	for (i = 0; i < info->n_addrs; i++)
+		if (info->addrs[i].family == family && !info->addrs[i].link_local)
+			return true;
+	return false;
+}
+
+/* The first next hop's interface and the preferred source of a looked-up route. */
+static int route_result(struct rtnl_route *route, char *ifname, size_t iflen, char *src,
+			size_t srclen)
+{
+	struct rtnl_nexthop *nh = rtnl_route_nexthop_n(route, 0);
+	struct nl_addr *pref = rtnl_route_get_pref_src(route);
+	char name[IF_NAMESIZE];
+
+	if (!nh || !if_indextoname((unsigned int)rtnl_route_nh_get_ifindex(nh), name))
+		return -ENETUNREACH;
+	snprintf(ifname, iflen, "%s", name);
+	src[0] = '\0';
+	if (pref)
+		inet_ntop(nl_addr_get_family(pref), nl_addr_get_binary_addr(pref), src,
+			  (socklen_t)srclen);
+	return 0;
+}
+
+int netdev_route_to(const struct ctx *ctx, const char *peer, char *ifname, size_t iflen,
+		    char *src, size_t srclen)
+{
+	struct rtnl_route *route = NULL;
+	unsigned char bin[16];
+	struct nl_addr *dst;
+	struct nl_sock *sk;
+	int family, err, ret;
+
+	family = inet_pton(AF_INET, peer, bin) == 1 ? AF_INET
+		 : inet_pton(AF_INET6, peer, bin) == 1 ? AF_INET6 : 0;
+	if (!family)
+		return -EINVAL;
+	if (ctx->root[0])
+		return -EOPNOTSUPP;
+	dst = nl_addr_build(family, bin, family == AF_INET ? 4 : 16);
+	if (!dst)
+		return -ENOMEM;
+	ret = route_socket(&sk);
+	if (ret)
+		goto err_addr;
+	err = rtnl_route_lookup(sk, dst, &route);
+	if (err < 0) {
+		ret = err == -NLE_NOMEM ? -ENOMEM : -ENETUNREACH;
+		goto err_sock;
+	}
+	ret = route_result(route, ifname, iflen, src, srclen);
+	rtnl_route_put(route);
+err_sock:
+	nl_socket_free(sk);
+err_addr:
+	nl_addr_put(dst);
+	return ret;
+}

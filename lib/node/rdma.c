@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/* The model's helpers shared by every backend: lookup, parsing, formatting. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/opt.h"
+#include "node/gids.h"
+#include "node/rdma.h"
+#include "node/rdma_backend.h"
+#include "node/rdma_nl.h"
+
+const char rdma_no_devices_msg[] =
+	"No RDMA devices found. Check that a kernel RDMA driver is loaded "
+	"(lsmod | grep -e mlx5_ib -e rdma_rxe), that a Soft-RoCE link exists "
+	"(rdma link add rxe0 type rxe netdev IF), and, in a container, that "
+	"/dev/infiniband is passed in.";
+
+struct rdma_dev *rdma_node_add(struct rdma_node *node, const char *name)
+{
+	struct rdma_dev *devs, *dev;
+
+	devs = realloc(node->devs, (node->n + 1) * sizeof(*devs));
+	if (!devs)
+		return NULL;
+	node->devs = devs;
+	dev = &devs[node->n++];
+	memset(dev, 0, sizeof(*dev));
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->numa_node = -1;
+	return dev;
+}
+
+int rdma_dev_alloc_ports(struct rdma_dev *dev, unsigned int n)
+{
+	unsigned int i;
+
+	if (dev->ports || !n)
+		return 0;
+	dev->ports = calloc(n, sizeof(*dev->ports));
+	if (!dev->ports)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		dev->ports[i].num = i + 1;
+	return 0;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(((const struct rdma_dev *)a)->name, ((const struct rdma_dev *)b)->name);
+}
+
+/*
+ * The live node: RDMA netlink first, verbs for what it lacks (or for
+ * everything when netlink is unavailable), sysfs for the rest.
+ */
+static int live_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
+{
+	size_t d;
+	unsigned int p;
+	int ret;
+
+	ret = rdma_nl_load(ctx, node, what);
+	if (ret) {
+		log_info(ctx, "RDMA netlink unavailable (%s): using verbs only", strerror(-ret));
+		rdma_node_free(node);
+	}
+	ret = rdma_verbs_load(ctx, node, what);
+	if (ret)
+		return ret;
+	for (d = 0; d < node->n; d++) {
+		rdma_sysfs_dev_extras(ctx, &node->devs[d]);
+		for (p = 0; node->devs[d].ports && p < node->devs[d].nports; p++)
+			rdma_sysfs_port_netdev(ctx, &node->devs[d], &node->devs[d].ports[p]);
+	}
+	if (node->n)
+		qsort(node->devs, node->n, sizeof(*node->devs), cmp_dev);
+	return 0;
+}
+
+int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
+{
+	const char *failed;
+	int ret;
+
+	memset(node, 0, sizeof(*node));
+	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : live_load(ctx, node, what);
+	/* GIDs of all devices at once: one verbs call per device, side by side. */
+	if (!ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS)
+		ret = rdma_node_load_gids(ctx, node, NULL, &failed);
+	if (ret)
+		rdma_node_free(node);
+	return ret;
+}
+
+void rdma_node_free(struct rdma_node *node)
+{
+	size_t d, p;
+
+	for (d = 0; d < node->n; d++) {
+		for (p = 0; node->devs[d].ports && p < node->devs[d].nports; p++)
+			free(node->devs[d].ports[p].gids);
+		free(node->devs[d].ports);
+	}
+	free(node->devs);
+	node->devs = NULL;
+	node->n = 0;
+}
+
+struct rdma_dev *rdma_dev_find(const struct rdma_node *node, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < node->n; i++)
+		if (!strcmp(node->devs[i].name, name))
+			return &node->devs[i];
+	return NULL;
+}
+
+char *rdma_dev_names(const struct rdma_node *node, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < node->n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					node->devs[i].name);
+	return buf;
+}
+
+struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num)
+{
+	unsigned int i;
+
+	for (i = 0; dev->ports && i < dev->nports; i++)
+		if (dev->ports[i].num == num)
+			return &dev->ports[i];
+	return NULL;
+}
+
+int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *port)
+{
+	size_t n = strcspn(s, "/:");
+	long v = 0;
+
+	if (n == 0 || n >= devlen)
+		return -EINVAL;
+	memcpy(dev, s, n);
+	dev[n] = '\0';
+	*port = 0;
+	if (!s[n])
+		return 0;
+	if (parse_long(s + n + 1, 1, 255, &v))
+		return -EINVAL;
+	*port = (unsigned int)v;
+	return 0;
+}
+
+char *guid_str(uint64_t guid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%04x:%04x:%04x:%04x", (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff, (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+	return buf;
+}
+
+char *gid_str(const uint8_t raw[16], char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = buf;
+	int i;
+
+	/* No printf: a big table formats thousands of these. */
+	if (len < GID_STR_LEN) {
+		if (len)
+			buf[0] = '\0';
+		return buf;
+	}
+	for (i = 0; i < 16; i++) {
+		*o++ = hex[raw[i] >> 4];
+		*o++ = hex[raw[i] & 15];
+		if (i & 1 && i < 15)
+			*o++ = ':';
+	}
+	*o = '\0';
+	return buf;
+}
+
+bool gid_ipv4(const uint8_t raw[16], char *buf, size_t len)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	/* Only a true IPv4-mapped address (::ffff:a.b.c.d) carries an IPv4 address. */
+	if (memcmp(raw, prefix, sizeof(prefix)))
+		return false;
+	return inet_ntop(AF_INET, raw + 12, buf, (socklen_t)len) != NULL;
+}
+
+bool gid_is_empty(const uint8_t raw[16])
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(raw, zero, 16);
+}
+
+bool gid_is_link_local(const uint8_t raw[16])
+{
+	/* fe80::/10 */
+	return raw[0] == 0xfe && (raw[1] & 0xc0) == 0x80;
+}
+
+const char *gid_type_str(enum gid_type t)
+{
+	switch (t) {
+	case GID_TYPE_IB:
+		return "IB";
+	case GID_TYPE_ROCE_V1:
+		return "v1";
+	case GID_TYPE_ROCE_V2:
+		return "v2";
+	default:
+		return "unknown";
+	}
+}
+
+const char *link_layer_str(enum link_layer l)
+{
+	switch (l) {
+	case LINK_LAYER_INFINIBAND:
+		return "InfiniBand";
+	case LINK_LAYER_ETHERNET:
+		return "Ethernet";
+	default:
+		return "unknown";
+	}
+}
+
+const char *port_state_str(int state)
+{
+	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+
+	return state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])) ? names[state] : "unknown";
+}
+
+const char *phys_state_str(int phys)
+{
+	static const char *const names[] = { "NOP", "Sleep", "Polling", "Disabled",
+		"PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
+
+	return phys >= 0 && phys < (int)(sizeof(names) / sizeof(names[0])) ? names[phys] : "unknown";
+}
+
+const char *node_type_str(int type)
+{
+	/* enum ibv_node_type: 1 CA, 2 switch, 3 router, 4 RNIC, 5 usNIC, 6 usNIC UDP, 7 unspecified */
+	static const char *const names[] = { "unknown", "CA", "switch", "router", "RNIC",
+		"usNIC", "usNIC_UDP", "unspecified" };
+
+	return type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])) ? names[type] : "unknown";
+}
+
+int ib_mtu_bytes(int mtu_enum)
+{
+	return mtu_enum >= 1 && mtu_enum <= 5 ? 128 << mtu_enum : 0;
+}
+
+/* enum ibv_port_width bits -> lanes: 1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X */
+static int width_lanes(unsigned int width)
+{
+	switch (width) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+int ib_rate_str(unsigned int speed, unsigned int width, char *buf, size_t len, double *gbps)
+{
+	/* Per-lane rate in 0.1 Gb/s, the kernel's rate_show() table. */
+	static const struct {
+		unsigned int speed;
+		int tenths;
+		const char *name;
+	} speeds[] = {
+		{ 1, 25, " SDR" }, { 2, 50, " DDR" }, { 4, 100, " QDR" }, { 8, 100, " FDR10" },
+		{ 16, 140, " FDR" }, { 32, 250, " EDR" }, { 64, 500, " HDR" },
+		{ 128, 1000, " NDR" }, { 256, 2000, " XDR" },
+	};
+	/* Unknown speeds count as SDR, as the kernel does. */
+	int lanes = width_lanes(width), tenths = 25;
+	const char *name = " SDR";
+	size_t i;
+
+	if (!lanes)
+		return -EINVAL;
+	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].speed == speed) {
+			tenths = speeds[i].tenths;
+			name = speeds[i].name;
+		}
+	tenths *= lanes;
+	snprintf(buf, len, "%d%s Gb/sec (%dX%s)", tenths / 10, tenths % 10 ? ".5" : "", lanes, name);
+	*gbps = tenths / 10.0;
+	return 0;
+}
+
+/*
+ * Header bytes a RoCE packet spends below the RDMA MTU.  rdma_rxe keeps
+ * RXE_MAX_HDR_LENGTH (80) free; the other drivers use the kernel's
+ * iboe_get_mtu(): GRH 40 + UDP 8 + BTH 12 + XRC ext 4 + AtomicETH 28 +
+ * ICRC 4 = 96 (kernels before 5.17 counted 80).
+ */
+static int roce_overhead(const char *provider)
+{
+	return provider && !strcmp(provider, "rxe") ? 80 : 96;
+}
+
+int roce_mtu_for_netdev(const char *provider, int netdev_mtu)
+{
+	int room = netdev_mtu - roce_overhead(provider);
+	int mtu;
+
+	for (mtu = 4096; mtu >= 256; mtu /= 2)
+		if (room >= mtu)
+			return mtu;
+	/* rdma_rxe falls back to 256 rather than no MTU at all. */
+	return provider && !strcmp(provider, "rxe") ? 256 : 0;
+}
+
+int roce_netdev_mtu_needed(const char *provider, int rdma_mtu)
+{
+	return rdma_mtu + roce_overhead(provider);
+}
+
+const char *provider_from_driver(const char *kdriver)
+{
+	/* PCI drivers whose RDMA provider has another name. */
+	static const char *const map[][2] = {
+		{ "mlx5_core", "mlx5" }, { "mlx4_core", "mlx4" }, { "bnxt_en", "bnxt_re" },
+		{ "ice", "irdma" }, { "i40e", "irdma" }, { "qede", "qedr" }, { "hns3", "hns" },
+		{ "ib_mthca", "mthca" }, { "ib_qib", "qib" }, { "cxgb4", "cxgb4" },
+		{ "efa", "efa" }, { "erdma", "erdma" }, { "hfi1", "hfi1" },
+		{ "vmw_pvrdma", "vmw_pvrdma" }, { "mana", "mana" }, { "ionic", "ionic" },
+	};
+	size_t i;
+
+	for (i = 0; kdriver && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(kdriver, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+const char *provider_from_driver_id(unsigned int id)
+{
+	/* enum rdma_driver_id of <rdma/ib_user_ioctl_verbs.h>, in order. */
+	static const char *const names[] = {
+		NULL, "mlx5", "mlx4", "cxgb3", "cxgb4", "mthca", "bnxt_re", "ocrdma", "nes",
+		"irdma", "vmw_pvrdma", "qedr", "hns", "usnic", "rxe", "hfi1", "qib", "efa",
+		"siw", "erdma", "mana",
+	};
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}

@@ -1,0 +1,919 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe session, both ends: handshake, workload, endpoint exchange,
+ * then for each size START/READY, bandwidth, RESULT both ways, latency
+ * and the client's ROW.  The transports move the bytes.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "doctor/doctor_peer.h"
+#include "node/hwcnt.h"
+#include "base/log.h"
+#include "probe/probe.h"
+#include "probe/probe_auth.h"
+#include "node/rdma.h"
+
+#ifndef RDMACTL_VERSION
+#define RDMACTL_VERSION "unknown"
+#endif
+
+int probe_fail(struct probe_sess *s, int err, uint16_t code, const char *fmt, ...)
+{
+	char msg[PROBE_MAX_STR + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	probe_progress_clear(s);
+	if (s->server)
+		log_err(s->ctx, "client %s: %s", s->peer, msg);
+	else
+		log_err(s->ctx, "%s", msg);
+	if (s->ctl.fd >= 0 && code)
+		ctl_send_error(&s->ctl, code, "%s", msg);
+	return err;
+}
+
+void probe_progress(struct probe_sess *s, uint64_t size, uint64_t bytes, uint64_t start_ns)
+{
+	uint64_t now = now_ns();
+	struct probe_frame f = { .type = PROBE_MSG_PROGRESS };
+	double secs;
+
+	if (now - s->prog_last_ns < 1000000000ull)
+		return;
+	s->prog_last_ns = now;
+	f.u.progress.size = size;
+	f.u.progress.bytes = bytes;
+	f.u.progress.elapsed_us = (now - start_ns) / 1000;
+	ctl_send(&s->ctl, &f);
+	if (!isatty(STDERR_FILENO) || now - start_ns < 1000000000ull)
+		return;
+	secs = (double)(now - start_ns) / 1e9;
+	fprintf(stderr, "\r%10llu B: %.1f s, %.3f Gb/s so far ", (unsigned long long)size, secs,
+		(double)bytes * 8 / secs / 1e9);
+	s->prog_shown = true;
+}
+
+void probe_progress_clear(struct probe_sess *s)
+{
+	if (!s->prog_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	s->prog_shown = false;
+}
+
+/* The peer's PROGRESS while we wait: show it too (the receiving end's line). */
+static void on_peer_progress(void *arg, const struct probe_progress *p)
+{
+	struct probe_sess *s = arg;
+	double secs = (double)p->elapsed_us / 1e6;
+
+	if (!isatty(STDERR_FILENO) || secs < 1)
+		return;
+	fprintf(stderr, "\r%10llu B: %.1f s, %.3f Gb/s so far (peer) ",
+		(unsigned long long)p->size, secs, (double)p->bytes * 8 / secs / 1e9);
+	s->prog_shown = true;
+}
+
+void probe_fill(uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = probe_pattern(seed, size, (from + i) % size);
+}
+
+/*
+ * A test aid (rdmactl-probe(8), ENVIRONMENT): with RDMACTL_PROBE_CORRUPT
+ * set, a sender writes each message with its first byte flipped, so a test
+ * can watch --verify catch corrupt data through the whole path.
+ */
+void probe_corrupt_for_test(const struct probe_sess *s, uint8_t *msg)
+{
+	if (s->corrupt)
+		msg[0] ^= 0xff;
+}
+
+uint64_t probe_check(const uint8_t *buf, uint32_t seed, uint64_t size, uint64_t from, size_t n)
+{
+	uint64_t bad = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bad += buf[i] != probe_pattern(seed, size, (from + i) % size);
+	return bad;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void probe_lat_stats(uint64_t *ns, size_t n, struct probe_result *out)
+{
+	if (!n)
+		return;
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	out->lat_min_ns = ns[0];
+	out->lat_med_ns = ns[n / 2];
+	out->lat_p99_ns = ns[(n * 99 + 99) / 100 - 1];
+}
+
+uint64_t probe_peak_bps(const uint64_t *t_ns, const uint64_t *bytes, size_t n, uint64_t min_bytes)
+{
+	double best = 0;
+	size_t i, j = 0;
+
+	/* Two pointers: for each start, the first sample at least min_bytes later. */
+	for (i = 0; i < n; i++) {
+		if (j <= i)
+			j = i + 1;
+		while (j < n && bytes[j] - bytes[i] < min_bytes)
+			j++;
+		if (j >= n)
+			break;
+		if (t_ns[j] > t_ns[i]) {
+			double r = (double)(bytes[j] - bytes[i]) * 8e9 / (double)(t_ns[j] - t_ns[i]);
+
+			if (r > best)
+				best = r;
+		}
+	}
+	return (uint64_t)best;
+}
+
+/* ---- handshake ---- */
+
+/* Our HELLO; with a token, flag AUTH and a fresh nonce.  0 or -errno. */
+static int hello_frame(struct probe_sess *s, struct probe_frame *f)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->type = PROBE_MSG_HELLO;
+	f->u.hello.magic = PROBE_MAGIC;
+	f->u.hello.version = PROBE_PROTO_VERSION;
+	f->u.hello.role = s->server;
+	snprintf(f->u.hello.software, sizeof(f->u.hello.software), "rdmactl %s", RDMACTL_VERSION);
+	if (!s->cfg->token)
+		return 0;
+	f->u.hello.flags = PROBE_HELLO_AUTH;
+	ret = probe_auth_nonce(s->nonce);
+	if (ret)
+		return probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to draw a nonce: %s", strerror(-ret));
+	memcpy(f->u.hello.nonce, s->nonce, PROBE_NONCE_LEN);
+	return 0;
+}
+
+/* Check the peer's HELLO; 0 or -EPROTO / -EPROTONOSUPPORT with the reason explained. */
+static int hello_check(struct probe_sess *s, const struct probe_hello *h)
+{
+	if (h->magic != PROBE_MAGIC)
+		return probe_fail(s, -EPROTO, 0, "Failed to handshake: the peer is not an rdmactl probe "
+				  "(bad magic 0x%08x); check the port", h->magic);
+	if (h->version != PROBE_PROTO_VERSION)
+		return probe_fail(s, -EPROTONOSUPPORT, PROBE_ERR_VERSION,
+				  "Failed to handshake: peer '%s' speaks probe protocol version %u, "
+				  "this end speaks %u; run the same rdmactl version on both nodes",
+				  h->software, h->version, PROBE_PROTO_VERSION);
+	return 0;
+}
+
+static int peer_error(struct probe_sess *s, const char *step, int err)
+{
+	if (err == -EREMOTEIO) {
+		probe_progress_clear(s);
+		log_err(s->ctx, "%s%s%sFailed to %s: %s reported: %s", s->server ? "client " : "",
+			s->server ? s->peer : "", s->server ? ": " : "", step,
+			s->server ? "the client" : "the server", s->ctl.last_error.msg);
+		return s->ctl.last_error.code == PROBE_ERR_TOO_BIG ||
+		       s->ctl.last_error.code == PROBE_ERR_BAD_REQUEST ? -EINVAL : err;
+	}
+	return probe_fail(s, err, err == -ETIMEDOUT ? PROBE_ERR_TIMEOUT : PROBE_ERR_BAD_REQUEST,
+			  "Failed to %s: %s%s", step, ctl_strerror(err),
+			  err == -ETIMEDOUT ? " (the peer stalled; see --timeout)" : "");
+}
+
+static int expect(struct probe_sess *s, uint16_t type, struct probe_frame *f, const char *step)
+{
+	int ret = ctl_expect(&s->ctl, type, f);
+
+	return ret ? peer_error(s, step, ret) : 0;
+}
+
+static int send_frame(struct probe_sess *s, const struct probe_frame *f, const char *step)
+{
+	int ret = ctl_send(&s->ctl, f);
+
+	if (ret)
+		return probe_fail(s, ret, 0, "Failed to %s: %s", step, strerror(-ret));
+	return 0;
+}
+
+/* ---- the session, both ends ---- */
+
+static const struct probe_ops *ops_for(const struct probe_test_req *req)
+{
+	if (req->transport == PROBE_TRANSPORT_TCP)
+		return &probe_tcp_ops;
+	return req->flags & PROBE_F_RDMA_CM ? &probe_rdma_cm_ops : &probe_rdma_ops;
+}
+
+static int exchange_ep(struct probe_sess *s)
+{
+	struct probe_frame f = { .type = PROBE_MSG_EP_INFO };
+	int ret;
+
+	s->ops->local_info(s, &f.u.ep);
+	s->local = f.u.ep;
+	if (!s->server && (ret = send_frame(s, &f, "send endpoint details")))
+		return ret;
+	ret = expect(s, PROBE_MSG_EP_INFO, &f, "exchange endpoint details");
+	if (ret)
+		return ret;
+	s->remote = f.u.ep;
+	if (s->remote.transport != s->req.transport || s->remote.nqps != s->req.qps)
+		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
+				  "Failed to exchange endpoint details: peer sent %u QPs of transport %u",
+				  s->remote.nqps, s->remote.transport);
+	f.u.ep = s->local;
+	f.type = PROBE_MSG_EP_INFO;
+	if (s->server && (ret = send_frame(s, &f, "send endpoint details")))
+		return ret;
+	return 0;
+}
+
+static double lat_us(uint64_t ns)
+{
+	return ns ? (double)ns / 1000.0 : -1;
+}
+
+static void make_row(const struct probe_sess *s, const struct probe_result *a,
+		     const struct probe_result *b, const struct probe_result *lat,
+		     struct probe_row *row)
+{
+	double secs = 0;
+
+	memset(row, 0, sizeof(*row));
+	row->size = a->size;
+	row->msgs = a->msgs + b->msgs;
+	row->avg_gbps = (double)(a->avg_bps + b->avg_bps) / 1e9;
+	row->peak_gbps = (double)(a->peak_bps + b->peak_bps) / 1e9;
+	if (row->peak_gbps < row->avg_gbps)
+		row->peak_gbps = row->avg_gbps;
+	if (a->elapsed_ns || b->elapsed_ns)
+		secs = (double)(a->elapsed_ns > b->elapsed_ns ? a->elapsed_ns : b->elapsed_ns) / 1e9;
+	row->msg_rate_mpps = secs > 0 ? (double)row->msgs / secs / 1e6 : 0;
+	row->lat_min_us = lat_us(lat->lat_min_ns);
+	row->lat_med_us = lat_us(lat->lat_med_ns);
+	row->lat_p99_us = lat_us(lat->lat_p99_ns);
+	row->verify_errors = a->verify_errors + b->verify_errors;
+	row->verified = a->verified + b->verified;
+	(void)s;
+}
+
+static void result_to_row_msg(const struct probe_row *row, struct probe_frame *f)
+{
+	struct probe_result *r = &f->u.result;
+
+	memset(f, 0, sizeof(*f));
+	f->type = PROBE_MSG_ROW;
+	r->size = row->size;
+	r->msgs = row->msgs;
+	r->avg_bps = (uint64_t)(row->avg_gbps * 1e9);
+	r->peak_bps = (uint64_t)(row->peak_gbps * 1e9);
+	r->elapsed_ns = row->msg_rate_mpps > 0 ? (uint64_t)((double)row->msgs / row->msg_rate_mpps * 1e3) : 0;
+	r->lat_min_ns = row->lat_min_us > 0 ? (uint64_t)(row->lat_min_us * 1000 + 0.5) : 0;
+	r->lat_med_ns = row->lat_med_us > 0 ? (uint64_t)(row->lat_med_us * 1000 + 0.5) : 0;
+	r->lat_p99_ns = row->lat_p99_us > 0 ? (uint64_t)(row->lat_p99_us * 1000 + 0.5) : 0;
+	r->verify_errors = row->verify_errors;
+	r->verified = row->verified;
+}
+
+static void row_from_msg(const struct probe_result *r, struct probe_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->size = r->size;
+	row->msgs = r->msgs;
+	row->avg_gbps = (double)r->avg_bps / 1e9;
+	row->peak_gbps = (double)r->peak_bps / 1e9;
+	row->msg_rate_mpps = r->elapsed_ns ? (double)r->msgs * 1e3 / (double)r->elapsed_ns : 0;
+	row->lat_min_us = lat_us(r->lat_min_ns);
+	row->lat_med_us = lat_us(r->lat_med_ns);
+	row->lat_p99_us = lat_us(r->lat_p99_ns);
+	row->verify_errors = r->verify_errors;
+	row->verified = r->verified;
+}
+
+/* START/READY: both ends prepared @size before any byte of it moves. */
+static int sync_size(struct probe_sess *s, uint64_t size)
+{
+	struct probe_frame f = { .type = PROBE_MSG_START };
+	int ret;
+
+	s->ops->prepare(s, size);
+	if (s->server) {
+		f.type = PROBE_MSG_READY;
+		f.u.start.size = size;
+		return send_frame(s, &f, "send READY");
+	}
+	f.u.start.size = size;
+	ret = send_frame(s, &f, "send START");
+	if (!ret)
+		ret = expect(s, PROBE_MSG_READY, &f, "start the test");
+	return ret;
+}
+
+static int run_size(struct probe_sess *s, uint64_t size, struct probe_report *rep)
+{
+	struct probe_result mine = { .size = size }, lat = { .size = size };
+	struct probe_frame f = { .type = PROBE_MSG_RESULT };
+	struct probe_row row;
+	int ret;
+
+	ret = sync_size(s, size);
+	if (!ret)
+		ret = s->ops->bandwidth(s, size, &mine);
+	if (ret)
+		return ret;
+	probe_progress_clear(s);
+	f.u.result = mine;
+	ret = send_frame(s, &f, "send the result");
+	if (!ret)
+		ret = expect(s, PROBE_MSG_RESULT, &f, "receive the peer's result");
+	if (!ret && s->req.lat_iters)
+		ret = s->ops->latency(s, size, &lat);
+	if (ret)
+		return ret;
+	if (s->server) {
+		ret = expect(s, PROBE_MSG_ROW, &f, "receive the result row");
+		if (ret)
+			return ret;
+		row_from_msg(&f.u.result, &row);
+	} else {
+		make_row(s, &mine, &f.u.result, &lat, &row);
+		result_to_row_msg(&row, &f);
+		ret = send_frame(s, &f, "send the result row");
+		if (ret)
+			return ret;
+		row_from_msg(&f.u.result, &row);	/* print what the server prints */
+	}
+	if (rep && rep->row)
+		rep->row(rep, &row);
+	return 0;
+}
+
+static uint64_t next_size(uint64_t size)
+{
+	return size * 2;
+}
+
+static int run_sizes(struct probe_sess *s, struct probe_report *rep)
+{
+	struct probe_frame f;
+	uint64_t size;
+	int ret;
+
+	for (size = s->req.size_min; size <= s->req.size_max; size = next_size(size)) {
+		if (s->server) {
+			ret = expect(s, PROBE_MSG_START, &f, "receive START");
+			if (ret)
+				return ret;
+			if (f.u.start.size != size)
+				return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
+						  "Failed to start size %llu: the client asked for %llu",
+						  (unsigned long long)size,
+						  (unsigned long long)f.u.start.size);
+		}
+		ret = run_size(s, size, rep);
+		if (ret)
+			return ret;
+		if (s->req.size_min == s->req.size_max)
+			break;
+	}
+	f.type = PROBE_MSG_BYE;
+	if (!s->server)
+		return send_frame(s, &f, "say goodbye");
+	return expect(s, PROBE_MSG_BYE, &f, "end the session");
+}
+
+static void fill_summary(struct probe_sess *s)
+{
+	struct probe_summary *m = &s->summary;
+
+	m->transport = s->ops->name;
+	m->local = s->local;
+	m->remote = s->remote;
+	snprintf(m->local_gid_type, sizeof(m->local_gid_type), "%s",
+		 gid_type_str((enum gid_type)s->local.gid_type));
+	snprintf(m->remote_gid_type, sizeof(m->remote_gid_type), "%s",
+		 gid_type_str((enum gid_type)s->remote.gid_type));
+	if (s->req.transport == PROBE_TRANSPORT_RDMA)
+		m->path_mtu = s->local.mtu < s->remote.mtu ? s->local.mtu : s->remote.mtu;
+}
+
+/*
+ * run_sizes() with the port's counters read around it: a slow or failed
+ * probe whose port counted retransmissions or sequence gaps lost packets
+ * on the path, which the bandwidth alone cannot tell from a slow link.
+ */
+static int run_counted(struct probe_sess *s, struct probe_report *rep)
+{
+	struct hwcnt *cnt = calloc(3, sizeof(*cnt));	/* before, after, grown */
+	bool have = cnt && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[0]);
+	int ret = run_sizes(s, rep);
+
+	if (have && !hwcnt_read(s->ctx, s->local.dev, s->local.port_num, &cnt[1])) {
+		hwcnt_trouble(&cnt[0], &cnt[1], &cnt[2]);
+		if (rep && rep->counters)
+			rep->counters(rep, s->local.dev, s->local.port_num, &cnt[2]);
+	}
+	free(cnt);
+	return ret;
+}
+
+/* From TEST_ACK on, the same for both ends. */
+static int session_body(struct probe_sess *s, struct probe_report *rep)
+{
+	int ret = 0;
+
+	if (s->corrupt && probe_is_sender(s))
+		log_warn(s->ctx, "RDMACTL_PROBE_CORRUPT is set: the data this end sends is corrupted "
+			 "on purpose (a test aid)");
+	if (s->ops->connect)
+		ret = s->ops->connect(s);
+	if (!ret)
+		ret = exchange_ep(s);
+	if (!ret)
+		ret = s->ops->finish(s);
+	if (ret)
+		return ret;
+	fill_summary(s);
+	if (rep && rep->setup)
+		rep->setup(rep, &s->summary);
+	return s->local.dev[0] ? run_counted(s, rep) : run_sizes(s, rep);
+}
+
+static void sess_init(struct probe_sess *s, struct ctx *ctx, const struct probe_cfg *cfg)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->cfg = cfg;
+	s->ctl.fd = -1;
+	s->corrupt = getenv("RDMACTL_PROBE_CORRUPT") != NULL;
+}
+
+static void sess_wire_ctl(struct probe_sess *s)
+{
+	s->ctl.timeout_ms = s->cfg->timeout_ms;
+	s->ctl.on_progress = on_peer_progress;
+	s->ctl.progress_arg = s;
+}
+
+/* ---- client ---- */
+
+static int client_connect(struct probe_sess *s, const char *peer)
+{
+	int ret = ctl_connect(peer, s->cfg->port, s->cfg->timeout_ms, &s->ctl);
+
+	if (ret == -EHOSTUNREACH && !strchr(peer, ':') && !strchr(peer, '.'))
+		return probe_fail(s, -EINVAL, 0, "Failed to resolve peer '%s': unknown host", peer);
+	if (ret)
+		return probe_fail(s, ret, 0,
+				  "Failed to connect to %s port %u: %s. Is `rdmactl probe --server` "
+				  "running on %s? Is TCP port %u open?", peer, s->cfg->port,
+				  ret == -ETIMEDOUT ? "timed out" : strerror(-ret), peer, s->cfg->port);
+	sess_wire_ctl(s);
+	return 0;
+}
+
+/* Refuse with one line here and a short ERROR(AUTH) for the peer's one line. */
+static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *fmt, ...)
+{
+	char msg[PROBE_MAX_STR + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->server)
+		log_err(s->ctx, "client %s: %s", s->peer, msg);
+	else
+		log_err(s->ctx, "%s", msg);
+	if (peer_msg)
+		ctl_send_error(&s->ctl, PROBE_ERR_AUTH, "%s", peer_msg);
+	return -EACCES;
+}
+
+/* Prove we hold the token, and check the server's proof that it does too. */
+static int client_prove(struct probe_sess *s, const uint8_t *sn)
+{
+	struct probe_frame f = { .type = PROBE_MSG_AUTH_RESPONSE };
+	uint8_t expect[PROBE_MAC_LEN];
+	int ret;
+
+	if (probe_auth_respond(s->cfg->token, sn, s->nonce, &f.u.auth, expect))
+		return probe_fail(s, -EIO, PROBE_ERR_SETUP, "Failed to authenticate: HMAC-SHA256 failed");
+	ret = send_frame(s, &f, "send the token's proof");
+	if (!ret)
+		ret = ctl_expect(&s->ctl, PROBE_MSG_AUTH_PROOF, &f);
+	if (ret == -EREMOTEIO && s->ctl.last_error.code == PROBE_ERR_AUTH)
+		return auth_refuse(s, NULL, "Failed to authenticate with %s: authentication failed: the "
+				   "server refused our token; use the same RDMACTL_TOKEN on both nodes",
+				   s->peer);
+	if (ret)
+		return peer_error(s, "authenticate", ret);
+	if (!probe_auth_equal(f.u.auth.mac, expect))
+		return auth_refuse(s, "authentication failed: the server's proof is wrong",
+				   "Failed to authenticate %s: authentication failed: the server does "
+				   "not hold our token; check that PEER is the right node", s->peer);
+	return 0;
+}
+
+static int client_auth(struct probe_sess *s, const struct probe_hello *h)
+{
+	bool server_auth = h->flags & PROBE_HELLO_AUTH;
+
+	if (!s->cfg->token && !server_auth)
+		return 0;
+	if (!s->cfg->token)
+		return auth_refuse(s, "authentication failed: the client has no token",
+				   "Failed to authenticate with %s: authentication failed: the server "
+				   "requires a token; set RDMACTL_TOKEN (or --token) to the server's",
+				   s->peer);
+	if (!server_auth)
+		return auth_refuse(s, "authentication failed: the client has a token but this server has none",
+				   "Failed to authenticate %s: the server has no token, so it cannot "
+				   "prove it holds ours; start it with RDMACTL_TOKEN set, or unset "
+				   "the token here", s->peer);
+	return client_prove(s, h->nonce);
+}
+
+static int client_handshake(struct probe_sess *s)
+{
+	struct probe_frame f;
+	int ret;
+
+	ret = hello_frame(s, &f);
+	if (ret)
+		return ret;
+	ret = send_frame(s, &f, "send HELLO");
+	if (!ret)
+		ret = ctl_recv(&s->ctl, &f, -1);
+	if (ret)
+		return probe_fail(s, ret, 0, "Failed to handshake with %s port %u: %s. Is that port "
+				  "an `rdmactl probe --server`?", s->peer, s->cfg->port, ctl_strerror(ret));
+	if (f.type == PROBE_MSG_ERROR) {
+		s->ctl.last_error = f.u.error;
+		return peer_error(s, "handshake", -EREMOTEIO);
+	}
+	if (f.type != PROBE_MSG_HELLO)
+		return probe_fail(s, -EPROTO, 0, "Failed to handshake: got %s instead of HELLO",
+				  probe_msg_name(f.type));
+	ret = hello_check(s, &f.u.hello);
+	if (ret)
+		return ret;
+	s->peer_hello = f.u.hello;
+	return client_auth(s, &f.u.hello);
+}
+
+/* Connect to @peer, then HELLO and the token's proof: the start of every client session. */
+static int client_open(struct probe_sess *s, const char *peer)
+{
+	int ret;
+
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	ret = client_connect(s, peer);
+	if (!ret)
+		ret = client_handshake(s);
+	if (ret)
+		ctl_close(&s->ctl);
+	return ret;
+}
+
+int probe_client_open(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
+		      struct probe_ctl *ctl, struct probe_hello *hello)
+{
+	struct probe_sess s;
+	int ret;
+
+	sess_init(&s, ctx, cfg);
+	ret = client_open(&s, peer);
+	if (ret)
+		return ret;
+	/* The session on our stack ends here: no progress callback into it. */
+	s.ctl.on_progress = NULL;
+	s.ctl.progress_arg = NULL;
+	*ctl = s.ctl;
+	*hello = s.peer_hello;
+	return 0;
+}
+
+static int client_request(struct probe_sess *s)
+{
+	struct probe_frame f = { .type = PROBE_MSG_TEST_REQ };
+	int ret;
+
+	f.u.test = s->req;
+	ret = send_frame(s, &f, "send the test request");
+	if (!ret)
+		ret = expect(s, PROBE_MSG_TEST_ACK, &f, "agree on the test");
+	return ret;
+}
+
+int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
+		 struct probe_report *rep)
+{
+	struct probe_sess s;
+	int ret;
+
+	sess_init(&s, ctx, cfg);
+	s.req = cfg->req;
+	s.ops = ops_for(&s.req);
+	ret = client_open(&s, peer);
+	if (ret)
+		return ret;
+	ret = client_request(&s);
+	if (!ret) {
+		ret = s.ops->setup(&s);
+		if (!ret)
+			ret = session_body(&s, rep);
+		s.ops->teardown(&s);
+	}
+	probe_progress_clear(&s);
+	ctl_close(&s.ctl);
+	return ret;
+}
+
+/* ---- server ---- */
+
+/* The next frame; an ERROR from the client is its one line here too. */
+static int server_read(struct probe_sess *s, struct probe_frame *f)
+{
+	int ret = ctl_recv(&s->ctl, f, -1);
+
+	if (ret)
+		return probe_fail(s, ret, 0, "Failed to read the request: %s", ctl_strerror(ret));
+	if (f->type == PROBE_MSG_ERROR) {
+		log_err(s->ctx, "client %s: %s", s->peer, f->u.error.msg);
+		return f->u.error.code == PROBE_ERR_AUTH ? -EACCES : -EREMOTEIO;
+	}
+	return 0;
+}
+
+/* We hold a token: the client must prove it holds it too, then we prove it. */
+static int server_auth(struct probe_sess *s, struct probe_frame *f)
+{
+	const uint8_t *cn = s->peer_hello.nonce;
+	struct probe_auth resp;
+	int ret = server_read(s, f);
+
+	if (ret)
+		return ret;
+	if (f->type != PROBE_MSG_AUTH_RESPONSE || !(s->peer_hello.flags & PROBE_HELLO_AUTH))
+		return auth_refuse(s, "authentication failed: this server requires a token; set "
+				   "RDMACTL_TOKEN (or --token) to the server's",
+				   "authentication failed: the client sent no token (%s instead)",
+				   probe_msg_name(f->type));
+	resp = f->u.auth;
+	ret = probe_auth_verify(s->cfg->token, s->nonce, cn, &resp, &f->u.auth);
+	if (ret == -EACCES)
+		return auth_refuse(s, "authentication failed: wrong token",
+				   "authentication failed: wrong token");
+	if (ret)
+		return probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to authenticate: HMAC-SHA256 failed");
+	f->type = PROBE_MSG_AUTH_PROOF;
+	return send_frame(s, f, "send the token's proof");
+}
+
+/* HELLO both ways, then the client's request; 0 with it in @f. */
+static int server_greet(struct probe_sess *s, struct probe_frame *f)
+{
+	int ret = ctl_recv(&s->ctl, f, -1);
+
+	if (ret)
+		return probe_fail(s, ret, 0, "Failed to read HELLO: %s", ctl_strerror(ret));
+	if (f->type != PROBE_MSG_HELLO)
+		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
+				  "Failed to handshake: got %s instead of HELLO", probe_msg_name(f->type));
+	ret = hello_check(s, &f->u.hello);
+	if (ret)
+		return ret;
+	s->peer_hello = f->u.hello;
+	ret = hello_frame(s, f);
+	if (!ret)
+		ret = send_frame(s, f, "send HELLO");
+	if (!ret && s->cfg->token)
+		ret = server_auth(s, f);
+	if (ret)
+		return ret;
+	return server_read(s, f);
+}
+
+/* A TEST_REQ: check it against our limits, set up, acknowledge, run. */
+static int server_test(struct probe_sess *s, const struct probe_test_req *req,
+		       struct probe_report *rep)
+{
+	struct probe_frame f = { .type = PROBE_MSG_TEST_ACK };
+	const char *why;
+	int ret;
+
+	ret = probe_test_check(req, s->cfg->max_size, &why);
+	if (ret == -EFBIG)
+		return probe_fail(s, ret, PROBE_ERR_TOO_BIG,
+				  "Failed to accept the test: %s (%llu B x %u > %llu B)", why,
+				  (unsigned long long)req->size_max, req->qps,
+				  (unsigned long long)s->cfg->max_size);
+	if (ret)
+		return probe_fail(s, ret, PROBE_ERR_BAD_REQUEST, "Failed to accept the test: %s", why);
+	s->req = *req;
+	s->ops = ops_for(req);
+	ret = s->ops->setup(s);
+	if (!ret)
+		ret = send_frame(s, &f, "acknowledge the test");
+	if (!ret)
+		ret = session_body(s, rep);
+	s->ops->teardown(s);
+	return ret;
+}
+
+/* `rdmactl doctor --peer` asks about this node: one NODE_INFO, then the session ends. */
+static int server_node_info(struct probe_sess *s)
+{
+	struct probe_frame *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f)
+		return probe_fail(s, -ENOMEM, PROBE_ERR_SETUP, "Failed to answer NODE_INFO_REQ: %s",
+				  strerror(ENOMEM));
+	f->type = PROBE_MSG_NODE_INFO;
+	ret = doctor_node_info(s->ctx, f->u.node_info.text, sizeof f->u.node_info.text);
+	if (ret)
+		ret = probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to describe this node: %s",
+				 strerror(-ret));
+	else
+		ret = send_frame(s, f, "send NODE_INFO");
+	free(f);
+	return ret;
+}
+
+/* After HELLO: what the client asked for. */
+static int server_dispatch(struct probe_sess *s, const struct probe_frame *req,
+			   struct probe_report *rep)
+{
+	switch (req->type) {
+	case PROBE_MSG_TEST_REQ:
+		return server_test(s, &req->u.test, rep);
+	case PROBE_MSG_NODE_INFO_REQ:
+		return server_node_info(s);
+	default:
+		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
+				  "Failed to serve the client: unexpected %s after HELLO",
+				  probe_msg_name(req->type));
+	}
+}
+
+static int serve_one(struct probe_sess *s, const struct probe_frame *req, struct probe_report *rep)
+{
+	int ret = server_dispatch(s, req, rep);
+
+	probe_progress_clear(s);
+	if (rep && rep->end)
+		rep->end(rep, s->peer, ret);
+	ctl_close(&s->ctl);
+	return ret;
+}
+
+/* The session of @s in a child process, so the server keeps accepting. */
+static pid_t serve_forked(struct probe_sess *s, int lfd, const struct probe_frame *req,
+			  struct probe_report *rep)
+{
+	pid_t pid, parent = getpid();
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid)
+		return pid;	/* parent, or -1 */
+	/*
+	 * A session never outlives its server: stopping the server (SIGTERM,
+	 * a test's cleanup) must not leave a child holding QPs, the port or
+	 * the files the server inherited.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(1);
+	close(lfd);
+	serve_one(s, req, rep);
+	fflush(stdout);
+	_exit(0);
+}
+
+static bool child_running(pid_t *child)
+{
+	if (*child > 0 && waitpid(*child, NULL, WNOHANG) == *child)
+		*child = 0;
+	return *child > 0;
+}
+
+static void accept_one(struct ctx *ctx, const struct probe_cfg *cfg, int lfd, pid_t *child,
+		       struct probe_report *rep)
+{
+	struct probe_frame req;
+	struct probe_sess s;
+	int ret;
+
+	sess_init(&s, ctx, cfg);
+	s.server = true;
+	/*
+	 * While a session runs, wake now and then to reap it (the caller's
+	 * child_running), so that "busy" ends with it; an idle server sleeps
+	 * in accept and costs nothing.
+	 */
+	ret = ctl_accept(lfd, *child > 0 ? 200 : -1, &s.ctl);
+	if (ret)
+		return;
+	sess_wire_ctl(&s);
+	snprintf(s.peer, sizeof(s.peer), "%s", s.ctl.peer);
+	log_info(ctx, "client %s connected", s.peer);
+	if (server_greet(&s, &req)) {
+		ctl_close(&s.ctl);
+		return;
+	}
+	if (req.type == PROBE_MSG_TEST_REQ && child_running(child)) {
+		probe_fail(&s, -EBUSY, PROBE_ERR_BUSY,
+			   "Failed to start a test: the server is busy with another client; "
+			   "try again when it is done");
+		ctl_close(&s.ctl);
+		return;
+	}
+	if (cfg->once || req.type != PROBE_MSG_TEST_REQ) {
+		serve_one(&s, &req, rep);
+		return;
+	}
+	*child = serve_forked(&s, lfd, &req, rep);
+	if (*child < 0)
+		probe_fail(&s, -errno, PROBE_ERR_SETUP, "Failed to start a session: %s", strerror(errno));
+	ctl_close(&s.ctl);
+}
+
+int probe_server(struct ctx *ctx, const struct probe_cfg *cfg, struct probe_report *rep)
+{
+	pid_t child = 0;
+	int lfd, ret;
+
+	ret = ctl_listen(cfg->bind, cfg->port, &lfd);
+	if (ret) {
+		log_err(ctx, "Failed to listen on %s port %u: %s%s", cfg->bind ? cfg->bind : "any address",
+			cfg->port, strerror(-ret),
+			ret == -EADDRINUSE ? ". Is another probe server running? Use --port" : "");
+		return ret;
+	}
+	/* Said always, not only with -v: an operator must know where it listens. */
+	log_err(ctx, "listening on %s port %u%s", cfg->bind ? cfg->bind : "every address", cfg->port,
+		cfg->token ? ", clients must prove the token" : " (no token: any client may run tests)");
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		struct probe_sess s;
+		struct probe_frame req;
+
+		if (!cfg->once) {
+			accept_one(ctx, cfg, lfd, &child, rep);
+			child_running(&child);
+			continue;
+		}
+		/* --once: one session in this process; later clients are refused. */
+		sess_init(&s, ctx, cfg);
+		s.server = true;
+		ret = ctl_accept(lfd, -1, &s.ctl);
+		if (ret)
+			break;
+		close(lfd);
+		lfd = -1;
+		sess_wire_ctl(&s);
+		snprintf(s.peer, sizeof(s.peer), "%s", s.ctl.peer);
+		ret = server_greet(&s, &req);
+		if (ret) {
+			ctl_close(&s.ctl);
+			return ret;
+		}
+		return serve_one(&s, &req, rep);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	return ret;
+}

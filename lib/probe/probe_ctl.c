@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe/probe_ctl.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	const void *a = ss->ss_family == AF_INET6
+		? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+		: (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+
+	if (!inet_ntop(ss->ss_family, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	/* "::ffff:10.0.0.1" from a dual-stack socket reads better as 10.0.0.1. */
+	if (!strncmp(buf, "::ffff:", 7) && strchr(buf, '.'))
+		memmove(buf, buf + 7, strlen(buf + 7) + 1);
+}
+
+static void fill_names(struct probe_ctl *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int one = 1;
+
+	if (!getpeername(c->fd, (struct sockaddr *)&ss, &sl))
+		addr_text(&ss, c->peer, sizeof(c->peer));
+	sl = sizeof(ss);
+	if (!getsockname(c->fd, (struct sockaddr *)&ss, &sl))
+		addr_text(&ss, c->local, sizeof(c->local));
+	/* Small request/reply frames: don't let Nagle hold them back. */
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static int resolve(const char *host, uint16_t port, int passive, struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0 };
+	char ps[8];
+	int ret;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	ret = getaddrinfo(host && *host ? host : NULL, ps, &hints, res);
+	if (ret)
+		return ret == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+	return 0;
+}
+
+int ctl_listen(const char *bind_addr, uint16_t port, int *fd)
+{
+	struct addrinfo *res, *ai;
+	int ret, s = -1, one = 1;
+
+	ret = resolve(bind_addr, port, 1, &res);
+	if (ret)
+		return ret;
+	ret = -EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (s < 0) {
+			ret = -errno;
+			continue;
+		}
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (!bind(s, ai->ai_addr, ai->ai_addrlen) && !listen(s, 8))
+			break;
+		ret = -errno;
+		close(s);
+		s = -1;
+	}
+	freeaddrinfo(res);
+	if (s < 0)
+		return ret;
+	*fd = s;
+	return 0;
+}
+
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = { fd, events, 0 };
+	int ret;
+
+	do
+		ret = poll(&p, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	return ret ? 0 : -ETIMEDOUT;
+}
+
+int ctl_accept(int lfd, int timeout_ms, struct probe_ctl *c)
+{
+	int ret, fd;
+
+	ret = wait_fd(lfd, POLLIN, timeout_ms);
+	if (ret)
+		return ret;
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	fill_names(c);
+	return 0;
+}
+
+static int connect_one(const struct addrinfo *ai, int timeout_ms)
+{
+	socklen_t sl = sizeof(int);
+	int s, ret, err = 0, fl;
+
+	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		return -errno;
+	if (connect(s, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+		ret = -errno;
+		goto err_socket;
+	}
+	ret = wait_fd(s, POLLOUT, timeout_ms);
+	if (ret)
+		goto err_socket;
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
+		ret = err ? -err : -errno;
+		goto err_socket;
+	}
+	fl = fcntl(s, F_GETFL);
+	fcntl(s, F_SETFL, fl & ~O_NONBLOCK);
+	return s;
+err_socket:
+	close(s);
+	return ret;
+}
+
+int ctl_connect(const char *host, uint16_t port, int timeout_ms, struct probe_ctl *c)
+{
+	struct addrinfo *res, *ai;
+	int ret, s = -ENOENT;
+
+	ret = resolve(host, port, 0, &res);
+	if (ret)
+		return ret;
+	for (ai = res; ai; ai = ai->ai_next) {
+		s = connect_one(ai, timeout_ms);
+		if (s >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	if (s < 0)
+		return s;
+	memset(c, 0, sizeof(*c));
+	c->fd = s;
+	fill_names(c);
+	return 0;
+}
+
+void ctl_close(struct probe_ctl *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static int send_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int ctl_send(struct probe_ctl *c, const struct probe_frame *f)
+{
+	uint8_t buf[PROBE_MAX_FRAME];
+	int n = probe_encode(f, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	return send_all(c->fd, buf, (size_t)n);
+}
+
+void ctl_send_error(struct probe_ctl *c, uint16_t code, const char *fmt, ...)
+{
+	struct probe_frame f = { .type = PROBE_MSG_ERROR };
+	va_list ap;
+
+	f.u.error.code = code;
+	va_start(ap, fmt);
+	vsnprintf(f.u.error.msg, sizeof(f.u.error.msg), fmt, ap);
+	va_end(ap);
+	ctl_send(c, &f);
+}
+
+/* Read exactly @n bytes before @deadline (ns). */
+static int recv_all(int fd, uint8_t *p, size_t n, uint64_t deadline)
+{
+	while (n) {
+		uint64_t now = now_ns();
+		ssize_t r;
+		int ret;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		ret = wait_fd(fd, POLLIN, (int)((deadline - now + 999999) / 1000000));
+		if (ret)
+			return ret;
+		r = recv(fd, p, n, MSG_DONTWAIT);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int ctl_recv(struct probe_ctl *c, struct probe_frame *f, int timeout_ms)
+{
+	uint8_t hdr[PROBE_HDR_LEN], payload[PROBE_MAX_PAYLOAD];
+	uint64_t deadline = now_ns() + (uint64_t)(timeout_ms < 0 ? c->timeout_ms : timeout_ms) * 1000000ull;
+	uint16_t type;
+	uint32_t len;
+	int ret;
+
+	ret = recv_all(c->fd, hdr, sizeof(hdr), deadline);
+	if (!ret)
+		ret = probe_decode_header(hdr, &type, &len);
+	if (!ret)
+		ret = recv_all(c->fd, payload, len, deadline);
+	if (!ret)
+		ret = probe_decode(type, payload, len, f);
+	return ret;
+}
+
+int ctl_expect(struct probe_ctl *c, uint16_t type, struct probe_frame *f)
+{
+	int ret;
+
+	for (;;) {
+		ret = ctl_recv(c, f, -1);
+		if (ret)
+			return ret;
+		if (f->type == type)
+			return 0;
+		if (f->type == PROBE_MSG_ERROR) {
+			c->last_error = f->u.error;
+			return -EREMOTEIO;
+		}
+		if (f->type != PROBE_MSG_PROGRESS)
+			return -EPROTO;
+		if (c->on_progress)
+			c->on_progress(c->progress_arg, &f->u.progress);
+	}
+}
+
+int ctl_pending(struct probe_ctl *c)
+{
+	return wait_fd(c->fd, POLLIN, 0) == 0;
+}
+
+const char *ctl_strerror(int err)
+{
+	switch (err) {
+	case -ETIMEDOUT:
+		return "timed out";
+	case -ECONNRESET:
+		return "the peer closed the connection";
+	case -EMSGSIZE:
+		return "frame longer than the protocol allows";
+	case -EBADMSG:
+		return "malformed frame";
+	case -EPROTO:
+		return "unexpected message";
+	default:
+		return strerror(-err);
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe's TCP control connection: listen, accept, connect and framed
+ * send/receive of probe_proto messages.  Every wait has a deadline.
+ */
+#ifndef RDMACTL_PROBE_CTL_H
+#define RDMACTL_PROBE_CTL_H
+
+#include <stdint.h>
+
+#include "probe/probe_proto.h"
+
+struct probe_ctl {
+	int fd;
+	int timeout_ms;			/* for every receive */
+	char peer[64];			/* "10.99.0.2" */
+	char local[64];			/* this end's address on the connection */
+	struct probe_error last_error;	/* the peer's ERROR, when one came */
+	/* Called for each PROGRESS ctl_expect() skips; may be NULL. */
+	void (*on_progress)(void *arg, const struct probe_progress *p);
+	void *progress_arg;
+};
+
+/* Listen on @bind (NULL or "" for any) and @port; 0 or -errno. */
+int ctl_listen(const char *bind, uint16_t port, int *fd);
+/*
+ * Wait up to @timeout_ms for a connection (-ETIMEDOUT); on success fill
+ * @c (fd, peer, local).
+ */
+int ctl_accept(int lfd, int timeout_ms, struct probe_ctl *c);
+/* Connect to @host:@port within @timeout_ms; -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH... */
+int ctl_connect(const char *host, uint16_t port, int timeout_ms, struct probe_ctl *c);
+void ctl_close(struct probe_ctl *c);
+
+/* 0 or -errno (-EPIPE when the peer is gone). */
+int ctl_send(struct probe_ctl *c, const struct probe_frame *f);
+/* Send ERROR @code with a formatted message; errors ignored (best effort). */
+void ctl_send_error(struct probe_ctl *c, uint16_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Receive one frame within @timeout_ms (< 0: the connection's timeout).
+ * 0, -ETIMEDOUT, -ECONNRESET (peer closed), -EMSGSIZE, -EBADMSG, -EPROTO.
+ */
+int ctl_recv(struct probe_ctl *c, struct probe_frame *f, int timeout_ms);
+/*
+ * Receive a frame of @type, skipping PROGRESS frames (each restarts the
+ * deadline: the peer is alive).  An ERROR from the peer gives -EREMOTEIO
+ * with it in c->last_error; another type gives -EPROTO.
+ */
+int ctl_expect(struct probe_ctl *c, uint16_t type, struct probe_frame *f);
+/* True when a frame (or EOF) is waiting, without blocking. */
+int ctl_pending(struct probe_ctl *c);
+
+/* Text of a ctl_* error for messages ("timed out", "peer closed the connection"). */
+const char *ctl_strerror(int err);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t now_ns(void);
+
+#endif
