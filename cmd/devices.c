@@ -6,8 +6,9 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
-#include "node/rdma.h"
 #include "cmds.h"
+#include "node/rdma.h"
+#include "node/rdma_load.h"
 
 const struct opt devices_opts[] = {
 	{ 0 }

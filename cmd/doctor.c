@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "cmds.h"
+#include "doctor/doctor.h"
+#include "node/rdma_load.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_proto.h"
-#include "cmds.h"
 
 enum {
 	OPT_PEER = OPT_LONG_BASE,

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "node/gids.h"
 #include "base/log.h"
 #include "base/output.h"
-#include "node/rdma.h"
 #include "cmds.h"
+#include "node/gids.h"
+#include "node/rdma.h"
+#include "node/rdma_load.h"
 
 enum {
 	OPT_V1 = OPT_LONG_BASE,

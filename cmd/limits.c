@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "node/limits.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "cmds.h"
+#include "node/limits.h"
 
 enum {
 	OPT_PID = OPT_LONG_BASE,

@@ -10,10 +10,11 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "node/netdev.h"
 #include "base/output.h"
-#include "node/rdma.h"
 #include "cmds.h"
+#include "node/netdev.h"
+#include "node/rdma.h"
+#include "node/rdma_load.h"
 
 /* The netdev MTU the fix suggests: what the field notes used, far above 4096 + headers. */
 #define FIX_NETDEV_MTU 9000

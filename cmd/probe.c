@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
-#include "node/hwcnt.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "cmds.h"
+#include "node/hwcnt.h"
+#include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
-#include "node/rdma.h"
-#include "cmds.h"
 
 enum {
 	OPT_SERVER = OPT_LONG_BASE,

@@ -10,8 +10,8 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
-#include "node/snapshot.h"
 #include "cmds.h"
+#include "node/snapshot.h"
 
 const struct opt snapshot_opts[] = {
 	{ "output", 'o', ARG_FILE, "FILE", "the .tar.gz to write (required)" },

@@ -14,12 +14,12 @@
 #include <sys/socket.h>
 
 #include "base/ctx.h"
+#include "base/opt.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/envparse.h"
 #include "node/gids.h"
 #include "node/netdev.h"
-#include "base/opt.h"
-#include "base/sysfs.h"
 
 #define MAX_NAMES 64
 

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "base/ctx.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/firewall.h"
 #include "probe/probe_proto.h"
-#include "base/sysfs.h"
 
 #define ROCE_V2_PORT 4791
 

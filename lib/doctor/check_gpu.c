@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
 #include "base/sysfs.h"
+#include "doctor/doctor.h"
 
 static bool dir_exists(const struct doctor *d, const char *path)
 {

@@ -11,10 +11,10 @@
 #include <infiniband/verbs.h>
 
 #include "base/ctx.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/envparse.h"
 #include "node/gids.h"
-#include "base/sysfs.h"
 
 /* Copy @src into @dst, cut to fit. */
 static void copy_str(char *dst, size_t len, const char *src)

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
 #include "base/sysfs.h"
+#include "doctor/doctor.h"
 
 /* "44.0" from the newest libibverbs.so.1.*.*.* below the root. */
 bool doctor_rdma_core_version(const struct doctor *d, char *ver, size_t len, char *file,

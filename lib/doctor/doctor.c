@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
-#include "node/envparse.h"
 #include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "doctor/doctor.h"
+#include "node/envparse.h"
 
 /* Stable IDs: scripts select them with --only/--skip. Keep them once shipped. */
 const struct check doctor_checks[] = {

@@ -9,12 +9,13 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_peer.h"
 #include "node/gids.h"
 #include "node/limits.h"
+#include "node/rdma_load.h"
 #include "probe/probe_ctl.h"
-#include "base/sysfs.h"
 
 #ifndef RDMACTL_VERSION
 #define RDMACTL_VERSION "unknown"

@@ -20,8 +20,8 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
-#include "node/firewall.h"
 #include "base/sysfs.h"
+#include "node/firewall.h"
 
 void fw_rules_free(struct fw_rules *r)
 {

@@ -20,10 +20,10 @@
 #include <infiniband/verbs.h>
 
 #include "base/ctx.h"
-#include "node/gids.h"
 #include "base/log.h"
-#include "node/rdma.h"
 #include "base/sysfs.h"
+#include "node/gids.h"
+#include "node/rdma.h"
 
 /* Largest table index believed from a directory listing (rxe has 1024). */
 #define GID_INDEX_MAX 65536

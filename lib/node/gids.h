@@ -2,7 +2,6 @@
 /*
  * GID tables: loading them (verbs live, sysfs with --root) and choosing the
  * entry a job should use, with the reason and the fix when there is none.
- * gid_recommend() and rdma_port_load_gids() are declared in rdma.h.
  */
 #ifndef RDMACTL_GIDS_H
 #define RDMACTL_GIDS_H
@@ -60,5 +59,19 @@ struct gid_choice {
  */
 bool gid_choose(const struct rdma_port *port, bool ipv6, const char *netdev,
 		struct gid_choice *c);
+
+/*
+ * Read the GID table of @port (its non-empty entries) into port->gids;
+ * entries whose type or netdev the kernel will not give are kept with
+ * GID_TYPE_UNKNOWN.  0 or -errno.
+ */
+int rdma_port_load_gids(const struct ctx *ctx, const struct rdma_dev *dev,
+			struct rdma_port *port);
+
+/*
+ * The GID a job should use on @port: RoCE v2, IPv4 unless @ipv6, never
+ * link-local; NULL when there is none.  *@why says why this one, or why none.
+ */
+const struct rdma_gid *gid_recommend(const struct rdma_port *port, bool ipv6, const char **why);
 
 #endif

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "node/hwcnt.h"
 #include "base/sysfs.h"
+#include "node/hwcnt.h"
 
 /*
  * The counters that grow only when something went wrong on the path.

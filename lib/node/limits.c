@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
-#include "node/limits.h"
 #include "base/log.h"
 #include "base/sysfs.h"
+#include "node/limits.h"
 
 #define CONF_MAX (1u << 20)	/* config files larger than 1 MiB are not config */
 

@@ -21,8 +21,8 @@
 #include <netlink/route/route.h>
 
 #include "base/ctx.h"
-#include "node/netdev.h"
 #include "base/sysfs.h"
+#include "node/netdev.h"
 
 /* libnl's error codes are not errno values. */
 static int nlerr(int err)

@@ -1,101 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The model's helpers shared by every backend: lookup, parsing, formatting. */
+/* The model's helpers: lookup, parsing, formatting (what every reader of it shares). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/ctx.h"
-#include "base/log.h"
 #include "base/opt.h"
-#include "node/gids.h"
 #include "node/rdma.h"
-#include "node/rdma_backend.h"
-#include "node/rdma_nl.h"
-
-const char rdma_no_devices_msg[] =
-	"No RDMA devices found. Check that a kernel RDMA driver is loaded "
-	"(lsmod | grep -e mlx5_ib -e rdma_rxe), that a Soft-RoCE link exists "
-	"(rdma link add rxe0 type rxe netdev IF), and, in a container, that "
-	"/dev/infiniband is passed in.";
-
-struct rdma_dev *rdma_node_add(struct rdma_node *node, const char *name)
-{
-	struct rdma_dev *devs, *dev;
-
-	devs = realloc(node->devs, (node->n + 1) * sizeof(*devs));
-	if (!devs)
-		return NULL;
-	node->devs = devs;
-	dev = &devs[node->n++];
-	memset(dev, 0, sizeof(*dev));
-	snprintf(dev->name, sizeof(dev->name), "%s", name);
-	dev->numa_node = -1;
-	return dev;
-}
-
-int rdma_dev_alloc_ports(struct rdma_dev *dev, unsigned int n)
-{
-	unsigned int i;
-
-	if (dev->ports || !n)
-		return 0;
-	dev->ports = calloc(n, sizeof(*dev->ports));
-	if (!dev->ports)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		dev->ports[i].num = i + 1;
-	return 0;
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	return strcmp(((const struct rdma_dev *)a)->name, ((const struct rdma_dev *)b)->name);
-}
-
-/*
- * The live node: RDMA netlink first, verbs for what it lacks (or for
- * everything when netlink is unavailable), sysfs for the rest.
- */
-static int live_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
-{
-	size_t d;
-	unsigned int p;
-	int ret;
-
-	ret = rdma_nl_load(ctx, node, what);
-	if (ret) {
-		log_info(ctx, "RDMA netlink unavailable (%s): using verbs only", strerror(-ret));
-		rdma_node_free(node);
-	}
-	ret = rdma_verbs_load(ctx, node, what);
-	if (ret)
-		return ret;
-	for (d = 0; d < node->n; d++) {
-		rdma_sysfs_dev_extras(ctx, &node->devs[d]);
-		for (p = 0; node->devs[d].ports && p < node->devs[d].nports; p++)
-			rdma_sysfs_port_netdev(ctx, &node->devs[d], &node->devs[d].ports[p]);
-	}
-	if (node->n)
-		qsort(node->devs, node->n, sizeof(*node->devs), cmp_dev);
-	return 0;
-}
-
-int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
-{
-	const char *failed;
-	int ret;
-
-	memset(node, 0, sizeof(*node));
-	ret = ctx->root[0] ? rdma_sysfs_load(ctx, node, what) : live_load(ctx, node, what);
-	/* GIDs of all devices at once: one verbs call per device, side by side. */
-	if (!ret && (what & RDMA_LOAD_GIDS) == RDMA_LOAD_GIDS)
-		ret = rdma_node_load_gids(ctx, node, NULL, &failed);
-	if (ret)
-		rdma_node_free(node);
-	return ret;
-}
 
 void rdma_node_free(struct rdma_node *node)
 {

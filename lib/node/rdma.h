@@ -2,7 +2,8 @@
 /*
  * The node's RDMA model: devices, their ports and GID tables, as every
  * command sees them.  Loaded from the live kernel (verbs, RDMA netlink) or,
- * with --root, from a captured sysfs tree.
+ * with --root, from a captured sysfs tree (node/rdma_load.h); GID tables
+ * are loaded and chosen in node/gids.h.
  */
 #ifndef RDMACTL_RDMA_H
 #define RDMACTL_RDMA_H
@@ -77,11 +78,7 @@ enum rdma_load {
 	RDMA_LOAD_GIDS = 1 << 1 | RDMA_LOAD_PORTS,
 };
 
-/* "No RDMA devices found", with the likely causes and what to check. */
-extern const char rdma_no_devices_msg[];
-
-/* Load every device (and, with @what, ports and GIDs); 0 or -errno. */
-int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
+/* Loading it: node/rdma_load.h. */
 void rdma_node_free(struct rdma_node *node);
 
 struct rdma_dev *rdma_dev_find(const struct rdma_node *node, const char *name);
@@ -104,20 +101,6 @@ char *gid_str(const uint8_t raw[16], char *buf, size_t len);
 bool gid_ipv4(const uint8_t raw[16], char *buf, size_t len);
 bool gid_is_empty(const uint8_t raw[16]);
 bool gid_is_link_local(const uint8_t raw[16]);
-
-/*
- * Read the GID table of @port (its non-empty entries) into port->gids;
- * entries whose type or netdev the kernel will not give are kept with
- * GID_TYPE_UNKNOWN.  0 or -errno.
- */
-int rdma_port_load_gids(const struct ctx *ctx, const struct rdma_dev *dev,
-			struct rdma_port *port);
-
-/*
- * The GID a job should use on @port: RoCE v2, IPv4 unless @ipv6, never
- * link-local; NULL when there is none.  *@why says why this one, or why none.
- */
-const struct rdma_gid *gid_recommend(const struct rdma_port *port, bool ipv6, const char **why);
 
 const char *gid_type_str(enum gid_type t);	/* "v1", "v2", "IB", "unknown" */
 const char *link_layer_str(enum link_layer l);	/* "InfiniBand", "Ethernet" */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Backends of rdma_node_load(); only lib/rdma*.c includes this.
+ * Backends of rdma_node_load() and the model helpers they build it with;
+ * the backends see the model through this header only.
  *
- * Live, facts come from RDMA netlink first (lib/rdma_nl.c), then verbs
+ * Live, facts come from RDMA netlink first (node/rdma_nl.c), then verbs
  * (what netlink does not carry: MTUs, link layer, speed and width), then
  * sysfs for what neither gives (PCI address, NUMA node, kernel driver).
  * With --root, everything comes from the recorded sysfs tree.
@@ -10,10 +11,7 @@
 #ifndef RDMACTL_RDMA_BACKEND_H
 #define RDMACTL_RDMA_BACKEND_H
 
-struct ctx;
-struct rdma_dev;
-struct rdma_node;
-struct rdma_port;
+#include "node/rdma.h"
 
 /* Fill or add every verbs device: device attributes and, with RDMA_LOAD_PORTS, ports. */
 int rdma_verbs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);

@@ -16,7 +16,6 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "node/rdma.h"
 #include "node/rdma_backend.h"
 #include "node/rdma_nl.h"
 

@@ -21,9 +21,8 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
-#include "node/rdma.h"
-#include "node/rdma_backend.h"
 #include "base/sysfs.h"
+#include "node/rdma_backend.h"
 
 #define IB_CLASS "/sys/class/infiniband"
 

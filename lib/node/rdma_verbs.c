@@ -15,7 +15,6 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "node/rdma.h"
 #include "node/rdma_backend.h"
 
 static enum link_layer verbs_link_layer(uint8_t ll)

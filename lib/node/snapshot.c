@@ -18,8 +18,8 @@
 #include <zlib.h>
 
 #include "base/ctx.h"
-#include "node/snapshot.h"
 #include "base/sysfs.h"
+#include "node/snapshot.h"
 
 #define BLOCK 512
 #define FILE_MAX (1u << 20)	/* sysfs attributes are a page; config files are small */

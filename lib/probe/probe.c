@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/log.h"
 #include "doctor/doctor_peer.h"
 #include "node/hwcnt.h"
-#include "base/log.h"
+#include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
-#include "node/rdma.h"
 
 #ifndef RDMACTL_VERSION
 #define RDMACTL_VERSION "unknown"

@@ -17,11 +17,13 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "node/gids.h"
 #include "node/netdev.h"
+#include "node/rdma.h"
+#include "node/rdma_load.h"
 #include "probe/probe.h"
 #include "probe/probe_rdma.h"
 #include "probe/probe_tcp.h"
-#include "node/rdma.h"
 
 #define MAX_SAMPLES 65536
 

@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor/doctor.h"
-#include "fuzz.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "doctor/doctor.h"
+#include "fuzz.h"
+#include "node/rdma_load.h"
 
 static const char *const prefixes[] = {
 	"sys/", "proc/", "etc/", "run/", "usr/", "lib/", "lib64/", "env/", NULL

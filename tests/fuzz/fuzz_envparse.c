@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "node/envparse.h"
 #include "fuzz.h"
+#include "node/envparse.h"
 
 static void list_sane(const struct env_list *l, const char *what)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node/firewall.h"
 #include "fuzz.h"
+#include "node/firewall.h"
 
 static void rules_sane(const struct fw_rules *r)
 {

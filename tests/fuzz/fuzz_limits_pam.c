@@ -8,8 +8,8 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "node/limits.h"
 #include "limits_check.h"
+#include "node/limits.h"
 
 static const char *const prefixes[] = {
 	"etc/security/", "etc/passwd", "etc/group", "proc/self/",

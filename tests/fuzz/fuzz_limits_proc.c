@@ -6,8 +6,8 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "node/limits.h"
 #include "limits_check.h"
+#include "node/limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

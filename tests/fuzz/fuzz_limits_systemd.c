@@ -7,8 +7,8 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "node/limits.h"
 #include "limits_check.h"
+#include "node/limits.h"
 
 static const char *const prefixes[] = {
 	"etc/systemd/", "run/systemd/", "usr/local/lib/systemd/", "usr/lib/systemd/", NULL

@@ -17,6 +17,7 @@
 #include "node/gids.h"
 #include "node/netdev.h"
 #include "node/rdma.h"
+#include "node/rdma_load.h"
 
 static const char *const prefixes[] = { "sys/", "proc/", "etc/", "run/rdmactl/", NULL };
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opt.h"
 #include "fuzz.h"
 #include "node/gids.h"
-#include "base/opt.h"
 #include "node/rdma.h"
 
 static void devport(const char *s)

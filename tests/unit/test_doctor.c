@@ -7,9 +7,9 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/opt.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_peer.h"
-#include "base/opt.h"
 #include "test.h"
 
 static struct ctx ctx;

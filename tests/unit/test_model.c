@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "base/ctx.h"
+#include "base/sysfs.h"
 #include "node/netdev.h"
 #include "node/rdma.h"
-#include "base/sysfs.h"
+#include "node/rdma_load.h"
 #include "test.h"
 
 static char fixture[512];
