@@ -239,7 +239,7 @@ static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
 	bool ok;
 	int ret;
 
-	doctor_netdev_state(d, name, state, sizeof(state));
+	netdev_sysfs_state(d->ctx, name, state, sizeof(state));
 	if (strcmp(state, "up") && strcmp(state, "unknown")) {
 		snprintf(why, len, "%s is %s", name, state);
 		return false;
@@ -577,7 +577,7 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
 		found = !strcmp(ifs->p[i], it->name);
 	if (found) {
 		fixed_add(fixed, flen, it->name, -1);
-		doctor_netdev_state(d, it->name, state, sizeof(state));
+		netdev_sysfs_state(d->ctx, it->name, state, sizeof(state));
 		if (!strcmp(state, "up") || !strcmp(state, "unknown")) {
 			check_note(r, CHECK_OK, "interface %s is up", it->name);
 		} else {

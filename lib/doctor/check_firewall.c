@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/ctx.h"
+#include "base/run.h"
 #include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/firewall.h"
@@ -93,7 +94,7 @@ static bool load_source(struct doctor *d, struct check_result *r, struct fw_sour
 	int ret;
 
 	memset(&src->rules, 0, sizeof(src->rules));
-	ret = doctor_cmd_output(d, recording, argv, &text);
+	ret = run_output(d->ctx, recording, argv, &text);
 	if (ret == -ENOENT)
 		return false;
 	if (ret) {

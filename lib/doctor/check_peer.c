@@ -33,6 +33,7 @@
 #include "node/gids.h"
 #include "node/hwcnt.h"
 #include "node/netdev.h"
+#include "node/nodeinfo.h"
 #include "probe/probe.h"
 #include "probe/probe_ctl.h"
 

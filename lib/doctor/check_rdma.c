@@ -15,6 +15,7 @@
 #include "doctor/doctor.h"
 #include "node/envparse.h"
 #include "node/gids.h"
+#include "node/netdev.h"
 
 /* Copy @src into @dst, cut to fit. */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -96,7 +97,7 @@ static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 	while ((de = readdir(dd))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo") || strlen(de->d_name) >= 16)
 			continue;
-		if (!doctor_netdev_state(d, de->d_name, state, sizeof(state)) && !strcmp(state, "up")) {
+		if (!netdev_sysfs_state(d->ctx, de->d_name, state, sizeof(state)) && !strcmp(state, "up")) {
 			snprintf(buf, len, "%s", de->d_name);
 			break;
 		}
@@ -222,7 +223,7 @@ static void port_down(struct doctor *d, struct check_result *r, const struct rdm
 			  dev->name, p->num, dev->name, p->num);
 		return;
 	}
-	doctor_netdev_state(d, p->netdev, state, sizeof(state));
+	netdev_sysfs_state(d->ctx, p->netdev, state, sizeof(state));
 	check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is %s", dev->name, p->num,
 		   port_state_str(p->state), phys_state_str(p->phys_state), p->netdev, state);
 	if (strcmp(state, "up"))
@@ -377,7 +378,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 {
 	int mtu = 0, allowed, active;
 
-	if (!p->netdev[0] || doctor_netdev_mtu(d, p->netdev, &mtu)) {
+	if (!p->netdev[0] || netdev_sysfs_mtu(d->ctx, p->netdev, &mtu)) {
 		check_note(r, CHECK_OK, "%s/%u active %d, max %d (netdev MTU unknown)", dev->name,
 			   p->num, p->active_mtu, p->max_mtu);
 		return;

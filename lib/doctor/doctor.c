@@ -1,26 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* The doctor's check table, its runner, and helpers the checks share. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
-#include "base/sysfs.h"
 #include "doctor/doctor.h"
-#include "node/envparse.h"
+#include "node/versions.h"
 
 /* Stable IDs: scripts select them with --only/--skip. Keep them once shipped. */
 const struct check doctor_checks[] = {
@@ -223,199 +213,9 @@ const char *doctor_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-int doctor_netdev_mtu(const struct doctor *d, const char *ifname, int *mtu)
-{
-	char path[128], buf[32];
-	long v;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
-	ret = read_line(d->ctx, path, buf, sizeof(buf));
-	if (ret < 0)
-		return ret;
-	if (env_parse_long(buf, 0, 1 << 20, &v))
-		return -EINVAL;
-	*mtu = (int)v;
-	return 0;
-}
-
-int doctor_netdev_state(const struct doctor *d, const char *ifname, char *buf, size_t len)
-{
-	char path[128];
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
-	ret = read_line(d->ctx, path, buf, len);
-	return ret < 0 ? ret : 0;
-}
-
-/* The library directories the dynamic loader searches, and CUDA's. */
-const char *const doctor_lib_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-	"/lib/x86_64-linux-gnu", "/lib64", "/usr/local/lib", "/usr/local/cuda/lib64",
-	"/usr/local/nccl/lib", NULL
-};
-
-/* Highest libnccl.so.X.Y.Z in @dir below the root; 0 or the version code. */
-static int nccl_in_dir(const struct doctor *d, const char *dir, char *where, size_t len)
-{
-	char pattern[4096];
-	glob_t g;
-	size_t i;
-	int best = 0;
-
-	if (root_path(d->ctx, pattern, sizeof(pattern), "%s/libnccl.so.*.*.*", dir))
-		return 0;
-	if (glob(pattern, 0, NULL, &g))
-		return 0;
-	for (i = 0; i < g.gl_pathc; i++) {
-		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-		int v = nccl_version_from_soname(base);
-
-		if (v > best) {
-			best = v;
-			snprintf(where, len, "%s/%s", dir, base);
-		}
-	}
-	globfree(&g);
-	return best;
-}
-
 void doctor_find_nccl(struct doctor *d)
 {
-	const char *ldpath = getenv("LD_LIBRARY_PATH");
-	size_t i;
-
-	if (d->nccl_version)
-		return;
-	d->nccl_version = -1;
-	/* LD_LIBRARY_PATH first: what the job would load (live only). */
-	if (ldpath && !d->ctx->root[0] && strlen(ldpath) < 4096) {
-		char copy[4096], *save = NULL, *dir;
-
-		snprintf(copy, sizeof(copy), "%s", ldpath);
-		for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-			int v = nccl_in_dir(d, dir, d->nccl_lib, sizeof(d->nccl_lib));
-
-			if (v > 0) {
-				d->nccl_version = v;
-				return;
-			}
-		}
-	}
-	for (i = 0; doctor_lib_dirs[i]; i++) {
-		int v = nccl_in_dir(d, doctor_lib_dirs[i], d->nccl_lib, sizeof(d->nccl_lib));
-
-		if (v > 0) {
-			d->nccl_version = v;
-			return;
-		}
-	}
+	if (!d->nccl_version)
+		d->nccl_version = nccl_find(d->ctx, d->nccl_lib, sizeof(d->nccl_lib));
 }
 
-/* ---- command output ---- */
-
-#define CMD_MAX_OUT (4u << 20)
-#define CMD_TIMEOUT_MS 10000
-
-static int read_child(int fd, pid_t pid, char **out)
-{
-	size_t cap = 8192, len = 0;
-	char *buf = malloc(cap), *nb;
-	struct timespec start, now;
-	int ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long left;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = CMD_TIMEOUT_MS - ((now.tv_sec - start.tv_sec) * 1000 +
-					 (now.tv_nsec - start.tv_nsec) / 1000000);
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
-			kill(pid, SIGKILL);
-			ret = -ETIMEDOUT;
-			break;
-		}
-		if (len + 4097 > cap) {
-			if (cap >= CMD_MAX_OUT) {
-				kill(pid, SIGKILL);
-				ret = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, 4096);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	if (ret)
-		free(buf);
-	else
-		*out = buf;
-	return ret;
-}
-
-static int run_capture(char *const argv[], char **out)
-{
-	int fds[2], status, ret;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		return ret;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDERR_FILENO);
-			dup2(null, STDIN_FILENO);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	ret = read_child(fds[0], pid, out);
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-		free(*out);
-		*out = NULL;
-		ret = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
-	}
-	return ret;
-}
-
-int doctor_cmd_output(const struct doctor *d, const char *name, char *const argv[], char **out)
-{
-	char path[256];
-
-	*out = NULL;
-	if (d->ctx->root[0]) {
-		snprintf(path, sizeof(path), "/run/rdmactl/cmd/%s", name);
-		return read_file(d->ctx, path, CMD_MAX_OUT, out, NULL);
-	}
-	return run_capture(argv, out);
-}

@@ -96,14 +96,6 @@ struct doctor_counts {
 /* Run the selected checks into the table @t (columns status, id, found, fix). */
 void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c);
 
-/*
- * The output of a command, for facts only a tool gives (nft, iptables-save,
- * ofed_info).  With --root it is read from <root>/run/rdmactl/cmd/@name, a
- * recorded copy; live it is @argv's stdout (at most 4 MiB, 10 s).
- * 0, -ENOENT (the tool or the recording is absent) or -errno.
- */
-int doctor_cmd_output(const struct doctor *d, const char *name, char *const argv[], char **out);
-
 /* The environment variable @name, or NULL when unset or empty. */
 const char *doctor_env(const char *name);
 
@@ -133,16 +125,6 @@ void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *
 void doctor_peer_firewall(struct doctor *d, struct check_result *r);
 void doctor_peer_free(struct doctor *d);
 
-/* Shared by the checks: the netdev's MTU and operstate from sysfs; 0 or -errno. */
-int doctor_netdev_mtu(const struct doctor *d, const char *ifname, int *mtu);
-int doctor_netdev_state(const struct doctor *d, const char *ifname, char *buf, size_t len);
-/* rdma-core's release ("44.0") and the library it was read from; false when absent. */
-bool doctor_rdma_core_version(const struct doctor *d, char *ver, size_t len, char *file,
-			      size_t flen);
-/* `ofed_info -s` without its trailing colon; false without MLNX_OFED. */
-bool doctor_ofed_version(const struct doctor *d, char *buf, size_t len);
-/* Where libraries are looked for (below the root), NULL-terminated. */
-extern const char *const doctor_lib_dirs[];
 /* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
 void doctor_find_nccl(struct doctor *d);
 

@@ -1,37 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a node tells `rdmactl doctor --peer` about itself: the probe
- * server answers NODE_INFO_REQ with this node's facts as one compact JSON
- * object (kernel, rdma-core, OFED, software, memlock, and each RoCE port's
- * state, MTUs and recommended GID), so the doctor compares both ends.
- *
- *   {"software":"rdmactl 0.1.0","kernel":"6.1.0-18-amd64","rdma_core":"44.0",
- *    "ofed":null,"memlock_shell":"unlimited",
- *    "ports":[{"dev":"rxe0","port":1,"state":"ACTIVE","netdev":"eth0",
- *              "netdev_mtu":1500,"active_mtu":1024,"max_mtu":4096,
- *              "gid_index":1,"gid":"0000:...:0a63:0002","ipv4":"10.99.0.2"}]}
+ * A peer's facts for `rdmactl doctor --peer`: asked of its probe server with
+ * NODE_INFO_REQ; the answer is node/nodeinfo.h's JSON object.
  */
 #ifndef RDMACTL_DOCTOR_PEER_H
 #define RDMACTL_DOCTOR_PEER_H
 
-#include <stddef.h>
+#include "node/nodeinfo.h"
 
-struct ctx;
 struct json_object;
 struct probe_ctl;
-
-/* At most this many bytes of JSON: fits one probe frame with its length. */
-#define NODE_INFO_MAX 4000
-
-/*
- * This node's facts as JSON text in @buf (NUL-terminated, at most
- * NODE_INFO_MAX bytes; ports are left out, last first, to fit).  The probe
- * server's NODE_INFO_REQ handler calls this.  0 or -errno.
- */
-int doctor_node_info(struct ctx *ctx, char *buf, size_t len);
-
-/* Parse a NODE_INFO text; NULL when it is not a JSON object. */
-struct json_object *doctor_node_info_parse(const char *text);
 
 /*
  * Read the peer's NODE_INFO after NODE_INFO_REQ was sent on @c; the parsed

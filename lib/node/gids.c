@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,6 @@
 #include "base/log.h"
 #include "base/sysfs.h"
 #include "node/gids.h"
-#include "node/rdma.h"
 
 /* Largest table index believed from a directory listing (rxe has 1024). */
 #define GID_INDEX_MAX 65536

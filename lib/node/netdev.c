@@ -22,6 +22,7 @@
 
 #include "base/ctx.h"
 #include "base/sysfs.h"
+#include "node/envparse.h"
 #include "node/netdev.h"
 
 /* libnl's error codes are not errno values. */
@@ -240,4 +241,32 @@ err_sock:
 err_addr:
 	nl_addr_put(dst);
 	return ret;
+}
+
+/* ---- from sysfs, which --root trees record ---- */
+
+int netdev_sysfs_mtu(const struct ctx *ctx, const char *ifname, int *mtu)
+{
+	char path[128], buf[32];
+	long v;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
+	ret = read_line(ctx, path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (env_parse_long(buf, 0, 1 << 20, &v))
+		return -EINVAL;
+	*mtu = (int)v;
+	return 0;
+}
+
+int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, size_t len)
+{
+	char path[128];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
+	ret = read_line(ctx, path, buf, len);
+	return ret < 0 ? ret : 0;
 }

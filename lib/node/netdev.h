@@ -43,4 +43,11 @@ bool netdev_has_global_addr(const struct netdev_info *info, int family);
 int netdev_route_to(const struct ctx *ctx, const char *peer, char *ifname, size_t iflen,
 		    char *src, size_t srclen);
 
+/*
+ * The netdev's MTU and operstate from sysfs (what --root trees record);
+ * 0 or -errno.
+ */
+int netdev_sysfs_mtu(const struct ctx *ctx, const char *ifname, int *mtu);
+int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, size_t len);
+
 #endif

@@ -14,10 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/ctx.h"
 #include "base/log.h"
-#include "doctor/doctor_peer.h"
 #include "node/hwcnt.h"
+#include "node/nodeinfo.h"
 #include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
@@ -762,7 +761,7 @@ static int server_node_info(struct probe_sess *s)
 		return probe_fail(s, -ENOMEM, PROBE_ERR_SETUP, "Failed to answer NODE_INFO_REQ: %s",
 				  strerror(ENOMEM));
 	f->type = PROBE_MSG_NODE_INFO;
-	ret = doctor_node_info(s->ctx, f->u.node_info.text, sizeof f->u.node_info.text);
+	ret = node_info(s->ctx, f->u.node_info.text, sizeof f->u.node_info.text);
 	if (ret)
 		ret = probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to describe this node: %s",
 				 strerror(-ret));

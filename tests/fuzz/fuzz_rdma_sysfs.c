@@ -16,6 +16,7 @@
 #include "fuzz.h"
 #include "node/gids.h"
 #include "node/netdev.h"
+#include "node/nodeinfo.h"
 #include "node/rdma.h"
 #include "node/rdma_load.h"
 
@@ -109,16 +110,16 @@ static void node_show(const struct rdma_node *node)
 				port_state_str(node->devs[i].ports[j].state));
 }
 
-static void node_info(struct ctx *ctx)
+static void check_node_info(struct ctx *ctx)
 {
 	static char buf[NODE_INFO_MAX + 1];
 	struct json_object *o;
 
-	if (doctor_node_info(ctx, buf, sizeof(buf)))
+	if (node_info(ctx, buf, sizeof(buf)))
 		return;
 	if (strlen(buf) > NODE_INFO_MAX)
 		fuzz_fail("NODE_INFO of %zu bytes", strlen(buf));
-	o = doctor_node_info_parse(buf);
+	o = node_info_parse(buf);
 	if (!o)
 		fuzz_fail("NODE_INFO is not a JSON object: %.80s", buf);
 	json_object_put(o);
@@ -146,6 +147,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&node, 0, sizeof(node));
 	if (!rdma_node_load(&ctx, &node, 0))
 		rdma_node_free(&node);
-	node_info(&ctx);
+	check_node_info(&ctx);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "node/nodeinfo.h"
 #include "probe/probe_proto.h"
 
 struct stream {

@@ -10,6 +10,7 @@
 #include "base/opt.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_peer.h"
+#include "node/nodeinfo.h"
 #include "test.h"
 
 static struct ctx ctx;
@@ -71,8 +72,8 @@ static void node_info_of_a_recorded_node(void)
 	char buf[NODE_INFO_MAX + 1];
 
 	root("doctor-healthy");
-	CHECK_INT(doctor_node_info(&ctx, buf, sizeof(buf)), 0);
-	o = doctor_node_info_parse(buf);
+	CHECK_INT(node_info(&ctx, buf, sizeof(buf)), 0);
+	o = node_info_parse(buf);
 	CHECK(o != NULL);
 	if (!o)
 		return;
@@ -98,15 +99,15 @@ static void node_info_fits_its_buffer(void)
 
 	root("doctor-healthy");
 	/* Too small for three ports: the last ones are left out, the rest stays valid. */
-	CHECK_INT(doctor_node_info(&ctx, small, sizeof(small)), 0);
+	CHECK_INT(node_info(&ctx, small, sizeof(small)), 0);
 	CHECK(strlen(small) < sizeof(small));
-	o = doctor_node_info_parse(small);
+	o = node_info_parse(small);
 	CHECK(o && json_object_object_get_ex(o, "ports", &ports) && json_object_array_length(ports) < 3);
 	json_object_put(o);
-	CHECK(doctor_node_info(&ctx, small, 40) < 0);
-	CHECK(doctor_node_info_parse("[1]") == NULL);
-	CHECK(doctor_node_info_parse("{\"kernel\":") == NULL);
-	CHECK(doctor_node_info_parse("") == NULL);
+	CHECK(node_info(&ctx, small, 40) < 0);
+	CHECK(node_info_parse("[1]") == NULL);
+	CHECK(node_info_parse("{\"kernel\":") == NULL);
+	CHECK(node_info_parse("") == NULL);
 }
 
 int main(void)

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A command's output, captured with a time and size limit; with --root,
+ * the recording `snapshot` made of it instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "base/run.h"
+#include "base/sysfs.h"
+
+#define CMD_MAX_OUT (4u << 20)
+#define CMD_TIMEOUT_MS 10000
+
+static int read_child(int fd, pid_t pid, char **out)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = malloc(cap), *nb;
+	struct timespec start, now;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = CMD_TIMEOUT_MS - ((now.tv_sec - start.tv_sec) * 1000 +
+					 (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+			kill(pid, SIGKILL);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (len + 4097 > cap) {
+			if (cap >= CMD_MAX_OUT) {
+				kill(pid, SIGKILL);
+				ret = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (ret)
+		free(buf);
+	else
+		*out = buf;
+	return ret;
+}
+
+static int run_capture(char *const argv[], char **out)
+{
+	int fds[2], status, ret;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			dup2(null, STDIN_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	ret = read_child(fds[0], pid, out);
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		free(*out);
+		*out = NULL;
+		ret = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+	}
+	return ret;
+}
+
+int run_output(const struct ctx *ctx, const char *name, char *const argv[], char **out)
+{
+	char path[256];
+
+	*out = NULL;
+	if (ctx->root[0]) {
+		snprintf(path, sizeof(path), "/run/rdmactl/cmd/%s", name);
+		return read_file(ctx, path, CMD_MAX_OUT, out, NULL);
+	}
+	return run_capture(argv, out);
+}

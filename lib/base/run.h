@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a command for its output (node facts such as `ofed_info -s`). */
+#ifndef RDMACTL_RUN_H
+#define RDMACTL_RUN_H
+
+struct ctx;
+
+/*
+ * The output of a command, for facts only a tool gives (nft, iptables-save,
+ * ofed_info), NUL-terminated in *@out to free.  With --root it is read from
+ * <root>/run/rdmactl/cmd/@name, a recorded copy; live it is @argv's stdout
+ * (at most 4 MiB, 10 s).  0, -ENOENT (the tool or the recording is absent),
+ * -EIO (it failed), -ETIMEDOUT, -EFBIG or -errno.
+ */
+int run_output(const struct ctx *ctx, const char *name, char *const argv[], char **out);
+
+#endif

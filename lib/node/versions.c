@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The software versions both ends of a job must share: rdma-core (its
+ * libibverbs.so.1.ABI.RELEASE.0 carries the release: libibverbs.so.1.14.44.0
+ * is rdma-core 44.0), MLNX_OFED when installed (`ofed_info -s`), NCCL.
+ */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ctx.h"
+#include "base/run.h"
+#include "base/sysfs.h"
+#include "node/envparse.h"
+#include "node/versions.h"
+
+/* The library directories the dynamic loader searches, and CUDA's. */
+const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+	"/lib/x86_64-linux-gnu", "/lib64", "/usr/local/lib", "/usr/local/cuda/lib64",
+	"/usr/local/nccl/lib", NULL
+};
+
+/* Highest libnccl.so.X.Y.Z in @dir below the root; 0 or the version code. */
+static int nccl_in_dir(const struct ctx *ctx, const char *dir, char *where, size_t len)
+{
+	char pattern[4096];
+	glob_t g;
+	size_t i;
+	int best = 0;
+
+	if (root_path(ctx, pattern, sizeof(pattern), "%s/libnccl.so.*.*.*", dir))
+		return 0;
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		int v = nccl_version_from_soname(base);
+
+		if (v > best) {
+			best = v;
+			snprintf(where, len, "%s/%s", dir, base);
+		}
+	}
+	globfree(&g);
+	return best;
+}
+
+int nccl_find(const struct ctx *ctx, char *where, size_t len)
+{
+	const char *ldpath = getenv("LD_LIBRARY_PATH");
+	size_t i;
+	int v;
+
+	/* LD_LIBRARY_PATH first: what the job would load (live only). */
+	if (ldpath && !ctx->root[0] && strlen(ldpath) < 4096) {
+		char copy[4096], *save = NULL, *dir;
+
+		snprintf(copy, sizeof(copy), "%s", ldpath);
+		for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+			if ((v = nccl_in_dir(ctx, dir, where, len)) > 0)
+				return v;
+	}
+	for (i = 0; lib_dirs[i]; i++)
+		if ((v = nccl_in_dir(ctx, lib_dirs[i], where, len)) > 0)
+			return v;
+	return -1;
+}
+
+/* "44.0" from the newest libibverbs.so.1.*.*.* below the root. */
+bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file, size_t flen)
+{
+	char pattern[4096];
+	unsigned int abi, major, minor;
+	size_t i, k;
+	glob_t g;
+	bool found = false;
+
+	for (i = 0; lib_dirs[i] && !found; i++) {
+		if (root_path(ctx, pattern, sizeof(pattern), "%s/libibverbs.so.1.*.*.*",
+			      lib_dirs[i]) || glob(pattern, 0, NULL, &g))
+			continue;
+		for (k = 0; k < g.gl_pathc && !found; k++) {
+			const char *base = strrchr(g.gl_pathv[k], '/') + 1;
+
+			if (sscanf(base, "libibverbs.so.1.%u.%u.%u", &abi, &major, &minor) == 3) {
+				snprintf(ver, len, "%u.%u", major, minor);
+				snprintf(file, flen, "%s/%s", lib_dirs[i], base);
+				found = true;
+			}
+		}
+		globfree(&g);
+	}
+	return found;
+}
+
+/* "MLNX_OFED_LINUX-5.8-1.0.1.1:" -> "MLNX_OFED_LINUX-5.8-1.0.1.1" */
+bool ofed_version(const struct ctx *ctx, char *buf, size_t len)
+{
+	char *argv[] = { "ofed_info", "-s", NULL };
+	char *out = NULL, *line;
+
+	if (run_output(ctx, "ofed_info-s", argv, &out))
+		return false;
+	line = strtrim(out);
+	line[strcspn(line, "\n")] = '\0';
+	if (*line && line[strlen(line) - 1] == ':')
+		line[strlen(line) - 1] = '\0';
+	snprintf(buf, len, "%s", line);
+	free(out);
+	return buf[0] != '\0';
+}
