@@ -193,11 +193,15 @@ static int env_token(struct ctx *ctx, struct probe_args *a)
 	return ret < 0 ? ret : 0;
 }
 
-/* One option; 0 or -EINVAL (message printed). */
-static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+/*
+ * Option handlers by group; each returns 0, -EINVAL (message printed), or
+ * -ENOENT when @c is not one of its options.
+ */
+
+/* Which role, where it listens or connects, and the run's secret. */
+static int opt_role(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
 	struct probe_cfg *cfg = &a->cfg;
-	double d;
 	long l;
 
 	switch (c) {
@@ -209,12 +213,23 @@ static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *v
 		cfg->port = (uint16_t)l;
 		return 0;
 	case OPT_ONCE: cfg->once = true; return 0;
-	case 'd': return opt_device(ctx, cfg, val);
-	case 'x':
-		if (set_long(ctx, "-x", val, 0, 255, &l))
-			return -EINVAL;
-		cfg->gid_index = (int)l;
+	case OPT_TOKEN: return opt_token(ctx, a, val);
+	case OPT_TIMEOUT: {
+		double d;
+
+		if (parse_seconds(val, 0.05, 3600, &d))
+			return bad_value(ctx, "--timeout", val, "expected seconds from 0.05 to 3600");
+		cfg->timeout_ms = (int)(d * 1000);
 		return 0;
+	}
+	}
+	return -ENOENT;
+}
+
+/* Message sizes: one, a sweep, or the server's cap. */
+static int opt_sizes(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	switch (c) {
 	case 's':
 		a->have_s = true;
 		return parse_size(val, &a->size) ? bad_value(ctx, "-s", val, "expected bytes from 1 to 2G, "
@@ -225,60 +240,99 @@ static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *v
 		if (parse_size(val, &a->sweep_max) || !is_pow2(a->sweep_max) || a->sweep_max < 2)
 			return bad_value(ctx, "--sweep-max", val, "expected a power of two, at least 2");
 		return 0;
-	case 'n':
-		a->have_n = true;
-		if (set_long(ctx, "-n", val, 1, (long)PROBE_MAX_ITERS, &l))
-			return -EINVAL;
-		cfg->req.iters = (uint64_t)l;
-		return 0;
-	case 'D':
-		a->have_D = true;
-		if (set_long(ctx, "-D", val, 1, PROBE_MAX_DURATION_MS / 1000, &l))
-			return -EINVAL;
-		cfg->req.duration_ms = (uint32_t)l * 1000;
-		return 0;
-	case OPT_QPS:
-		if (set_long(ctx, "--qps", val, 1, PROBE_MAX_QPS, &l))
-			return -EINVAL;
-		cfg->req.qps = (uint16_t)l;
-		return 0;
-	case OPT_DEPTH:
-		if (set_long(ctx, "--depth", val, 1, PROBE_MAX_DEPTH, &l))
-			return -EINVAL;
-		cfg->req.depth = (uint32_t)l;
-		return 0;
-	case OPT_BIDIR: cfg->req.flags |= PROBE_F_BIDIR; return 0;
-	case OPT_VERIFY: cfg->req.flags |= PROBE_F_VERIFY; return 0;
-	case OPT_RDMA_CM: cfg->req.flags |= PROBE_F_RDMA_CM; return 0;
-	case OPT_TRANSPORT:
-		if (strcmp(val, "rdma") && strcmp(val, "tcp"))
-			return bad_value(ctx, "--transport", val, "use rdma or tcp");
-		cfg->req.transport = strcmp(val, "tcp") ? PROBE_TRANSPORT_RDMA : PROBE_TRANSPORT_TCP;
-		return 0;
-	case OPT_EXPECT:
-		if (parse_seconds(val, 0, 1e6, &cfg->expect_gbps))
-			return bad_value(ctx, "--expect", val, "expected Gb/s, a number");
-		return 0;
-	case OPT_TIMEOUT:
-		if (parse_seconds(val, 0.05, 3600, &d))
-			return bad_value(ctx, "--timeout", val, "expected seconds from 0.05 to 3600");
-		cfg->timeout_ms = (int)(d * 1000);
-		return 0;
 	case OPT_MAX_SIZE: {
 		uint64_t v;
 
 		if (parse_size(val, &v))
 			return bad_value(ctx, "--max-size", val, "expected bytes, with K, M or G");
-		cfg->max_size = v;
+		a->cfg.max_size = v;
 		return 0;
 	}
+	}
+	return -ENOENT;
+}
+
+/* How much to send: writes, seconds, latency rounds, queues and their depth. */
+static int opt_amount(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	struct probe_test_req *req = &a->cfg.req;
+	long l;
+
+	switch (c) {
+	case 'n':
+		a->have_n = true;
+		if (set_long(ctx, "-n", val, 1, (long)PROBE_MAX_ITERS, &l))
+			return -EINVAL;
+		req->iters = (uint64_t)l;
+		return 0;
+	case 'D':
+		a->have_D = true;
+		if (set_long(ctx, "-D", val, 1, PROBE_MAX_DURATION_MS / 1000, &l))
+			return -EINVAL;
+		req->duration_ms = (uint32_t)l * 1000;
+		return 0;
 	case OPT_LAT_ITERS:
 		a->have_lat = true;
 		if (set_long(ctx, "--lat-iters", val, 0, 1000000, &l))
 			return -EINVAL;
-		cfg->req.lat_iters = (uint32_t)l;
+		req->lat_iters = (uint32_t)l;
 		return 0;
-	case OPT_TOKEN: return opt_token(ctx, a, val);
+	case OPT_QPS:
+		if (set_long(ctx, "--qps", val, 1, PROBE_MAX_QPS, &l))
+			return -EINVAL;
+		req->qps = (uint16_t)l;
+		return 0;
+	case OPT_DEPTH:
+		if (set_long(ctx, "--depth", val, 1, PROBE_MAX_DEPTH, &l))
+			return -EINVAL;
+		req->depth = (uint32_t)l;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The path: device, GID, transport, the run's flags and the expected rate. */
+static int opt_path(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	struct probe_cfg *cfg = &a->cfg;
+	long l;
+
+	switch (c) {
+	case 'd': return opt_device(ctx, cfg, val);
+	case 'x':
+		if (set_long(ctx, "-x", val, 0, 255, &l))
+			return -EINVAL;
+		cfg->gid_index = (int)l;
+		return 0;
+	case OPT_TRANSPORT:
+		if (strcmp(val, "rdma") && strcmp(val, "tcp"))
+			return bad_value(ctx, "--transport", val, "use rdma or tcp");
+		cfg->req.transport = strcmp(val, "tcp") ? PROBE_TRANSPORT_RDMA : PROBE_TRANSPORT_TCP;
+		return 0;
+	case OPT_BIDIR: cfg->req.flags |= PROBE_F_BIDIR; return 0;
+	case OPT_VERIFY: cfg->req.flags |= PROBE_F_VERIFY; return 0;
+	case OPT_RDMA_CM: cfg->req.flags |= PROBE_F_RDMA_CM; return 0;
+	case OPT_EXPECT:
+		if (parse_seconds(val, 0, 1e6, &cfg->expect_gbps))
+			return bad_value(ctx, "--expect", val, "expected Gb/s, a number");
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* One option; 0 or -EINVAL (message printed). */
+static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	static int (*const groups[])(struct ctx *, struct probe_args *, int, const char *) = {
+		opt_role, opt_sizes, opt_amount, opt_path,
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		ret = groups[i](ctx, a, c, val);
+		if (ret != -ENOENT)
+			return ret;
 	}
 	return -EINVAL;
 }
