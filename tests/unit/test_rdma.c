@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The device/port model: rate and MTU rules, providers, the sysfs backend, netdevs. */
+/* The device/port model (node/rdma*): parsing, formatting, rate and MTU rules,
+ * providers, the sysfs backend, netdevs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,15 +176,65 @@ static void netdev_live_loopback(void)
 	CHECK_INT(netdev_get(&live, "nosuch-if0", &nd), -ENODEV);
 }
 
+static void devport_parses_both_separators(void)
+{
+	char dev[16];
+	unsigned int port = 9;
+
+	CHECK_INT(rdma_parse_devport("mlx5_0", dev, sizeof(dev), &port), 0);
+	CHECK_STR(dev, "mlx5_0");
+	CHECK_INT(port, 0);
+	CHECK_INT(rdma_parse_devport("mlx5_0/2", dev, sizeof(dev), &port), 0);
+	CHECK_INT(port, 2);
+	CHECK_INT(rdma_parse_devport("mlx5_2:1", dev, sizeof(dev), &port), 0);
+	CHECK_STR(dev, "mlx5_2");
+	CHECK_INT(port, 1);
+	CHECK(rdma_parse_devport("/1", dev, sizeof(dev), &port) < 0);
+	CHECK(rdma_parse_devport("mlx5_0/", dev, sizeof(dev), &port) < 0);
+	CHECK(rdma_parse_devport("mlx5_0/0", dev, sizeof(dev), &port) < 0);
+	CHECK(rdma_parse_devport("a_very_long_device_name", dev, sizeof(dev), &port) < 0);
+}
+
+static void gid_formatting_matches_show_gids(void)
+{
+	/* The field notes' index 5: ::ffff:192.168.88.1 */
+	const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xc0, 0xa8, 0x58, 0x01 };
+	/* Its first group is 0000 but it is no IPv4 mapping: show_gids would decode it anyway. */
+	const uint8_t notv4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0xa8, 0x58, 0x01 };
+	const uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x5a, 0xa2, 0xe1, 0xff, 0xfe, 0xb0, 0x37, 0x72 };
+	char buf[64];
+
+	CHECK_STR(gid_str(v4, buf, sizeof(buf)), "0000:0000:0000:0000:0000:ffff:c0a8:5801");
+	CHECK(gid_ipv4(v4, buf, sizeof(buf)));
+	CHECK_STR(buf, "192.168.88.1");
+	CHECK(!gid_ipv4(notv4, buf, sizeof(buf)));
+	CHECK(gid_is_link_local(ll));
+	CHECK(!gid_is_link_local(v4));
+	CHECK_STR(guid_str(0x5aa2e1fffeb03772ULL, buf, sizeof(buf)), "5aa2:e1ff:feb0:3772");
+}
+
+static void enum_strings_fall_back(void)
+{
+	CHECK_STR(port_state_str(4), "ACTIVE");
+	CHECK_STR(port_state_str(99), "unknown");
+	CHECK_STR(phys_state_str(5), "LinkUp");
+	CHECK_STR(phys_state_str(-1), "unknown");
+	CHECK_STR(gid_type_str(GID_TYPE_ROCE_V2), "v2");
+	CHECK_STR(node_type_str(1), "CA");
+}
+
 int main(void)
 {
-	RUN("test_model", rate_matches_kernel_sysfs);
-	RUN("test_model", mtu_enum_to_bytes);
-	RUN("test_model", roce_mtu_follows_kernel_rules);
-	RUN("test_model", providers_from_driver);
-	RUN("test_model", sysfs_counts_ports_without_loading);
-	RUN("test_model", sysfs_reads_ib_port);
-	RUN("test_model", netdev_from_recorded_tree);
-	RUN("test_model", netdev_live_loopback);
+	RUN("rdma", devport_parses_both_separators);
+	RUN("rdma", gid_formatting_matches_show_gids);
+	RUN("rdma", enum_strings_fall_back);
+	RUN("rdma", rate_matches_kernel_sysfs);
+	RUN("rdma", mtu_enum_to_bytes);
+	RUN("rdma", roce_mtu_follows_kernel_rules);
+	RUN("rdma", providers_from_driver);
+	RUN("rdma", sysfs_counts_ports_without_loading);
+	RUN("rdma", sysfs_reads_ib_port);
+	RUN("rdma", netdev_from_recorded_tree);
+	RUN("rdma", netdev_live_loopback);
 	TEST_EXIT();
 }
