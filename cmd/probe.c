@@ -2,7 +2,7 @@
 /*
  * rdmactl probe: RDMA WRITE (or TCP) bandwidth and latency between two
  * nodes.  `rdmactl probe --server` on one, `rdmactl probe PEER` on the
- * other; both print the same table.  The session is lib/probe.c.
+ * other; both print the same table.  The session is lib/probe/probe.c.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -41,7 +41,7 @@
  * Either side may send ERROR at any point; it ends the session.  A request
  * other than TEST_REQ may follow HELLO: NODE_INFO_REQ, from
  * `rdmactl doctor --peer`, asks a running server about its node; the
- * server answers NODE_INFO (its JSON facts, doctor_peer.h) and the session
+ * server answers NODE_INFO (its JSON facts, node/nodeinfo.h) and the session
  * ends.
  *
  * Evolving.  PROBE_PROTO_VERSION changes whenever a message's layout
@@ -69,7 +69,7 @@
 #define PROBE_MAX_ITERS		1000000000ull
 #define PROBE_MAX_DURATION_MS	3600000u
 #define PROBE_MAX_MSG_SIZE	(1ull << 31)	/* one verbs message at most; servers cap lower */
-#define PROBE_NODE_INFO_MAX	4000	/* bytes of NODE_INFO text (doctor_peer.h) */
+#define PROBE_NODE_INFO_MAX	4000	/* bytes of NODE_INFO text (node/nodeinfo.h) */
 #define PROBE_NONCE_LEN		32
 #define PROBE_MAC_LEN		32	/* HMAC-SHA256 */
 
@@ -207,7 +207,7 @@ struct probe_result {
 	uint64_t verified;	/* bytes checked */
 };
 
-/* NODE_INFO: the server's node as JSON text (doctor_peer.h), a u16 length then the bytes. */
+/* NODE_INFO: the server's node as JSON text (node/nodeinfo.h), a u16 length then the bytes. */
 struct probe_node_info {
 	char text[PROBE_NODE_INFO_MAX + 1];
 };

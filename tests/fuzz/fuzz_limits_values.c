@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The value parsers of lib/limits.c: a /proc/PID/limits text, a
+ * The value parsers of lib/node/limits.c: a /proc/PID/limits text, a
  * limits.conf memlock value and a systemd DefaultLimitMEMLOCK= value.
  * Input: one selector byte, then the text.
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The RDMA netlink replies lib/rdma_nl.c parses: device dumps, port dumps
+ * The RDMA netlink replies lib/node/rdma_nl.c parses: device dumps, port dumps
  * and the uverbs chardev answer.  Its callbacks are static, so this target
- * compiles lib/rdma_nl.c into itself (its one exported function renamed)
+ * compiles lib/node/rdma_nl.c into itself (its one exported function renamed)
  * and runs them over a fuzzed buffer of netlink messages with libmnl's
  * mnl_cb_run(), as nl_request() does with the kernel's replies.
  *

@@ -2,7 +2,7 @@
 /*
  * The control connection of a probe end, fed a fuzzed byte stream: the
  * bytes are written into one end of a socket pair and the other end is
- * read with lib/probe_ctl.c exactly as a session reads its peer.
+ * read with lib/probe/probe_ctl.c exactly as a session reads its peer.
  */
 #ifndef RDMACTL_FUZZ_PROBE_STREAM_H
 #define RDMACTL_FUZZ_PROBE_STREAM_H

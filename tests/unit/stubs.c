@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* lib/opt.c refers to the command table of cmd/main.c; unit tests have none. */
+/* lib/base/opt.c refers to the command table of cmd/main.c; unit tests have none. */
 #include <stddef.h>
 
 #include "base/opt.h"
