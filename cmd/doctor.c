@@ -13,6 +13,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/sysfs.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 #include "node/rdma_load.h"
@@ -240,6 +241,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	d.peer_port = (unsigned int)a.port;
 	d.token = a.have_token ? a.token : NULL;
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
+	d.node_warnings = read_warnings(ctx);
 	t = table_new(doctor_cols);
 	if (t) {
 		doctor_run(&d, sel, t, &counts);

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/sysfs.h"
 #include "cmds.h"
 
 #ifndef RDMACTL_VERSION
@@ -145,6 +148,7 @@ static int ctx_init(struct ctx *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	ctx->root = "";
+	ctx->warnings = json_object_new_array();
 	return root ? set_root(ctx, root) : 0;
 }
 
@@ -154,21 +158,31 @@ int main(int argc, char **argv)
 	struct ctx ctx;
 	int idx, rc;
 
-	if (ctx_init(&ctx))
-		return RC_USAGE;
+	if (ctx_init(&ctx)) {
+		rc = RC_USAGE;
+		goto out;
+	}
 	idx = parse_top(&ctx, argc, argv);
-	if (idx <= 0)
-		return -idx;
+	if (idx <= 0) {
+		rc = -idx;
+		goto out;
+	}
 	cmd = command_find(argv[idx]);
 	if (!cmd) {
 		unknown_command(&ctx, argv[idx]);
-		return RC_USAGE;
+		rc = RC_USAGE;
+		goto out;
 	}
 	ctx.cmd = cmd->name;
 	rc = cmd->fn(&ctx, argc - idx, argv + idx);
+	/* An answer built on files that could not be read is not a clean one. */
+	if (rc == RC_OK && read_warnings(&ctx))
+		rc = RC_PROBLEM;
 	if (output_finish(&ctx)) {
 		log_err(&ctx, "Failed to write output: %s", strerror(errno));
-		return RC_PROBLEM;
+		rc = RC_PROBLEM;
 	}
+out:
+	json_object_put(ctx.warnings);
 	return rc;
 }

@@ -28,6 +28,12 @@ struct ctx {
 	struct json_object *jroot;
 	/* The command being run, for messages ("rdmactl gids: ..."). */
 	const char *cmd;
+	/*
+	 * Reads that failed or gave nothing usable (sysfs.h, read_warning()):
+	 * [{"path", "error", "errno"}], the document's "warnings" key; NULL
+	 * when not collected.
+	 */
+	struct json_object *warnings;
 };
 
 #endif

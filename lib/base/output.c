@@ -9,6 +9,10 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
+#include "base/text.h"
+
+/* The longest cell text shown; a longer value is cut in its middle. */
+#define CELL_MAX 4096
 
 struct table {
 	const struct column *cols;
@@ -145,9 +149,12 @@ static const char *list_text(struct json_object *arr, char *buf, size_t len)
 	for (i = 0; i < n && off < len; i++) {
 		struct json_object *v = json_object_array_get_idx(arr, i);
 
+		char item[512];
+
 		if (v)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						json_object_get_string(v));
+						text_safe(json_object_get_string(v), item,
+							  sizeof(item), 0));
 	}
 	return off ? buf : "-";
 }
@@ -181,7 +188,13 @@ static const char *int_text(int64_t v, char *buf, size_t len)
 	return buf;
 }
 
-const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len)
+/*
+ * Strings in cells come from outside as often as not (device names,
+ * firmware, a peer's words): shown through text_safe(), which keeps
+ * newlines only in @flags' TEXT_KEEP_NL (a fix written below its row).
+ */
+static const char *cell_text_flags(struct json_object *row, const char *key, char *buf,
+				   size_t len, unsigned int flags)
 {
 	struct json_object *v;
 
@@ -189,7 +202,7 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 		return "-";
 	switch (json_object_get_type(v)) {
 	case json_type_string:
-		return json_object_get_string(v);
+		return text_safe(json_object_get_string(v), buf, len, flags);
 	case json_type_boolean:
 		return json_object_get_boolean(v) ? "yes" : "no";
 	case json_type_int:
@@ -201,6 +214,11 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 		snprintf(buf, len, "%s", json_object_to_json_string(v));
 		return buf;
 	}
+}
+
+const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len)
+{
+	return cell_text_flags(row, key, buf, len, 0);
 }
 
 static bool col_shown(const struct ctx *ctx, const struct column *c)
@@ -225,7 +243,7 @@ static void header_text(const struct column *c, char *buf, size_t len)
 
 static void measure(const struct ctx *ctx, const struct table *t, size_t *width)
 {
-	char buf[512];
+	char buf[CELL_MAX];
 	size_t r, c, n = table_rows(t);
 
 	for (c = 0; c < t->ncols; c++) {
@@ -298,7 +316,7 @@ static void print_below(const struct ctx *ctx, const struct table *t, struct jso
 			const size_t *width)
 {
 	size_t c, indent = 0, last = last_shown(ctx, t);
-	char buf[512], head[64];
+	char buf[CELL_MAX], head[64];
 	struct json_object *v;
 
 	for (c = 0; c < last; c++)
@@ -312,7 +330,8 @@ static void print_below(const struct ctx *ctx, const struct table *t, struct jso
 		for (size_t i = 0; head[i]; i++)
 			head[i] = (char)tolower((unsigned char)head[i]);
 		printf("%*s%s%s:%s %s\n", (int)indent, "", color_on(ctx, COLOR_DIM), head,
-		       color_off(ctx), cell_text(row, t->cols[c].key, buf, sizeof(buf)));
+		       color_off(ctx), cell_text_flags(row, t->cols[c].key, buf, sizeof(buf),
+						       TEXT_KEEP_NL));
 	}
 }
 
@@ -320,7 +339,7 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 		       const size_t *width)
 {
 	size_t c, last = last_shown(ctx, t);
-	char buf[512];
+	char buf[CELL_MAX];
 
 	for (c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];
@@ -388,21 +407,32 @@ void print_int(struct ctx *ctx, const char *key, const char *fmt, int64_t val)
 
 void print_str(struct ctx *ctx, const char *key, const char *fmt, const char *val)
 {
+	char buf[CELL_MAX];
+
 	if (ctx->json)
 		json_attach(ctx, key, val ? json_object_new_string(val) : NULL);
 	else
-		printf(fmt, val ? val : "-");
+		printf(fmt, val ? text_safe(val, buf, sizeof(buf), 0) : "-");
 }
 
 void print_text(struct ctx *ctx, const char *fmt, ...)
 {
+	char *text = NULL, *safe;
 	va_list ap;
+	int n;
 
 	if (ctx->json)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	/* Its values may come from outside: escaped, its own newlines kept. */
+	safe = malloc((size_t)n * 4 + 16);
+	fputs(safe ? text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL) : "?", stdout);
+	free(safe);
+	free(text);
 }
 
 int output_finish(struct ctx *ctx)
@@ -413,10 +443,16 @@ int output_finish(struct ctx *ctx)
 
 		if (!ctx->jroot)
 			ctx->jroot = json_object_new_object();
+		if (ctx->warnings && json_object_array_length(ctx->warnings))
+			json_attach(ctx, "warnings", json_object_get(ctx->warnings));
+		/* json-c writes the bytes it was given: JSON must be UTF-8. */
+		json_make_utf8(ctx->jroot);
 		puts(json_object_to_json_string_ext(ctx->jroot, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(ctx->jroot);
 		ctx->jroot = NULL;
 	}
+	json_object_put(ctx->warnings);
+	ctx->warnings = NULL;
 	if (fflush(stdout) || ferror(stdout))
 		return -EIO;
 	return 0;

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "base/ctx.h"
+#include "base/log.h"
 #include "base/sysfs.h"
 
 int root_path(const struct ctx *ctx, char *buf, size_t len, const char *fmt, ...)
@@ -28,6 +33,34 @@ int root_path(const struct ctx *ctx, char *buf, size_t len, const char *fmt, ...
 	return 0;
 }
 
+/*
+ * A regular file, or a directory (whose read() fails with EISDIR, which
+ * recorded trees use for an attribute the kernel refuses to read): not a
+ * FIFO, device node or socket where a file belongs.
+ */
+static bool is_regular(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+/*
+ * Errors no file the kernel writes gives, whatever the attribute: these
+ * are always reported.  ENOENT and EINVAL (an unset GID's type, say; a
+ * recorded tree stands for it with a directory, EISDIR) are for the
+ * caller to judge.
+ */
+static bool is_hard(int err)
+{
+	switch (-err) {
+	case EACCES: case EPERM: case EIO: case ELOOP: case EFBIG: case ENXIO:
+	case ENOTDIR: case ENAMETOOLONG:
+		return true;
+	}
+	return false;
+}
+
 int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, size_t *outlen)
 {
 	char full[4096];
@@ -38,10 +71,17 @@ int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, s
 
 	ret = root_path(ctx, full, sizeof(full), "%s", path);
 	if (ret)
-		return ret;
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+		goto err_warn;
+	/* O_NONBLOCK for the open only: a FIFO in a --root tree must not hang us. */
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		goto err_warn;
+	}
+	if (!is_regular(fd)) {
+		ret = -ENXIO;
+		goto err_fd;
+	}
 	buf = malloc(cap);
 	if (!buf) {
 		ret = -ENOMEM;
@@ -83,6 +123,9 @@ err_buf:
 	free(buf);
 err_fd:
 	close(fd);
+err_warn:
+	if (is_hard(ret))
+		read_warning(ctx, path, ret, NULL);
 	return ret;
 }
 
@@ -97,6 +140,10 @@ int read_line_at(int dfd, const char *rel, char *buf, size_t len)
 	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (!is_regular(fd)) {
+		close(fd);
+		return -ENXIO;
+	}
 	do
 		n = read(fd, buf, len - 1);
 	while (n < 0 && errno == EINTR);
@@ -105,6 +152,9 @@ int read_line_at(int dfd, const char *rel, char *buf, size_t len)
 	if (ret)
 		return ret;
 	buf[n] = '\0';
+	/* A first line longer than the buffer: not a value of the kernel's. */
+	if ((size_t)n == len - 1 && !strchr(buf, '\n'))
+		return -EFBIG;
 	buf[strcspn(buf, "\n")] = '\0';
 	return (int)strlen(buf);
 }
@@ -115,9 +165,69 @@ int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len)
 	int ret;
 
 	ret = root_path(ctx, full, sizeof(full), "%s", path);
-	if (ret)
-		return ret;
-	return read_line_at(AT_FDCWD, full, buf, len);
+	if (!ret)
+		ret = read_line_at(AT_FDCWD, full, buf, len);
+	if (is_hard(ret))
+		read_warning(ctx, path, ret, NULL);
+	return ret;
+}
+
+int read_line_warn_at(const struct ctx *ctx, int dfd, const char *dir, const char *rel,
+		      char *buf, size_t len)
+{
+	int ret = read_line_at(dfd, rel, buf, len);
+	char path[4096];
+
+	if (is_hard(ret)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		read_warning(ctx, path, ret, NULL);
+	}
+	return ret;
+}
+
+/* ---- warnings ---- */
+
+#define MAX_WARNINGS 1000
+
+size_t read_warnings(const struct ctx *ctx)
+{
+	return ctx && ctx->warnings ? json_object_array_length(ctx->warnings) : 0;
+}
+
+static bool warned(const struct ctx *ctx, const char *path)
+{
+	size_t i, n = read_warnings(ctx);
+
+	for (i = 0; i < n; i++) {
+		struct json_object *w = json_object_array_get_idx(ctx->warnings, i), *p;
+
+		if (json_object_object_get_ex(w, "path", &p) &&
+		    !strcmp(json_object_get_string(p), path))
+			return true;
+	}
+	return false;
+}
+
+void read_warning(const struct ctx *ctx, const char *path, int err, const char *why)
+{
+	char full[4096], reason[512];
+	struct json_object *w;
+	const char *name = err ? strerrorname_np(-err) : NULL;
+
+	if (root_path(ctx, full, sizeof(full), "%s", path))
+		snprintf(full, sizeof(full), "%s", path);
+	if (warned(ctx, full) || read_warnings(ctx) >= MAX_WARNINGS)
+		return;
+	snprintf(reason, sizeof(reason), "%s%s", why ? why : err == -ENXIO ? "not a regular file"
+							  : strerror(-err),
+		 (err == -EACCES || err == -EPERM) && geteuid() ? " (run as root)" : "");
+	log_warn(ctx, "cannot read %s: %s", full, reason);
+	if (!ctx || !ctx->warnings || !(w = json_object_new_object()))
+		return;
+	json_object_object_add(w, "path", json_object_new_string(full));
+	json_object_object_add(w, "error", json_object_new_string(reason));
+	json_object_object_add(w, "errno", name ? json_object_new_string(name) : NULL);
+	json_object_array_add(ctx->warnings, w);
 }
 
 char *strtrim(char *s)

@@ -6,37 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/versions.h"
 
 /* Stable IDs: scripts select them with --only/--skip. Keep them once shipped. */
 const struct check doctor_checks[] = {
-	{ "devices", "RDMA devices present; if none, why (driver, Soft-RoCE link, provider library, container)",
-	  check_devices },
-	{ "ports", "every port ACTIVE and LinkUp; a down port named with its netdev's state", check_ports },
-	{ "roce.ipv4", "each RoCE port's netdev has an IPv4 address (else only link-local GIDs)",
-	  check_roce_ipv4 },
-	{ "roce.gid", "a routable RoCE v2 GID exists; its index, and whether NCCL would find it alone",
-	  check_roce_gid },
-	{ "mtu", "the netdev MTU lets RoCE use a 4096-byte RDMA MTU; with --peer, both ends agree",
-	  check_mtu },
-	{ "memlock.shell", "locked-memory limit of this shell (ulimit -l)", check_memlock_shell },
-	{ "memlock.login", "locked-memory limit of PAM logins (limits.conf, limits.d)", check_memlock_login },
-	{ "memlock.systemd", "locked-memory limit of systemd services (DefaultLimitMEMLOCK)",
-	  check_memlock_systemd },
-	{ "firewall", "firewalld, nftables and iptables rules against RoCE v2 (UDP 4791) and the TCP ports",
-	  check_firewall },
-	{ "env.nccl", "NCCL_* variables name devices, interfaces and GIDs that exist", check_env_nccl },
-	{ "env.ucx", "UCX_NET_DEVICES and UCX_IB_GID_INDEX name devices and GIDs that exist",
-	  check_env_ucx },
-	{ "gpudirect", "with an NVIDIA driver, nvidia-peermem loaded or DMA-BUF usable", check_gpudirect },
-	{ "versions", "kernel, rdma-core and OFED versions; with --peer, the same on both ends",
-	  check_versions },
-	{ "peer", "with --peer: control connection, route, subnet, MTUs, then a short RDMA probe",
-	  check_peer },
+	{ .id = "devices", .fn = check_devices, .node = true,
+	  .desc = "RDMA devices present; if none, why (driver, Soft-RoCE link, provider library, container)" },
+	{ .id = "ports", .fn = check_ports, .node = true,
+	  .desc = "every port ACTIVE and LinkUp; a down port named with its netdev's state" },
+	{ .id = "roce.ipv4", .fn = check_roce_ipv4, .node = true,
+	  .desc = "each RoCE port's netdev has an IPv4 address (else only link-local GIDs)" },
+	{ .id = "roce.gid", .fn = check_roce_gid, .node = true,
+	  .desc = "a routable RoCE v2 GID exists; its index, and whether NCCL would find it alone" },
+	{ .id = "mtu", .fn = check_mtu, .node = true,
+	  .desc = "the netdev MTU lets RoCE use a 4096-byte RDMA MTU; with --peer, both ends agree" },
+	{ .id = "memlock.shell", .fn = check_memlock_shell,
+	  .desc = "locked-memory limit of this shell (ulimit -l)" },
+	{ .id = "memlock.login", .fn = check_memlock_login,
+	  .desc = "locked-memory limit of PAM logins (limits.conf, limits.d)" },
+	{ .id = "memlock.systemd", .fn = check_memlock_systemd,
+	  .desc = "locked-memory limit of systemd services (DefaultLimitMEMLOCK)" },
+	{ .id = "firewall", .fn = check_firewall,
+	  .desc = "firewalld, nftables and iptables rules against RoCE v2 (UDP 4791) and the TCP ports" },
+	{ .id = "env.nccl", .fn = check_env_nccl, .node = true,
+	  .desc = "NCCL_* variables name devices, interfaces and GIDs that exist" },
+	{ .id = "env.ucx", .fn = check_env_ucx, .node = true,
+	  .desc = "UCX_NET_DEVICES and UCX_IB_GID_INDEX name devices and GIDs that exist" },
+	{ .id = "gpudirect", .fn = check_gpudirect,
+	  .desc = "with an NVIDIA driver, nvidia-peermem loaded or DMA-BUF usable" },
+	{ .id = "versions", .fn = check_versions,
+	  .desc = "kernel, rdma-core and OFED versions; with --peer, the same on both ends" },
+	{ .id = "peer", .fn = check_peer,
+	  .desc = "with --peer: control connection, route, subnet, MTUs, then a short RDMA probe" },
 	{ 0 }
 };
 
@@ -173,10 +180,31 @@ static void add_problem(char *buf, size_t len, const char *id)
 	snprintf(buf + off, len - off, "%s%s", off ? ", " : "", id);
 }
 
+/*
+ * Files the check's verdict would rest on could not be read (warnings
+ * @from..@to of ctx->warnings): it fails with what could not be read,
+ * instead of a verdict built on missing data ("check the cable" for a
+ * port state nobody could read).
+ */
+static void unread(const struct doctor *d, struct check_result *r, size_t from, size_t to)
+{
+	struct json_object *w = json_object_array_get_idx(d->ctx->warnings, from), *p, *e;
+
+	if (!w || !json_object_object_get_ex(w, "path", &p) ||
+	    !json_object_object_get_ex(w, "error", &e))
+		return;
+	memset(r, 0, sizeof(*r));
+	check_note(r, CHECK_FAIL, "cannot read %s: %s%s", json_object_get_string(p),
+		  json_object_get_string(e), to - from > 1 ? " (and more: see the warnings)" : "");
+	check_fix(r, "%s", strstr(json_object_get_string(e), "run as root")
+			       ? "run rdmactl doctor as root"
+			       : "make the file readable, or record the node again (rdmactl snapshot)");
+}
+
 void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c)
 {
 	struct check_result *r;
-	size_t i;
+	size_t i, before;
 
 	memset(c, 0, sizeof(*c));
 	r = malloc(sizeof(*r));
@@ -188,7 +216,12 @@ void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct docto
 		if (!sel[i])
 			continue;
 		memset(r, 0, sizeof(*r));
+		before = read_warnings(d->ctx);
 		doctor_checks[i].fn(d, r);
+		if (doctor_checks[i].node && d->node_warnings)
+			unread(d, r, 0, d->node_warnings);
+		if (read_warnings(d->ctx) > before)
+			unread(d, r, before, read_warnings(d->ctx));
 		if (r->status == CHECK_OK && !r->found[0])
 			snprintf(r->found, sizeof(r->found), "nothing to check");
 		row = table_row(t);

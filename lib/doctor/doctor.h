@@ -50,6 +50,7 @@ struct doctor {
 	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
 	struct rdma_node node;		/* devices, ports and GIDs */
 	int node_err;			/* rdma_node_load()'s result */
+	size_t node_warnings;		/* read warnings up to the end of the load */
 	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */
 	int nccl_version;		/* 22103 for 2.21.3; 0 unknown; -1 not installed */
 	char nccl_lib[256];		/* where libnccl was found */
@@ -59,6 +60,8 @@ struct check {
 	const char *id;
 	const char *desc;
 	void (*fn)(struct doctor *d, struct check_result *r);
+	/* It judges the loaded model (d->node): files unread while loading it count. */
+	bool node;
 };
 
 /* The table, in the order checks run; NULL-id terminated. */

@@ -104,6 +104,7 @@ static int table_len(int dfd)
 /* The port's three directories, each open once: entries are then one lookup away. */
 struct port_dirs {
 	int gids, types, ndevs;
+	char gids_path[128];	/* relative to the root, for warnings */
 };
 
 static int port_dirs_open(const struct ctx *ctx, const struct rdma_dev *dev,
@@ -113,6 +114,8 @@ static int port_dirs_open(const struct ctx *ctx, const struct rdma_dev *dev,
 	int dfd;
 
 	pd->gids = pd->types = pd->ndevs = -1;
+	snprintf(pd->gids_path, sizeof(pd->gids_path), "/sys/class/infiniband/%s/ports/%u/gids",
+		 dev->name, port->num);
 	if (root_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/ports/%u",
 		      dev->name, port->num))
 		return -ENAMETOOLONG;
@@ -138,14 +141,23 @@ static void port_dirs_close(struct port_dirs *pd)
 }
 
 /* Entry @i into @g; -ENOENT when it is empty or unreadable. */
-static int sysfs_read_entry(const struct port_dirs *pd, unsigned int i, enum link_layer ll,
-			    struct rdma_gid *g)
+static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, unsigned int i,
+			    enum link_layer ll, struct rdma_gid *g)
 {
 	char name[16], buf[64];
 
 	snprintf(name, sizeof(name), "%u", i);
-	if (read_line_at(pd->gids, name, buf, sizeof(buf)) <= 0 || gid_parse(buf, g->raw) ||
-	    gid_unset(g->raw))
+	if (read_line_warn_at(ctx, pd->gids, pd->gids_path, name, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	if (gid_parse(buf, g->raw)) {
+		char path[160], why[96];
+
+		snprintf(path, sizeof(path), "%s/%s", pd->gids_path, name);
+		snprintf(why, sizeof(why), *buf ? "not a GID: '%.48s'" : "empty", buf);
+		read_warning(ctx, path, -EINVAL, why);
+		return -ENOENT;
+	}
+	if (gid_unset(g->raw))
 		return -ENOENT;
 	g->index = i;
 	g->type = ll == LINK_LAYER_INFINIBAND ? GID_TYPE_IB : GID_TYPE_UNKNOWN;
@@ -184,7 +196,7 @@ static int sysfs_load_port(const struct ctx *ctx, const struct rdma_dev *dev,
 		goto err_dirs;
 	}
 	for (i = 0; i < len; i++)
-		n += !sysfs_read_entry(&pd, (unsigned int)i, port->link_layer, &gids[n]);
+		n += !sysfs_read_entry(ctx, &pd, (unsigned int)i, port->link_layer, &gids[n]);
 	/* Most of a table is usually empty: keep only what was filled. */
 	if (!n) {
 		free(gids);

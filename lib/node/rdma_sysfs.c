@@ -26,14 +26,32 @@
 
 #define IB_CLASS "/sys/class/infiniband"
 
+/* A value read but unusable: named, so no verdict is built on it unseen. */
+static int junk(const struct ctx *ctx, const char *path, const char *what, const char *val)
+{
+	char why[160];
+
+	if (!*val)
+		snprintf(why, sizeof(why), "empty");
+	else
+		snprintf(why, sizeof(why), "not %s: '%.64s'", what, val);
+	read_warning(ctx, path, -EINVAL, why);
+	return -EINVAL;
+}
+
 /* "4: ACTIVE" -> 4 */
 static int read_num_prefix(const struct ctx *ctx, const char *path, int *out)
 {
-	char buf[64];
+	char buf[64], *end;
+	long v;
+	int n = read_line(ctx, path, buf, sizeof(buf));
 
-	if (read_line(ctx, path, buf, sizeof(buf)) <= 0)
+	if (n < 0)
 		return -ENOENT;
-	*out = atoi(buf);
+	v = strtol(buf, &end, 10);
+	if (end == buf || (*end && *end != ':' && *end != ' '))
+		return junk(ctx, path, "a number", buf);
+	*out = (int)v;
 	return 0;
 }
 
@@ -52,9 +70,9 @@ static int read_guid(const struct ctx *ctx, const char *path, uint64_t *out)
 {
 	char buf[64];
 
-	if (read_line(ctx, path, buf, sizeof(buf)) <= 0)
+	if (read_line(ctx, path, buf, sizeof(buf)) < 0)
 		return -ENOENT;
-	return parse_guid(buf, out);
+	return parse_guid(buf, out) ? junk(ctx, path, "a GUID", buf) : 0;
 }
 
 /* Last component of a symlink below the root ("../../mlx5_core" -> "mlx5_core"). */
@@ -156,16 +174,23 @@ static void load_port(const struct ctx *ctx, const struct rdma_dev *dev, struct 
 	char base[256], path[512], buf[128];
 
 	snprintf(base, sizeof(base), IB_CLASS "/%s/ports/%u", dev->name, port->num);
+	/* Unknown, not NOP/Disabled, when the files cannot be read. */
+	port->state = port->phys_state = -1;
 	snprintf(path, sizeof(path), "%s/state", base);
 	read_num_prefix(ctx, path, &port->state);
 	snprintf(path, sizeof(path), "%s/phys_state", base);
 	read_num_prefix(ctx, path, &port->phys_state);
 	snprintf(path, sizeof(path), "%s/link_layer", base);
-	if (read_line(ctx, path, buf, sizeof(buf)) > 0)
-		port->link_layer = parse_link_layer(buf);
+	if (read_line(ctx, path, buf, sizeof(buf)) >= 0 &&
+	    (port->link_layer = parse_link_layer(buf)) == LINK_LAYER_UNKNOWN)
+		junk(ctx, path, "a link layer", buf);
 	snprintf(path, sizeof(path), "%s/rate", base);
-	if (read_line(ctx, path, port->rate, sizeof(port->rate)) > 0)
-		port->rate_gbps = parse_rate(port->rate);
+	/* A down port may say "0 Gb/sec"; a rate that is no number is junk. */
+	if (read_line(ctx, path, port->rate, sizeof(port->rate)) >= 0 &&
+	    (port->rate_gbps = parse_rate(port->rate)) <= 0 && !isdigit((unsigned char)port->rate[0])) {
+		junk(ctx, path, "a rate", port->rate);
+		port->rate[0] = '\0';
+	}
 	if (port->link_layer == LINK_LAYER_INFINIBAND) {
 		snprintf(path, sizeof(path), "%s/lid", base);
 		load_lid(ctx, path, &port->lid);
