@@ -16,6 +16,7 @@
 #include "base/sysfs.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
+#include "node/nodeinfo.h"
 #include "node/rdma_load.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_proto.h"
@@ -247,6 +248,10 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 		doctor_run(&d, sel, t, &counts);
 		table_emit(ctx, t, "checks");
 		print_summary(ctx, &counts);
+		/* What a cluster report compares across nodes (doctor -w). */
+		if (ctx->json)
+			json_attach(ctx, "node", node_facts_json(ctx, d.node_err ? NULL : &d.node,
+								 NODE_FACTS_FULL));
 	}
 	doctor_peer_free(&d);
 	if (!d.node_err)

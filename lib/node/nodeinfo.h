@@ -29,6 +29,25 @@ struct json_object;
  */
 int node_info(struct ctx *ctx, char *buf, size_t len);
 
+struct rdma_node;
+
+enum node_facts_flags {
+	/*
+	 * Also what a cluster report compares across nodes: "hostname",
+	 * "memlock" {shell, pam, systemd}, "env" (the NCCL_* and UCX_*
+	 * variables), "devices" [{dev, provider, model, fw_ver}],
+	 * "active_ports", and each port's "link_layer".
+	 */
+	NODE_FACTS_FULL = 1 << 0,
+};
+
+/*
+ * This node's facts as a JSON object (as above), the ports those of
+ * @node (NULL: none); NULL when out of memory.
+ */
+struct json_object *node_facts_json(struct ctx *ctx, const struct rdma_node *node,
+				    unsigned int flags);
+
 /* Parse a NODE_INFO text; NULL when it is not a JSON object. */
 struct json_object *node_info_parse(const char *text);
 
