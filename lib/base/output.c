@@ -13,11 +13,14 @@
 
 /* The longest cell text shown; a longer value is cut in its middle. */
 #define CELL_MAX 4096
+/* A COL_FILL column keeps at least this much of its text, whatever the width. */
+#define FILL_MIN 20
 
 struct table {
 	const struct column *cols;
 	size_t ncols;
 	struct json_object *rows;	/* json array */
+	size_t fit;			/* text line width (table_fit), 0: none */
 };
 
 static const char *const ansi[] = {
@@ -76,6 +79,11 @@ struct json_object *table_row(struct table *t)
 size_t table_rows(const struct table *t)
 {
 	return json_object_array_length(t->rows);
+}
+
+void table_fit(struct table *t, size_t width)
+{
+	t->fit = width;
 }
 
 static void row_set(struct json_object *row, const char *key, struct json_object *val)
@@ -221,6 +229,39 @@ const char *cell_text(struct json_object *row, const char *key, char *buf, size_
 	return cell_text_flags(row, key, buf, len, 0);
 }
 
+/* The text of @col's cell in @row: its own text hook's, or the value's; NULL: none. */
+static const char *col_text(const struct column *col, struct json_object *row, char *buf,
+			    size_t len, unsigned int flags)
+{
+	char raw[CELL_MAX];
+	const char *s;
+
+	if (!col->text) {
+		struct json_object *v;
+
+		if ((col->flags & COL_BELOW) &&
+		    (!json_object_object_get_ex(row, col->key, &v) || !v))
+			return NULL;
+		return cell_text_flags(row, col->key, buf, len, flags);
+	}
+	s = col->text(row, raw, sizeof(raw));
+	return s ? text_safe(s, buf, len, flags) : NULL;
+}
+
+/* @text cut to @width bytes, ending "...", at a character's start. */
+static const char *cut_text(const char *text, size_t width, char *buf, size_t len)
+{
+	size_t n;
+
+	if (strlen(text) <= width || width < 4 || width >= len)
+		return text;
+	n = width - 3;
+	while (n && ((unsigned char)text[n] & 0xc0) == 0x80)
+		n--;
+	snprintf(buf, len, "%.*s...", (int)n, text);
+	return buf;
+}
+
 static bool col_shown(const struct ctx *ctx, const struct column *c)
 {
 	if (c->flags & (COL_NOTEXT | COL_BELOW))
@@ -256,13 +297,39 @@ static void measure(const struct ctx *ctx, const struct table *t, size_t *width)
 		for (c = 0; c < t->ncols; c++) {
 			size_t w;
 
+			const char *s;
+
 			if (!col_shown(ctx, &t->cols[c]))
 				continue;
-			w = strlen(cell_text(row, t->cols[c].key, buf, sizeof(buf)));
+			s = col_text(&t->cols[c], row, buf, sizeof(buf), 0);
+			w = strlen(s ? s : "-");
 			if (w > width[c])
 				width[c] = w;
 		}
 	}
+}
+
+/* With table_fit(): the COL_FILL column gets what the others leave of the line. */
+static void fit(const struct ctx *ctx, const struct table *t, size_t *width)
+{
+	size_t c, used = 0, shown = 0, fill = t->ncols;
+
+	if (!t->fit)
+		return;
+	for (c = 0; c < t->ncols; c++) {
+		if (!col_shown(ctx, &t->cols[c]))
+			continue;
+		shown++;
+		if (t->cols[c].flags & COL_FILL)
+			fill = c;
+		else
+			used += width[c];
+	}
+	if (fill == t->ncols)
+		return;
+	used += 2 * (shown - 1);
+	if (width[fill] > FILL_MIN && used + width[fill] > t->fit)
+		width[fill] = t->fit > used + FILL_MIN ? t->fit - used : FILL_MIN;
 }
 
 /* Index of the last shown column, so it is not padded with trailing blanks. */
@@ -312,26 +379,81 @@ static void print_cell(const struct ctx *ctx, const struct column *col, const ch
  * COL_BELOW cells of @row, each on a line of its own indented to the last
  * shown column: long fixes stay readable instead of widening the table.
  */
+/*
+ * @text from column @hang on, in lines ending before column @width: cut at
+ * its own newlines and at the last blank that fits (anywhere, when a word
+ * is longer than the line).
+ */
+static void print_wrapped(const char *text, size_t hang, size_t width)
+{
+	size_t avail = width > hang + FILL_MIN ? width - hang : FILL_MIN;
+
+	if (!*text)
+		putchar('\n');
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n > avail) {
+			n = avail;
+			while (n && text[n] != ' ')
+				n--;
+			if (!n)
+				for (n = avail; ((unsigned char)text[n] & 0xc0) == 0x80; n--)
+					;
+		}
+		fwrite(text, 1, n, stdout);
+		putchar('\n');
+		text += n;
+		text += strspn(text, text[0] == '\n' ? "\n" : " ");
+		if (*text)
+			pad((int)hang);
+	}
+}
+
+/* Where column @upto starts. */
+static size_t col_start(const struct ctx *ctx, const struct table *t, const size_t *width,
+			size_t upto)
+{
+	size_t c, start = 0;
+
+	for (c = 0; c < upto; c++)
+		if (col_shown(ctx, &t->cols[c]))
+			start += width[c] + 2;
+	return start;
+}
+
+/* The second shown column: below-lines of a table that must fit start there. */
+static size_t second_shown(const struct ctx *ctx, const struct table *t)
+{
+	size_t c, seen = 0;
+
+	for (c = 0; c < t->ncols; c++)
+		if (col_shown(ctx, &t->cols[c]) && ++seen == 2)
+			return c;
+	return last_shown(ctx, t);
+}
+
 static void print_below(const struct ctx *ctx, const struct table *t, struct json_object *row,
 			const size_t *width)
 {
-	size_t c, indent = 0, last = last_shown(ctx, t);
+	size_t c, indent;
 	char buf[CELL_MAX], head[64];
-	struct json_object *v;
+	const char *text;
 
-	for (c = 0; c < last; c++)
-		if (col_shown(ctx, &t->cols[c]))
-			indent += width[c] + 2;
+	indent = col_start(ctx, t, width, t->fit ? second_shown(ctx, t) : last_shown(ctx, t));
 	for (c = 0; c < t->ncols; c++) {
 		if (!(t->cols[c].flags & COL_BELOW) ||
-		    !json_object_object_get_ex(row, t->cols[c].key, &v) || !v)
+		    !(text = col_text(&t->cols[c], row, buf, sizeof(buf), TEXT_KEEP_NL)))
 			continue;
 		header_text(&t->cols[c], head, sizeof(head));
 		for (size_t i = 0; head[i]; i++)
 			head[i] = (char)tolower((unsigned char)head[i]);
-		printf("%*s%s%s:%s %s\n", (int)indent, "", color_on(ctx, COLOR_DIM), head,
-		       color_off(ctx), cell_text_flags(row, t->cols[c].key, buf, sizeof(buf),
-						       TEXT_KEEP_NL));
+		printf("%*s%s%s:%s ", (int)indent, "", color_on(ctx, COLOR_DIM), head,
+		       color_off(ctx));
+		if (t->fit)
+			print_wrapped(text, indent + strlen(head) + 2, t->fit);
+		else
+			printf("%s\n", text);
 	}
 }
 
@@ -339,7 +461,7 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 		       const size_t *width)
 {
 	size_t c, last = last_shown(ctx, t);
-	char buf[CELL_MAX];
+	char buf[CELL_MAX], cut[CELL_MAX];
 
 	for (c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];
@@ -349,7 +471,15 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 		if (!col_shown(ctx, col))
 			continue;
 		if (row) {
-			text = cell_text(row, col->key, buf, sizeof(buf));
+			text = col_text(col, row, buf, sizeof(buf), 0);
+			if (!text)
+				text = "-";
+			if (col->flags & COL_FILL)
+				text = cut_text(text, width[c], cut, sizeof(cut));
+			if ((col->flags & COL_WRAP) && c == last && t->fit) {
+				print_wrapped(text, col_start(ctx, t, width, c), t->fit);
+				break;
+			}
 			if (col->color)
 				color = col->color(text);
 		} else {
@@ -358,8 +488,9 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 			color = COLOR_BOLD;
 		}
 		print_cell(ctx, col, text, width[c], c == last, color);
+		if (c == last)
+			putchar('\n');
 	}
-	putchar('\n');
 	if (row)
 		print_below(ctx, t, row, width);
 }
@@ -381,6 +512,7 @@ int table_emit(struct ctx *ctx, struct table *t, const char *key)
 			return -ENOMEM;
 		}
 		measure(ctx, t, width);
+		fit(ctx, t, width);
 		print_line(ctx, t, NULL, width);
 		for (r = 0; r < n; r++)
 			print_line(ctx, t, json_object_array_get_idx(t->rows, r), width);

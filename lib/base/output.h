@@ -32,6 +32,8 @@ enum column_flags {
 	COL_NOTEXT = 1 << 1,	/* JSON only */
 	COL_WIDE = 1 << 2,	/* text only with -v */
 	COL_BELOW = 1 << 3,	/* text: on its own line under the row ("fix: ..."), when set */
+	COL_FILL = 1 << 4,	/* text: cut, ending "...", to what table_fit() leaves it */
+	COL_WRAP = 1 << 5,	/* text, last column: wrapped at blanks to table_fit()'s width */
 };
 
 struct column {
@@ -40,6 +42,13 @@ struct column {
 	unsigned int flags;
 	/* Text colour of a cell, chosen from its value; may be NULL. */
 	enum color (*color)(const char *text);
+	/*
+	 * Text of the cell for people when the JSON value is not it as it is
+	 * (a long hostlist cut short, a list of objects); may be NULL.  The
+	 * result is escaped like any cell; NULL leaves a COL_BELOW line out
+	 * and shows "-" elsewhere.
+	 */
+	const char *(*text)(struct json_object *row, char *buf, size_t len);
 };
 
 struct table;
@@ -49,6 +58,12 @@ void table_free(struct table *t);
 /* Append a row; the row belongs to the table. */
 struct json_object *table_row(struct table *t);
 size_t table_rows(const struct table *t);
+/*
+ * Text lines of at most @width columns: the COL_FILL column is cut to what
+ * the others leave, a COL_WRAP column and COL_BELOW lines are wrapped at
+ * blanks, and COL_BELOW lines start under the second column.  0: no limit.
+ */
+void table_fit(struct table *t, size_t width);
 /*
  * Print the table: as text on stdout (nothing when it has no rows), or as
  * the array @key of the JSON document.  Frees @t.
