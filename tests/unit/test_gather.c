@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Gathering a cluster (lib/cluster/gather.c, gathered.c): each form of
+ * gathered output with exact results, junk, bad input, duplicates, and
+ * 10 000 nodes by name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cluster/gather.h"
+#include "test.h"
+
+static char err[1024];
+
+#define DOC(host) "{\"checks\":[{\"status\":\"ok\",\"id\":\"devices\",\"found\":\"mlx5_0\",\"fix\":null}]," \
+		  "\"node\":{\"hostname\":" host "}}"
+
+/* Feed @lines (NULL-terminated) as lines 1, 2, ... of gathered output; the first error. */
+static int feed(struct cluster *cl, const char *const *lines)
+{
+	unsigned long i;
+	int ret;
+
+	err[0] = '\0';
+	for (i = 0; lines[i]; i++)
+		if ((ret = cluster_feed_output(cl, lines[i], i + 1, err, sizeof(err))))
+			return ret;
+	return cluster_finish(cl, err, sizeof(err));
+}
+
+/* "name:doc|name:error" for each node, in order. */
+static const char *outcome(const struct cluster *cl)
+{
+	static char out[4096];
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < cl->n && off < sizeof(out); i++) {
+		const struct cluster_node *nd = cl->nodes[i];
+
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%s:%s", i ? "|" : "", nd->name,
+					nd->doc ? "doc" : nd->error);
+	}
+	return out;
+}
+
+static void pdsh_lines_one_document_each(void)
+{
+	const char *lines[] = { "lab-a: " DOC("null"), "lab-b: " DOC("null"), "", NULL };
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl), "lab-a:doc|lab-b:doc");
+	CHECK_INT(cl.nodes[0]->rc, -1);
+	CHECK_INT(cluster_reached(&cl), 2);
+	cluster_free(&cl);
+}
+
+static void pretty_documents_over_many_lines(void)
+{
+	const char *lines[] = {
+		"lab-b: {", "lab-a: {",
+		"lab-b:   \"checks\": [", "lab-a:   \"checks\": [],",
+		"lab-b:     { \"status\": \"warn\", \"id\": \"mtu\", \"found\": \"eth0 MTU 1500\", \"fix\": \"x\" }",
+		"lab-a:   \"node\": { \"kernel\": \"6.1\" }",
+		"lab-b:   ]", "lab-a: }", "lab-b: }", NULL
+	};
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl), "lab-a:doc|lab-b:doc");
+	CHECK_STR(json_object_to_json_string_ext(cl.nodes[1]->doc, JSON_C_TO_STRING_PLAIN),
+		  "{\"checks\":[{\"status\":\"warn\",\"id\":\"mtu\",\"found\":\"eth0 MTU 1500\",\"fix\":\"x\"}]}");
+	cluster_free(&cl);
+}
+
+/* srun -l: tasks take their documents' hostnames, or srun's word, or stay "task N". */
+static void srun_tasks_named_by_their_documents(void)
+{
+	const char *lines[] = {
+		"0: " DOC("\"gpu07\""), " 1: " DOC("null"), "02: bash: rdmactl: command not found",
+		"3: " DOC("\"bad name\""),
+		"srun: error: gpu09: task 2: Exited with exit code 127",
+		"srun: Job step aborted: Waiting up to 32 seconds for job step to finish.", NULL
+	};
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl), "gpu07:doc|gpu09:srun: Exited with exit code 127; output is not a "
+		  "doctor document (line 3): 'bash: rdmactl: command not found'|task 1:doc|task 3:doc");
+	CHECK(cluster_find(&cl, "gpu09") && cluster_find(&cl, "gpu09")->rc == 127);
+	CHECK_INT(json_object_array_length(cl.notes), 1);
+	CHECK_STR(json_object_get_string(json_object_array_get_idx(cl.notes, 0)),
+		  "line 6: srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
+	cluster_free(&cl);
+}
+
+/* With 2>&1, pdsh's and clush's own lines give exit codes and causes. */
+static void launcher_lines_name_causes(void)
+{
+	const char *lines[] = {
+		"node1: " DOC("null"),
+		"pdsh@login: node1: ssh exited with exit code 1",
+		"pdsh@login: node2: connect: Connection refused",
+		"node3: ssh: connect to host node3 port 22: No route to host",
+		"clush: node[3-4] (2): exited with exit code 255",
+		"clush: node5: command timeout", "node5: {\"checks\": [", NULL
+	};
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl),
+		  "node1:doc|node2:pdsh: connect: Connection refused|"
+		  "node3:clush: exited with exit code 255; output is not a doctor document (line 4): "
+		  "'ssh: connect to host node3 port 22: No route to host'|"
+		  "node4:clush: exited with exit code 255|"
+		  "node5:clush: command timeout; output is not a doctor document (line 7): "
+		  "the document is cut short after 13 bytes: '{\"checks\": ['");
+	CHECK(cluster_find(&cl, "node1") && cluster_find(&cl, "node1")->rc == 1);
+	CHECK(cluster_find(&cl, "node4") && cluster_find(&cl, "node4")->rc == 255);
+	cluster_free(&cl);
+}
+
+/* Text that is not a doctor document fails its node, escaped; the rest stand. */
+static void junk_fails_its_node(void)
+{
+	const char *lines[] = {
+		"n1: [1, 2]", "n2: {\"checks\": 3}", "n3: \x1b]0;pwned\x07 \xff",
+		"n4: {\"checks\": [{\"status\": \"bad\", \"id\": \"x\"}]}", "n5: " DOC("null") " trailing",
+		"n6: null", "n7: {\"checks\": [], \"node\": []}", "n8:", NULL
+	};
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl),
+		  "n1:output is not a doctor document (line 1): a JSON array|"
+		  "n2:output is not a doctor document (line 2): a JSON object without a \"checks\" array|"
+		  "n3:output is not a doctor document (line 3): '\\x1b]0;pwned\\x07 \\xff'|"
+		  "n4:output is not a doctor document (line 4): bad in checks[0] is no status (ok, warn, FAIL, skip)|"
+		  "n5:output is not a doctor document (line 5): text after the document: 'trailing'|"
+		  "n6:output is not a doctor document (line 6): JSON null|"
+		  "n7:output is not a doctor document (line 7): its \"node\" is not an object|"
+		  "n8:no output");
+	cluster_free(&cl);
+}
+
+static int feed_one(const char *line)
+{
+	struct cluster cl;
+	int ret;
+
+	cluster_init(&cl);
+	err[0] = '\0';
+	ret = cluster_feed_output(&cl, line, 7, err, sizeof(err));
+	cluster_free(&cl);
+	return ret;
+}
+
+static void bad_lines_are_named(void)
+{
+	CHECK_INT(feed_one("{\"checks\": []}"), -EINVAL);
+	CHECK_STR(err, "no 'HOST: ' prefix on '{\"checks\": []}': give pdsh or clush output with its "
+		  "'HOST: ' prefixes (not pdsh -N, not clush -b), srun -l output, or a directory of "
+		  "HOST.json files");
+	CHECK_INT(feed_one("no\x1b[2Jde: {}"), -EINVAL);
+	CHECK(!strncmp(err, "'no\\x1b[2Jde' is not a host name (letters, digits, '.', '_', '-'): ", 65));
+	CHECK_INT(feed_one("-x: {}"), -EINVAL);
+	CHECK(!strncmp(err, "'-x' is not a host name", 23));
+	CHECK_INT(feed_one("12:30:01 kernel: eth0 up"), -EINVAL);
+	CHECK(!strncmp(err, "no 'HOST: ' prefix on '12:30:01 kernel: eth0 up'", 48));
+	CHECK_INT(feed_one("   "), 0);
+}
+
+static void second_document_is_refused(void)
+{
+	const char *lines[] = { "lab-a: {\"checks\": []}", "lab-b: {\"checks\": []}",
+				"lab-a: {\"checks\": []}", NULL };
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), -EINVAL);
+	CHECK_STR(err, "a second document for 'lab-a' (its first began on line 1): give each node's "
+		  "output once");
+	cluster_free(&cl);
+	/* Through the launcher's API the node fails instead. */
+	cluster_init(&cl);
+	CHECK_INT(cluster_feed_line(&cl, "n", "{\"checks\": []}"), 0);
+	CHECK_INT(cluster_feed_line(&cl, "n", "{\"checks\": []}"), -EEXIST);
+	CHECK_INT(cluster_feed_line(&cl, "n", "more"), 0);
+	CHECK_INT(cluster_finish(&cl, err, sizeof(err)), 0);
+	CHECK_STR(outcome(&cl), "n:a second document began after the first ended");
+	cluster_free(&cl);
+}
+
+static void two_tasks_on_one_host(void)
+{
+	const char *lines[] = { "0: " DOC("\"gpu01\""), "1: " DOC("\"gpu01\""), NULL };
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), -EEXIST);
+	CHECK_STR(err, "host 'gpu01' answers twice (lines 1 and 2): run one srun task per node "
+		  "(srun --ntasks-per-node=1)");
+	cluster_free(&cl);
+}
+
+/* The launcher's API: nodes added first, lines, failures and exit codes. */
+static void launcher_api(void)
+{
+	struct cluster cl;
+	struct cluster_node *nd;
+
+	cluster_init(&cl);
+	CHECK_INT(cluster_add(&cl, "node10", &nd), 0);
+	CHECK_INT(cluster_add(&cl, "node9", NULL), 0);
+	CHECK_INT(cluster_add(&cl, "node2", NULL), 0);
+	CHECK_INT(cluster_feed_line(&cl, "node10", "{\"checks\":"), 0);
+	CHECK_INT(cluster_feed_line(&cl, "node10", "[]}"), 0);
+	CHECK_INT(cluster_node_fail(&cl, "node9", "timed out after %d s", 60), 0);
+	CHECK_INT(cluster_node_fail(&cl, "node9", "killed"), 0);
+	CHECK_INT(cluster_node_rc(&cl, "node2", 2), 0);
+	CHECK_INT(cluster_finish(&cl, err, sizeof(err)), 0);
+	CHECK_STR(outcome(&cl), "node2:no output (exit code 2)|node9:timed out after 60 s; killed|node10:doc");
+	CHECK(cluster_find(&cl, "node10") == nd);
+	cluster_free(&cl);
+}
+
+static const char *tmpdir(void)
+{
+	static char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/rdmactl-gather.XXXXXX");
+	return mkdtemp(dir);
+}
+
+static void write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fwrite(data, 1, len, f);
+		fclose(f);
+	}
+}
+
+static void directory_of_host_files(void)
+{
+	const char *dir = tmpdir();
+	char sub[512];
+	struct cluster cl;
+
+	write_file(dir, "lab-b.json", DOC("null"), strlen(DOC("null")));
+	write_file(dir, "lab-a.json", "{\n  \"checks\": []\n}\n", 19);
+	write_file(dir, "lab-c.json", "oops", 4);
+	write_file(dir, "lab-d.json", "{\"checks\":[]}\0x", 15);
+	snprintf(sub, sizeof(sub), "%s/lab-e.json", dir);
+	CHECK_INT(mkfifo(sub, 0600), 0);	/* opened without blocking, and refused */
+	write_file(dir, "README", "not read", 8);
+	write_file(dir, ".hidden.json", "not read", 8);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, dir, err, sizeof(err)), 0);
+	CHECK_INT(cluster_finish(&cl, err, sizeof(err)), 0);
+	CHECK_STR(outcome(&cl), "lab-a:doc|lab-b:doc|lab-c:output is not a doctor document: 'oops'|"
+		  "lab-d:lab-d.json holds a NUL byte: binary, not a doctor document|"
+		  "lab-e:lab-e.json is not a regular file");
+	cluster_free(&cl);
+	/* A file that names no host: the input is refused. */
+	write_file(dir, "bad\x1bname.json", "{}", 2);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, dir, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "'bad\\x1bname.json' does not name a host (letters, digits, '.', '_', '-'): "
+		  "name each file HOST.json");
+	cluster_free(&cl);
+	snprintf(sub, sizeof(sub), "%s/empty", dir);
+	mkdir(sub, 0700);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, sub, err, sizeof(err)), -EINVAL);
+	CHECK(!strncmp(err, "no HOST.json file in the directory: ", 36));
+	cluster_free(&cl);
+	CHECK_INT(system("rm -rf /tmp/rdmactl-gather.*"), 0);
+}
+
+/* Binary data, a line longer than a document may be, a file that is not there. */
+static void unreadable_input(void)
+{
+	const char *dir = tmpdir();
+	char path[512];
+	size_t big = CLUSTER_DOC_MAX + 10;
+	char *line = malloc(big);
+	struct cluster cl;
+
+	write_file(dir, "bin", "lab-a: {}\nlab-a: \x7f" "ELF\0\0", 23);
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, path, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "line 2: a NUL byte: binary data, not the text output of pdsh, clush or srun");
+	cluster_free(&cl);
+	if (line) {
+		memset(line, 'x', big);
+		memcpy(line, "lab-a: ", 7);
+		write_file(dir, "long", line, big);
+		snprintf(path, sizeof(path), "%s/long", dir);
+		cluster_init(&cl);
+		CHECK_INT(cluster_read_gathered(&cl, path, err, sizeof(err)), -EINVAL);
+		CHECK_STR(err, "line 1 is longer than 4 MiB: no doctor output has such lines");
+		cluster_free(&cl);
+		free(line);
+	}
+	snprintf(path, sizeof(path), "%s/none", dir);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, path, err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "cannot open it: No such file or directory");
+	cluster_free(&cl);
+	write_file(dir, "blank", "\n\n", 2);
+	snprintf(path, sizeof(path), "%s/blank", dir);
+	cluster_init(&cl);
+	CHECK_INT(cluster_read_gathered(&cl, path, err, sizeof(err)), -EINVAL);
+	CHECK(!strncmp(err, "no node output in it: ", 22));
+	cluster_free(&cl);
+	CHECK_INT(system("rm -rf /tmp/rdmactl-gather.*"), 0);
+}
+
+/* 10 000 nodes: added, found, sorted in well under a second. */
+static void ten_thousand_nodes(void)
+{
+	struct cluster cl;
+	char name[32];
+	clock_t t0 = clock();
+	int i, found = 0;
+
+	cluster_init(&cl);
+	for (i = 10000; i > 0; i--) {
+		snprintf(name, sizeof(name), "node%05d", i);
+		CHECK_INT(cluster_feed_line(&cl, name, "{\"checks\": []}"), 0);
+	}
+	for (i = 1; i <= 10000; i++) {
+		snprintf(name, sizeof(name), "node%05d", i);
+		found += cluster_find(&cl, name) != NULL;
+	}
+	CHECK_INT(found, 10000);
+	CHECK_INT(cluster_finish(&cl, err, sizeof(err)), 0);
+	CHECK_STR(cl.nodes[0]->name, "node00001");
+	CHECK_STR(cl.nodes[9999]->name, "node10000");
+	CHECK_INT(cluster_reached(&cl), 10000);
+	CHECK(cluster_find(&cl, "node05000") == cl.nodes[4999]);
+	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
+	cluster_free(&cl);
+}
+
+int main(void)
+{
+	RUN("gather", pdsh_lines_one_document_each);
+	RUN("gather", pretty_documents_over_many_lines);
+	RUN("gather", srun_tasks_named_by_their_documents);
+	RUN("gather", launcher_lines_name_causes);
+	RUN("gather", junk_fails_its_node);
+	RUN("gather", bad_lines_are_named);
+	RUN("gather", second_document_is_refused);
+	RUN("gather", two_tasks_on_one_host);
+	RUN("gather", launcher_api);
+	RUN("gather", directory_of_host_files);
+	RUN("gather", unreadable_input);
+	RUN("gather", ten_thousand_nodes);
+	TEST_EXIT();
+}
