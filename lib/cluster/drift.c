@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: MIT
+/* Facts that should match across a cluster, and the nodes that differ (see drift.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cluster/drift.h"
+#include "cluster/gather.h"
+
+/* A hostlist this long or shorter is named in a fix ("as on lab-[a-b]"). */
+#define FIX_NODES_MAX 40
+
+/* One node's value of a fact; NULL: null. */
+struct sample {
+	char *value;
+	size_t node;
+};
+
+/* The nodes of one value: samples [first, first + n). */
+struct group {
+	size_t first, n;
+};
+
+/* What a fix is made from. */
+struct fix_in {
+	const struct cluster *cl;
+	const char *arg;	/* the fact's argument: a variable, a model, a path */
+	const char *value;	/* the majority's */
+	const char *nodes;	/* the majority's nodes, folded */
+	const struct sample *s;	/* the samples of the other nodes */
+	size_t ns;
+};
+
+/* 1 and *value (malloc'd; NULL for null) when @node has the fact, 0 when not, -ENOMEM. */
+typedef int (*getter)(struct json_object *node, const char *arg, char **value);
+typedef char *(*fixer)(const struct fix_in *in);
+
+struct fact {
+	char *name;
+	getter get;
+	char *arg;
+	fixer fix;
+};
+
+/* ---- values ---- */
+
+static int text_of(struct json_object *v, char **out)
+{
+	*out = NULL;
+	if (!v)
+		return 1;
+	*out = strdup(json_object_get_string(v));
+	return *out ? 1 : -ENOMEM;
+}
+
+/* "memlock/shell": node.memlock.shell. */
+static int get_path(struct json_object *node, const char *path, char **value)
+{
+	char key[64];
+	size_t n;
+
+	for (;;) {
+		n = strcspn(path, "/");
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (!json_object_is_type(node, json_type_object) ||
+		    !json_object_object_get_ex(node, key, &node))
+			return 0;
+		if (!path[n])
+			return text_of(node, value);
+		path += n + 1;
+	}
+}
+
+/* What firmware is compared within: the HCA model (hca_type, board_id), else the provider. */
+static const char *model_key(struct json_object *dev)
+{
+	struct json_object *v;
+	const char *s;
+
+	if (json_object_object_get_ex(dev, "model", &v) && (s = json_object_get_string(v)) && *s &&
+	    json_object_is_type(v, json_type_string))
+		return s;
+	if (json_object_object_get_ex(dev, "provider", &v) && (s = json_object_get_string(v)) && *s &&
+	    json_object_is_type(v, json_type_string))
+		return s;
+	return "";
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* @n texts sorted, each once, joined with ","; NULL for none. */
+static int join_set(const char **v, size_t n, char **value)
+{
+	size_t i, len = 1;
+	char *out;
+
+	*value = NULL;
+	if (!n)
+		return 1;
+	qsort(v, n, sizeof(*v), by_text);
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	out = malloc(len);
+	if (!out)
+		return -ENOMEM;
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(v[i], v[i - 1]))
+			sprintf(out + strlen(out), "%s%s", out[0] ? "," : "", v[i]);
+	*value = out;
+	return 1;
+}
+
+/*
+ * "ports/netdev_mtu": the set of node.ports[].netdev_mtu.  With @model,
+ * of the devices of that model only, and the fact is absent without one.
+ */
+static int get_set_of(struct json_object *node, const char *path, const char *model, char **value)
+{
+	struct json_object *arr, *el, *v;
+	const char **vals;
+	size_t i, n = 0, len = strcspn(path, "/");
+	char key[32];
+	int ret;
+
+	snprintf(key, sizeof(key), "%.*s", (int)len, path);
+	if (!json_object_object_get_ex(node, key, &arr) || !json_object_is_type(arr, json_type_array))
+		return 0;
+	vals = malloc((json_object_array_length(arr) + 1) * sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		el = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(el, json_type_object) || (model && strcmp(model_key(el), model)))
+			continue;
+		if (json_object_object_get_ex(el, path + len + 1, &v) && v &&
+		    !json_object_is_type(v, json_type_object) && !json_object_is_type(v, json_type_array))
+			vals[n++] = json_object_get_string(v);
+	}
+	ret = model && !n ? 0 : join_set(vals, n, value);
+	free(vals);
+	return ret;
+}
+
+static int get_set(struct json_object *node, const char *path, char **value)
+{
+	return get_set_of(node, path, NULL, value);
+}
+
+/* Firmware of the HCAs of model @model. */
+static int get_fw(struct json_object *node, const char *model, char **value)
+{
+	return get_set_of(node, "devices/fw_ver", model, value);
+}
+
+/* node.env.NAME; null when the node has an env but not NAME. */
+static int get_env(struct json_object *node, const char *name, char **value)
+{
+	struct json_object *env, *v = NULL;
+
+	if (!json_object_object_get_ex(node, "env", &env) || !json_object_is_type(env, json_type_object))
+		return 0;
+	json_object_object_get_ex(env, name, &v);
+	return text_of(v, value);
+}
+
+/*
+ * ---- fixes: the odd nodes brought in line with the majority ----
+ * Said to the nodes the row names under "differs", which they need not repeat.
+ */
+
+static char *fix_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fix_fmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static char *fix_kernel(const struct fix_in *in)
+{
+	return in->value ? fix_fmt("boot kernel %s, as the others run", in->value) : NULL;
+}
+
+static char *fix_rdma_core(const struct fix_in *in)
+{
+	return in->value ? fix_fmt("install rdma-core %s, as on the others", in->value) : NULL;
+}
+
+static char *fix_ofed(const struct fix_in *in)
+{
+	if (!in->value)
+		return fix_fmt("remove MLNX_OFED (ofed_uninstall.sh): the others run the inbox drivers");
+	return fix_fmt("install %s, as on the others", in->value);
+}
+
+static char *fix_fw(const struct fix_in *in)
+{
+	if (!in->value || strchr(in->value, ','))
+		return NULL;
+	return fix_fmt("update the firmware of their %s%sHCAs to %s, as on the others", in->arg,
+		       in->arg[0] ? " " : "", in->value);
+}
+
+/* The netdev of the odd nodes' ports at another MTU, when they all name the same one. */
+static const char *odd_netdev(const struct fix_in *in)
+{
+	const char *name = NULL;
+	struct json_object *node, *ports, *p, *v;
+	size_t i, j;
+
+	for (i = 0; i < in->ns; i++) {
+		if (!json_object_object_get_ex(in->cl->nodes[in->s[i].node]->doc, "node", &node) ||
+		    !json_object_object_get_ex(node, "ports", &ports))
+			continue;
+		for (j = 0; j < json_object_array_length(ports); j++) {
+			p = json_object_array_get_idx(ports, j);
+			if (!json_object_object_get_ex(p, "netdev_mtu", &v) || !v ||
+			    !strcmp(json_object_get_string(v), in->value) ||
+			    !json_object_object_get_ex(p, "netdev", &v) || !v)
+				continue;
+			if (name && strcmp(name, json_object_get_string(v)))
+				return "IF";
+			name = json_object_get_string(v);
+		}
+	}
+	return name ? name : "IF";
+}
+
+static char *fix_mtu(const struct fix_in *in)
+{
+	const char *dev;
+
+	if (!in->value || strchr(in->value, ','))
+		return NULL;
+	dev = odd_netdev(in);
+	return fix_fmt("ip link set %s mtu %s, as on the others (lasting: nmcli con mod %s "
+		       "802-3-ethernet.mtu %s)", dev, in->value, dev, in->value);
+}
+
+static char *fix_gid(const struct fix_in *in)
+{
+	size_t i;
+
+	/* Without a GID at all, the node's own roce.gid check says why. */
+	for (i = 0; i < in->ns; i++)
+		if (!in->s[i].value)
+			return NULL;
+	return fix_fmt("their routable RoCE v2 GID is at another index than the others': leave "
+		       "NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX unset (NCCL 2.21 and later find it) "
+		       "or set them per node");
+}
+
+static char *fix_memlock(const struct fix_in *in)
+{
+	return fix_fmt("give them the %s memlock limit of the others (%s): 'rdmactl limits' there "
+		       "prints the lines to write", in->arg + strlen("memlock/"),
+		       in->value ? in->value : "none");
+}
+
+static char *fix_env(const struct fix_in *in)
+{
+	if (!in->value)
+		return fix_fmt("unset %s, as on the others", in->arg);
+	if (strlen(in->nodes) <= FIX_NODES_MAX)
+		return fix_fmt("set %s=%s, as on %s", in->arg, in->value, in->nodes);
+	return fix_fmt("set %s=%s, as on the others", in->arg, in->value);
+}
+
+/* Only when the odd nodes have fewer active ports: more is no fault of theirs. */
+static char *fix_ports(const struct fix_in *in)
+{
+	size_t i;
+
+	if (!in->value)
+		return NULL;
+	for (i = 0; i < in->ns; i++)
+		if (!in->s[i].value || atol(in->s[i].value) >= atol(in->value))
+			return NULL;
+	return fix_fmt("bring up their ports ('rdmactl ports' there says why they are down): the "
+		       "others have %s active", in->value);
+}
+
+/* ---- the tally of one fact ---- */
+
+static int value_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !!a - !!b;	/* null first */
+	return strverscmp(a, b);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	int c = value_cmp(x->value, y->value);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Groups of the samples @arg by size, the largest first; equal sizes by value. */
+static int by_size(const void *a, const void *b, void *arg)
+{
+	const struct group *x = a, *y = b;
+	const struct sample *s = arg;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return value_cmp(s[x->first].value, s[y->first].value);
+}
+
+/* The groups of equal values of the sorted samples @s, largest first. */
+static size_t group_samples(const struct sample *s, size_t n, struct group *g)
+{
+	size_t i, ng = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!i || value_cmp(s[i].value, s[i - 1].value))
+			g[ng++] = (struct group){ .first = i, .n = 0 };
+		g[ng - 1].n++;
+	}
+	qsort_r(g, ng, sizeof(*g), by_size, (void *)s);
+	return ng;
+}
+
+/* The nodes of groups @g[from..ng-1] folded into one hostlist. */
+static char *fold_groups(const struct cluster *cl, const struct sample *s, const struct group *g,
+			 size_t from, size_t ng)
+{
+	size_t i, k, n = 0, *idx;
+	char *out;
+
+	for (i = from; i < ng; i++)
+		n += g[i].n;
+	idx = malloc((n + 1) * sizeof(*idx));
+	if (!idx)
+		return NULL;
+	for (n = 0, i = from; i < ng; i++)
+		for (k = 0; k < g[i].n; k++)
+			idx[n++] = s[g[i].first + k].node;
+	out = cluster_fold(cl, idx, n);
+	free(idx);
+	return out;
+}
+
+static struct json_object *value_json(const char *v)
+{
+	return v ? json_object_new_string(v) : NULL;
+}
+
+static struct json_object *differs(const struct cluster *cl, const struct sample *s,
+				   const struct group *g, size_t from, size_t ng)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = from; arr && i < ng; i++) {
+		char *nodes = fold_groups(cl, s, g, i, i + 1);
+
+		o = json_object_new_object();
+		json_object_object_add(o, "value", value_json(s[g[i].first].value));
+		json_object_object_add(o, "count", json_object_new_int64((int64_t)g[i].n));
+		json_object_object_add(o, "nodes", nodes ? json_object_new_string(nodes) : NULL);
+		json_object_array_add(arr, o);
+		free(nodes);
+	}
+	return arr;
+}
+
+/* The fix of @f for the nodes outside the majority group g[0]. */
+static char *make_fix(const struct cluster *cl, const struct fact *f, struct sample *s,
+		      const struct group *g, size_t ng, const char *maj_nodes)
+{
+	struct fix_in in = { .cl = cl, .arg = f->arg, .value = s[g[0].first].value,
+			     .nodes = maj_nodes };
+	struct sample *odd;
+	size_t i, k;
+	char *fix;
+
+	if (!f->fix)
+		return NULL;
+	odd = malloc(cl->n * sizeof(*odd));
+	if (!odd)
+		return NULL;
+	for (i = 1; i < ng; i++)
+		for (k = 0; k < g[i].n; k++)
+			odd[in.ns++] = s[g[i].first + k];
+	in.s = odd;
+	fix = f->fix(&in);
+	free(odd);
+	return fix;
+}
+
+/* The row of fact @f, whose samples fall in @ng > 1 groups; marks the odd nodes. */
+static struct json_object *fact_row(const struct cluster *cl, const struct fact *f,
+				    struct sample *s, size_t n, const struct group *g, size_t ng,
+				    bool *odd)
+{
+	struct json_object *row = json_object_new_object();
+	bool maj = g[0].n * 2 > n;
+	char *nodes = maj ? fold_groups(cl, s, g, 0, 1) : NULL, *fix = NULL;
+	size_t i, k;
+
+	if (!row)
+		return NULL;
+	json_object_object_add(row, "fact", json_object_new_string(f->name));
+	json_object_object_add(row, "majority", maj ? value_json(s[g[0].first].value) : NULL);
+	json_object_object_add(row, "majority_count", json_object_new_int64(maj ? (int64_t)g[0].n : 0));
+	json_object_object_add(row, "majority_nodes", nodes ? json_object_new_string(nodes) : NULL);
+	json_object_object_add(row, "differs", differs(cl, s, g, maj ? 1 : 0, ng));
+	if (maj && nodes)
+		fix = make_fix(cl, f, s, g, ng, nodes);
+	json_object_object_add(row, "fix", fix ? json_object_new_string(fix) : NULL);
+	for (i = maj ? 1 : ng; i < ng; i++)
+		for (k = 0; k < g[i].n; k++)
+			odd[s[g[i].first + k].node] = true;
+	free(nodes);
+	free(fix);
+	return row;
+}
+
+/* The value of @f on every node that has it, in @s; how many, or -ENOMEM. */
+static long collect(const struct cluster *cl, const struct fact *f, struct sample *s)
+{
+	struct json_object *node;
+	size_t i, n = 0;
+	int ret;
+
+	for (i = 0; i < cl->n; i++) {
+		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "node", &node))
+			continue;
+		ret = f->get(node, f->arg, &s[n].value);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			s[n++].node = i;
+	}
+	return (long)n;
+}
+
+/* Add the row of @f to @rows when its nodes differ.  0 or -ENOMEM. */
+static int tally(const struct cluster *cl, const struct fact *f, struct json_object *rows,
+		 bool *odd)
+{
+	struct sample *s = calloc(cl->n + 1, sizeof(*s));
+	struct group *g = calloc(cl->n + 1, sizeof(*g));
+	struct json_object *row;
+	long n = s && g ? collect(cl, f, s) : -ENOMEM;
+	size_t i, ng;
+	int ret = n < 0 ? (int)n : 0;
+
+	if (n > 0) {
+		qsort(s, (size_t)n, sizeof(*s), by_value);
+		ng = group_samples(s, (size_t)n, g);
+		if (ng > 1) {
+			row = fact_row(cl, f, s, (size_t)n, g, ng, odd);
+			ret = row ? json_object_array_add(rows, row) : -ENOMEM;
+		}
+	}
+	for (i = 0; s && i < cl->n; i++)
+		free(s[i].value);
+	free(s);
+	free(g);
+	return ret;
+}
+
+/* ---- the facts ---- */
+
+/* The facts every node has, in report order; fw_ver and env.* are added per model and name. */
+static const struct fact fixed[] = {
+	{ "kernel", get_path, "kernel", fix_kernel },
+	{ "rdma_core", get_path, "rdma_core", fix_rdma_core },
+	{ "ofed", get_path, "ofed", fix_ofed },
+	{ "provider", get_set, "devices/provider", NULL },
+	{ "link_layer", get_set, "ports/link_layer", NULL },
+	{ "active_mtu", get_set, "ports/active_mtu", NULL },
+	{ "netdev_mtu", get_set, "ports/netdev_mtu", fix_mtu },
+	{ "gid_index", get_set, "ports/gid_index", fix_gid },
+	{ "memlock.shell", get_path, "memlock/shell", fix_memlock },
+	{ "memlock.pam", get_path, "memlock/pam", fix_memlock },
+	{ "memlock.systemd", get_path, "memlock/systemd", fix_memlock },
+	{ "active_ports", get_path, "active_ports", fix_ports },
+};
+
+#define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
+
+static const struct fact fw = { .get = get_fw, .fix = fix_fw };
+static const struct fact env_var = { .get = get_env, .fix = fix_env };
+
+/* The names of @key (devices: their model keys; env: the variables) across all nodes. */
+static struct json_object *names_of(const struct cluster *cl, const char *key)
+{
+	struct json_object *set = json_object_new_object(), *node, *v;
+	size_t i, j;
+
+	for (i = 0; set && i < cl->n; i++) {
+		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "node", &node) ||
+		    !json_object_object_get_ex(node, key, &v))
+			continue;
+		if (json_object_is_type(v, json_type_object)) {
+			json_object_object_foreach(v, name, val) {
+				(void)val;
+				json_object_object_add(set, name, NULL);
+			}
+		}
+		for (j = 0; json_object_is_type(v, json_type_array) && j < json_object_array_length(v); j++)
+			if (json_object_is_type(json_object_array_get_idx(v, j), json_type_object))
+				json_object_object_add(set, model_key(json_object_array_get_idx(v, j)), NULL);
+	}
+	return set;
+}
+
+/*
+ * Tally the facts named by @set's keys, in name order: "PREFIX KEY" made
+ * by @get with KEY ("fw_ver MT4127"), or "PREFIXKEY" when @prefix ends in
+ * a dot ("env.NCCL_IB_HCA").
+ */
+static int tally_names(const struct cluster *cl, struct json_object *set, const char *prefix,
+		       const struct fact *proto, struct json_object *rows, bool *odd)
+{
+	size_t i, n = 0, cnt = (size_t)json_object_object_length(set);
+	const char **keys = malloc((cnt + 1) * sizeof(*keys));
+	bool dot = prefix[strlen(prefix) - 1] == '.';
+	int ret = keys ? 0 : -ENOMEM;
+
+	json_object_object_foreach(set, key, val) {
+		(void)val;
+		if (keys)
+			keys[n++] = key;
+	}
+	if (keys)
+		qsort(keys, n, sizeof(*keys), by_text);
+	for (i = 0; !ret && i < n; i++) {
+		struct fact f = *proto;
+
+		f.arg = (char *)keys[i];
+		if (asprintf(&f.name, "%s%s%s", prefix, !dot && keys[i][0] ? " " : "", keys[i]) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = tally(cl, &f, rows, odd);
+		free(f.name);
+	}
+	free(keys);
+	return ret;
+}
+
+struct json_object *drift_rows(const struct cluster *cl, bool *odd)
+{
+	struct json_object *rows = json_object_new_array(), *models, *env;
+	size_t i;
+	int ret = rows ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < 3; i++)
+		ret = tally(cl, &fixed[i], rows, odd);
+	models = names_of(cl, "devices");
+	env = names_of(cl, "env");
+	if (!ret)
+		ret = models ? tally_names(cl, models, "fw_ver", &fw, rows, odd) : -ENOMEM;
+	for (i = 3; !ret && i < NFIXED - 1; i++)
+		ret = tally(cl, &fixed[i], rows, odd);
+	if (!ret)
+		ret = env ? tally_names(cl, env, "env.", &env_var, rows, odd) : -ENOMEM;
+	if (!ret)
+		ret = tally(cl, &fixed[NFIXED - 1], rows, odd);
+	json_object_put(models);
+	json_object_put(env);
+	if (ret) {
+		json_object_put(rows);
+		return NULL;
+	}
+	return rows;
+}

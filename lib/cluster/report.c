@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+/* The report of a whole cluster (see report.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "base/ctx.h"
+#include "base/output.h"
+#include "cluster/drift.h"
+#include "cluster/gather.h"
+#include "cluster/report.h"
+
+/* A hostlist cell longer than this is cut, its node count kept. */
+#define NODES_TEXT_MAX 32
+
+/* Statuses in the order rows show them; the index is a node's worst. */
+enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
+
+static const char *const rank_names[] = { "FAIL", "warn", "ok", "skip" };
+
+static enum rank rank_of(const char *status)
+{
+	enum rank r;
+
+	for (r = RANK_FAIL; r < RANK_SKIP; r++)
+		if (!strcmp(status, rank_names[r]))
+			break;
+	return r;
+}
+
+/* ---- cells as people read them ---- */
+
+static const char *str_of(struct json_object *row, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(row, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static int64_t int_of(struct json_object *row, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(row, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+/* @nodes, or its start and "... (N nodes)" when longer than NODES_TEXT_MAX. */
+static const char *cut_nodes(const char *nodes, int64_t count, char *buf, size_t len)
+{
+	char tail[40];
+	int n;
+
+	if (!nodes || strlen(nodes) <= NODES_TEXT_MAX)
+		return nodes;
+	n = snprintf(tail, sizeof(tail), "... (%" PRId64 " nodes)", count);
+	snprintf(buf, len, "%.*s%s", NODES_TEXT_MAX - n, nodes, tail);
+	return buf;
+}
+
+static const char *nodes_text(struct json_object *row, char *buf, size_t len)
+{
+	return cut_nodes(str_of(row, "nodes"), int_of(row, "count"), buf, len);
+}
+
+/* Under a failing or warning row whose nodes found different details. */
+static const char *varies_text(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(row, "found_varies", &v) || !json_object_get_boolean(v) ||
+	    rank_of(str_of(row, "status")) > RANK_WARN)
+		return NULL;
+	snprintf(buf, len, "%" PRId64 " nodes, findings differ in detail (this is %s's): see -j",
+		 int_of(row, "count"), str_of(row, "found_on"));
+	return buf;
+}
+
+static enum color status_color(const char *text)
+{
+	if (!strcmp(text, "ok"))
+		return COLOR_GREEN;
+	if (!strcmp(text, "warn"))
+		return COLOR_YELLOW;
+	if (!strcmp(text, "FAIL"))
+		return COLOR_RED;
+	return COLOR_DIM;
+}
+
+static const struct column check_cols[] = {
+	{ "status", "STATUS", 0, status_color },
+	{ "id", "CHECK", 0, NULL },
+	{ "nodes", "NODES", 0, NULL, nodes_text },
+	{ "found", "FOUND", COL_FILL, NULL },
+	{ "fix", "FIX", COL_BELOW, NULL },
+	{ "found_varies", "NOTE", COL_BELOW, NULL, varies_text },
+	{ "count", NULL, COL_NOTEXT },
+	{ "found_on", NULL, COL_NOTEXT },
+	{ 0 }
+};
+
+/* A drift value: null is an unset variable, or no value ("-" would hide which). */
+static const char *value_text(const char *fact, const char *value)
+{
+	if (value)
+		return value;
+	return strncmp(fact, "env.", 4) ? "(none)" : "(unset)";
+}
+
+static const char *majority_text(struct json_object *row, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	if (!str_of(row, "majority_nodes"))
+		return "(no majority)";
+	return value_text(str_of(row, "fact"), str_of(row, "majority"));
+}
+
+static const char *majority_nodes_text(struct json_object *row, char *buf, size_t len)
+{
+	return cut_nodes(str_of(row, "majority_nodes"), int_of(row, "majority_count"), buf, len);
+}
+
+/* "1500 on lab-c; 4200 on lab-[d-e]": the table cuts it to the line. */
+static const char *differs_text(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *arr, *d;
+	size_t i, off = 0;
+	char nodes[NODES_TEXT_MAX * 2];
+
+	buf[0] = '\0';
+	if (!json_object_object_get_ex(row, "differs", &arr))
+		return NULL;
+	for (i = 0; i < json_object_array_length(arr) && off < len; i++) {
+		d = json_object_array_get_idx(arr, i);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s on %s", i ? "; " : "",
+					value_text(str_of(row, "fact"), str_of(d, "value")),
+					cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes,
+						  sizeof(nodes)));
+	}
+	return buf;
+}
+
+static const struct column drift_cols[] = {
+	{ "fact", NULL, 0, NULL },
+	{ "majority", NULL, 0, NULL, majority_text },
+	{ "majority_nodes", NULL, 0, NULL, majority_nodes_text },
+	{ "differs", NULL, COL_WRAP, NULL, differs_text },
+	{ "fix", "FIX", COL_BELOW, NULL },
+	{ "majority_count", NULL, COL_NOTEXT },
+	{ 0 }
+};
+
+static const struct column unreachable_cols[] = {
+	{ "node", NULL, 0, NULL },
+	{ "error", NULL, COL_WRAP, NULL },
+	{ "rc", NULL, COL_NOTEXT },
+	{ 0 }
+};
+
+/* ---- checks: nodes grouped by check, status and fix ---- */
+
+/* One check result of one node. */
+struct entry {
+	size_t check;		/* in the order IDs first appear */
+	enum rank rank;
+	const char *id, *found, *fix;
+	size_t node;		/* in cl->nodes */
+};
+
+/* A run of entries of one check, status and fix. */
+struct group {
+	size_t first, n;
+};
+
+static int str_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !!a - !!b;
+	return strcmp(a, b);
+}
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c;
+
+	if (x->check != y->check)
+		return x->check < y->check ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if ((c = str_cmp(x->fix, y->fix)))
+		return c;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Within a check and status, the biggest group first. */
+static int by_group(const void *a, const void *b, void *arg)
+{
+	const struct group *x = a, *y = b;
+	const struct entry *e = arg, *ex = &e[x->first], *ey = &e[y->first];
+
+	if (ex->check != ey->check || ex->rank != ey->rank)
+		return by_entry(ex, ey);
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return (ex->node > ey->node) - (ex->node < ey->node);
+}
+
+static size_t count_checks(const struct cluster *cl)
+{
+	struct json_object *checks;
+	size_t i, n = 0;
+
+	for (i = 0; i < cl->n; i++)
+		if (cl->nodes[i]->doc && json_object_object_get_ex(cl->nodes[i]->doc, "checks", &checks))
+			n += json_object_array_length(checks);
+	return n;
+}
+
+/* Every check result of every node; @ids maps a check ID to its order. */
+static struct entry *collect(const struct cluster *cl, struct json_object *ids, size_t *n)
+{
+	struct entry *e = malloc((count_checks(cl) + 1) * sizeof(*e));
+	struct json_object *checks, *c, *idx;
+	size_t i, j;
+
+	*n = 0;
+	for (i = 0; e && i < cl->n; i++) {
+		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "checks", &checks))
+			continue;
+		for (j = 0; j < json_object_array_length(checks); j++) {
+			struct entry *x = &e[(*n)++];
+
+			c = json_object_array_get_idx(checks, j);
+			x->id = str_of(c, "id");
+			x->rank = rank_of(str_of(c, "status"));
+			x->found = str_of(c, "found");
+			x->fix = x->rank <= RANK_WARN ? str_of(c, "fix") : NULL;
+			x->node = i;
+			if (!json_object_object_get_ex(ids, x->id, &idx)) {
+				idx = json_object_new_int64(json_object_object_length(ids));
+				json_object_object_add(ids, x->id, idx);
+			}
+			x->check = (size_t)json_object_get_int64(idx);
+		}
+	}
+	return e;
+}
+
+static int group_row(const struct cluster *cl, struct table *t, const struct entry *e, size_t n)
+{
+	size_t i, *idx = malloc(n * sizeof(*idx));
+	struct json_object *row;
+	bool varies = false;
+	char *nodes;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		idx[i] = e[i].node;
+		varies = varies || str_cmp(e[i].found, e[0].found);
+	}
+	nodes = cluster_fold(cl, idx, n);
+	free(idx);
+	if (!nodes || !(row = table_row(t))) {
+		free(nodes);
+		return -ENOMEM;
+	}
+	row_str(row, "status", rank_names[e[0].rank]);
+	row_str(row, "id", e[0].id);
+	row_str(row, "nodes", nodes);
+	row_int(row, "count", (int64_t)n);
+	row_str(row, "found", e[0].found);
+	row_str(row, "found_on", cl->nodes[e[0].node]->name);
+	row_bool(row, "found_varies", varies);
+	row_str(row, "fix", e[0].fix);
+	free(nodes);
+	return 0;
+}
+
+/* The rows of the checks table, and each node's worst status in @worst. */
+static int check_rows(const struct cluster *cl, struct table *t, enum rank *worst)
+{
+	struct json_object *ids = json_object_new_object();
+	struct entry *e;
+	struct group *g = NULL;
+	size_t i, n, ng = 0;
+	int ret = 0;
+
+	e = ids ? collect(cl, ids, &n) : NULL;
+	if (e)
+		g = malloc((n + 1) * sizeof(*g));
+	if (!g)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < n; i++)
+		if (e[i].rank < worst[e[i].node])
+			worst[e[i].node] = e[i].rank;
+	if (!ret)
+		qsort(e, n, sizeof(*e), by_entry);
+	for (i = 0; !ret && i < n; i++) {
+		if (!i || e[i].check != e[i - 1].check || e[i].rank != e[i - 1].rank ||
+		    str_cmp(e[i].fix, e[i - 1].fix))
+			g[ng++] = (struct group){ .first = i };
+		g[ng - 1].n++;
+	}
+	if (!ret)
+		qsort_r(g, ng, sizeof(*g), by_group, e);
+	for (i = 0; !ret && i < ng; i++)
+		ret = group_row(cl, t, &e[g[i].first], g[i].n);
+	free(g);
+	free(e);
+	json_object_put(ids);
+	return ret;
+}
+
+/* ---- the other sections ---- */
+
+/* Copy the drift rows into a table: the printer shows them, or attaches them. */
+static int drift_table(struct ctx *ctx, struct json_object *rows)
+{
+	struct table *t = table_new(drift_cols);
+	size_t i;
+
+	if (!t)
+		return -ENOMEM;
+	table_fit(t, REPORT_WIDTH);
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		struct json_object *row = table_row(t);
+
+		json_object_object_foreach(json_object_array_get_idx(rows, i), key, val)
+			json_object_object_add(row, key, json_object_get(val));
+	}
+	return table_emit(ctx, t, "drift");
+}
+
+static int unreachable_table(struct ctx *ctx, const struct cluster *cl)
+{
+	struct table *t = table_new(unreachable_cols);
+	size_t i;
+
+	if (!t)
+		return -ENOMEM;
+	table_fit(t, REPORT_WIDTH);
+	for (i = 0; i < cl->n; i++) {
+		const struct cluster_node *nd = cl->nodes[i];
+		struct json_object *row;
+
+		if (nd->doc)
+			continue;
+		row = table_row(t);
+		row_str(row, "node", nd->name);
+		row_str(row, "error", nd->error);
+		if (nd->rc >= 0)
+			row_int(row, "rc", nd->rc);
+		else
+			row_nulls(row, "rc", NULL);
+	}
+	return table_emit(ctx, t, "unreachable");
+}
+
+/* The nodes of one outcome: failed, warned, unreachable. */
+struct outcome {
+	const char *name;
+	size_t *idx, n;
+};
+
+/* "  failed: lab-c" under the summary line, its hostlist cut to the line. */
+static void outcome_line(struct ctx *ctx, const char *name, const char *nodes, size_t n)
+{
+	char cut[REPORT_WIDTH + 1], tail[40];
+	int t;
+
+	if (!nodes || !n)
+		return;
+	if (strlen(name) + strlen(nodes) + 4 > REPORT_WIDTH) {
+		t = snprintf(tail, sizeof(tail), "... (%zu nodes)", n);
+		snprintf(cut, sizeof(cut), "%.*s%s", REPORT_WIDTH - 4 - (int)strlen(name) - t, nodes,
+			 tail);
+		nodes = cut;
+	}
+	print_text(ctx, "  %s: %s\n", name, nodes);
+}
+
+static void summary_line(struct ctx *ctx, const struct report_counts *c)
+{
+	enum color color = c->failed || c->unreachable ? COLOR_RED
+			   : c->warned			 ? COLOR_YELLOW
+							 : COLOR_GREEN;
+
+	print_text(ctx, "\n%s%zu nodes: %zu failed, %zu warned, %zu unreachable%s\n",
+		   color_on(ctx, color), c->nodes, c->failed, c->warned, c->unreachable,
+		   color_off(ctx));
+}
+
+static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
+		   const struct report_counts *c)
+{
+	struct json_object *s = json_object_new_object();
+	size_t i;
+
+	if (!s)
+		return -ENOMEM;
+	json_object_object_add(s, "nodes", json_object_new_int64((int64_t)c->nodes));
+	json_object_object_add(s, "failed", json_object_new_int64((int64_t)c->failed));
+	json_object_object_add(s, "warned", json_object_new_int64((int64_t)c->warned));
+	json_object_object_add(s, "unreachable", json_object_new_int64((int64_t)c->unreachable));
+	summary_line(ctx, c);
+	for (i = 0; i < 3; i++) {
+		char key[32], *nodes = o[i].n ? cluster_fold(cl, o[i].idx, o[i].n) : NULL;
+
+		if (o[i].n && !nodes) {
+			json_object_put(s);
+			return -ENOMEM;
+		}
+		snprintf(key, sizeof(key), "%s_nodes", o[i].name);
+		json_object_object_add(s, key, nodes ? json_object_new_string(nodes) : NULL);
+		outcome_line(ctx, o[i].name, nodes, o[i].n);
+		free(nodes);
+	}
+	if (ctx->json)
+		json_attach(ctx, "summary", s);
+	else
+		json_object_put(s);
+	return 0;
+}
+
+/* Each node's outcome from its worst check and its drift; the counts. */
+static int outcomes(const struct cluster *cl, const enum rank *worst, const bool *odd,
+		    struct outcome *o, struct report_counts *c)
+{
+	size_t i;
+
+	o[0].name = "failed";
+	o[1].name = "warned";
+	o[2].name = "unreachable";
+	for (i = 0; i < 3; i++)
+		if (!(o[i].idx = malloc((cl->n + 1) * sizeof(*o[i].idx))))
+			return -ENOMEM;
+	for (i = 0; i < cl->n; i++) {
+		int k = !cl->nodes[i]->doc	   ? 2
+			: worst[i] == RANK_FAIL	   ? 0
+			: worst[i] == RANK_WARN || odd[i] ? 1
+						   : -1;
+
+		if (k >= 0)
+			o[k].idx[o[k].n++] = i;
+	}
+	c->nodes = cl->n;
+	c->failed = o[0].n;
+	c->warned = o[1].n;
+	c->unreachable = o[2].n;
+	return 0;
+}
+
+/* Under -j, each node's own document, untouched, by name. */
+static int node_docs(struct ctx *ctx, const struct cluster *cl)
+{
+	struct json_object *nodes = json_object_new_object();
+	size_t i;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (i = 0; i < cl->n; i++)
+		if (cl->nodes[i]->doc)
+			json_object_object_add(nodes, cl->nodes[i]->name,
+					       json_object_get(cl->nodes[i]->doc));
+	json_attach(ctx, "nodes", nodes);
+	return 0;
+}
+
+/* The launchers' lines that named no node: "notes" under -j, else after the tables. */
+static void notes(struct ctx *ctx, const struct cluster *cl)
+{
+	size_t i;
+
+	if (ctx->json) {
+		json_attach(ctx, "notes", cl->notes ? json_object_get(cl->notes) : json_object_new_array());
+		return;
+	}
+	for (i = 0; cl->notes && i < json_object_array_length(cl->notes); i++)
+		print_text(ctx, "%snote: %s\n", i ? "" : "\n",
+			   json_object_get_string(json_object_array_get_idx(cl->notes, i)));
+}
+
+/* The checks table, then drift (or the word that there is none). */
+static int checks_and_drift(struct ctx *ctx, const struct cluster *cl, enum rank *worst,
+			    bool *odd)
+{
+	struct table *t = table_new(check_cols);
+	struct json_object *drift;
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	table_fit(t, REPORT_WIDTH);
+	ret = check_rows(cl, t, worst);
+	if (ret) {
+		table_free(t);
+		return ret;
+	}
+	table_emit(ctx, t, "checks");
+	drift = drift_rows(cl, odd);
+	if (!drift)
+		return -ENOMEM;
+	if (json_object_array_length(drift))
+		print_text(ctx, "\n");
+	else if (cluster_reached(cl) > 1)
+		print_text(ctx, "\nno drift: the %zu nodes with a document agree on every fact compared\n",
+			   cluster_reached(cl));
+	ret = drift_table(ctx, drift);
+	json_object_put(drift);
+	return ret;
+}
+
+int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_counts *counts)
+{
+	enum rank *worst = malloc((cl->n + 1) * sizeof(*worst));
+	bool *odd = calloc(cl->n + 1, sizeof(*odd));
+	struct outcome o[3] = { { 0 } };
+	size_t i;
+	int ret = worst && odd ? 0 : -ENOMEM;
+
+	memset(counts, 0, sizeof(*counts));
+	for (i = 0; worst && i < cl->n; i++)
+		worst[i] = RANK_OK;
+	if (!ret && ctx->json)
+		ret = node_docs(ctx, cl);
+	if (!ret)
+		ret = checks_and_drift(ctx, cl, worst, odd);
+	if (!ret && cl->n > cluster_reached(cl)) {
+		print_text(ctx, "\n");
+		ret = unreachable_table(ctx, cl);
+	} else if (!ret && ctx->json) {
+		ret = unreachable_table(ctx, cl);
+	}
+	if (!ret)
+		notes(ctx, cl);
+	if (!ret)
+		ret = outcomes(cl, worst, odd, o, counts);
+	if (!ret)
+		ret = summary(ctx, cl, o, counts);
+	for (i = 0; i < 3; i++)
+		free(o[i].idx);
+	free(worst);
+	free(odd);
+	return ret;
+}
+
+int report_rc(const struct report_counts *c)
+{
+	return c->failed || c->unreachable ? RC_PROBLEM : RC_OK;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One report for a whole cluster, from its nodes' doctor documents
+ * (gather.h, once cluster_finish()ed):
+ *
+ *   checks       per check, the nodes of each status folded into hostlists;
+ *                failing and warning nodes grouped by their fix, given once
+ *   drift        facts that should match across the cluster (drift.h)
+ *   unreachable  the nodes without a document, each with its cause
+ *   summary      "N nodes: K failed, W warned, U unreachable"
+ *
+ * A node is failed when a check of its own failed, warned when one warned
+ * or when it differs from a majority (drift), unreachable when it has no
+ * document.  Text fits 100 columns however many nodes: long hostlists are
+ * cut ("... (998 nodes)"), in full under -j.
+ */
+#ifndef RDMACTL_REPORT_H
+#define RDMACTL_REPORT_H
+
+#include <stddef.h>
+
+struct ctx;
+struct cluster;
+
+/* Text lines of the report fit this many columns. */
+#define REPORT_WIDTH 100
+
+struct report_counts {
+	size_t nodes, failed, warned, unreachable;
+};
+
+/*
+ * Print the report of @cl on stdout, or with ctx->json add its keys to
+ * the document (nodes, checks, drift, unreachable, summary; the caller's
+ * output_finish() prints it).  Fills @counts.  0 or -ENOMEM.
+ */
+int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_counts *counts);
+
+/* The exit code the report calls for: RC_PROBLEM when a node failed or was unreachable. */
+int report_rc(const struct report_counts *c);
+
+#endif
