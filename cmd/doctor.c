@@ -2,8 +2,11 @@
 /*
  * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|perftest] [--only ID,...]
  *                [--skip ID,...] [--list]
+ * rdmactl doctor --gathered FILE|-|DIR
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
- * summary; exit 1 when a check failed.
+ * summary; exit 1 when a check failed.  --gathered: the report of many
+ * nodes' documents (lib/cluster/report.c); exit 1 when a node failed or
+ * could not run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,8 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "cluster/gather.h"
+#include "cluster/report.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 #include "node/nodeinfo.h"
@@ -29,6 +34,7 @@ enum {
 	OPT_LIST,
 	OPT_PORT,
 	OPT_TOKEN,
+	OPT_GATHERED,
 };
 
 const struct opt doctor_opts[] = {
@@ -39,6 +45,8 @@ const struct opt doctor_opts[] = {
 	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
 	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
+	{ "gathered", OPT_GATHERED, ARG_FILE, "FILE|-|DIR",
+	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)" },
 	{ 0 }
 };
 
@@ -70,6 +78,7 @@ static const struct column list_cols[] = {
 struct doctor_args {
 	const char *peer;
 	const char *only, *skip;
+	const char *gathered;
 	enum doctor_for target;
 	long port;
 	bool list;
@@ -148,6 +157,9 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 				return -RC_USAGE;
 			a->have_token = true;
 			break;
+		case OPT_GATHERED:
+			a->gathered = p.optarg;
+			break;
 		case OPT_HELP:
 			return -RC_OK;
 		default:
@@ -212,6 +224,52 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
 }
 
+/* The options of a local doctor mean nothing to documents made elsewhere. */
+static int gathered_alone(const struct ctx *ctx, const struct doctor_args *a)
+{
+	const char *other = a->peer	    ? "--peer"
+			    : a->only	    ? "--only"
+			    : a->skip	    ? "--skip"
+			    : a->list	    ? "--list"
+			    : a->target	    ? "--for"
+			    : a->have_token ? "--token"
+			    : a->port != PROBE_DEFAULT_PORT ? "--port"
+							    : NULL;
+
+	if (!other)
+		return 0;
+	log_err(ctx, "Failed to use %s with --gathered: the documents were made with the options "
+		"their nodes ran; give %s to rdmactl doctor there", other, other);
+	return -EINVAL;
+}
+
+/* The report of the documents in @path (a file, "-" or a directory). */
+static int doctor_gathered(struct ctx *ctx, const char *path)
+{
+	struct report_counts counts;
+	struct cluster cl;
+	char err[512];
+	int ret;
+
+	cluster_init(&cl);
+	ret = cluster_read_gathered(&cl, path, err, sizeof(err));
+	if (!ret)
+		ret = cluster_finish(&cl, err, sizeof(err));
+	if (ret) {
+		log_err(ctx, "Failed to read gathered output '%s': %s", path,
+			ret == -ENOMEM ? strerror(ENOMEM) : err);
+		cluster_free(&cl);
+		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
+	}
+	ret = cluster_report(ctx, &cl, &counts);
+	cluster_free(&cl);
+	if (ret) {
+		log_err(ctx, "Failed to make the report: %s", strerror(-ret));
+		return RC_PROBLEM;
+	}
+	return report_rc(&counts);
+}
+
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_args a;
@@ -225,6 +283,8 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	ret = parse_args(ctx, argc, argv, &a);
 	if (ret)
 		return -ret;
+	if (a.gathered)
+		return gathered_alone(ctx, &a) ? RC_USAGE : doctor_gathered(ctx, a.gathered);
 	if (a.list)
 		return list_checks(ctx);
 	sel = calloc(n, sizeof(*sel));
