@@ -15,6 +15,8 @@
 #define CELL_MAX 4096
 /* A COL_FILL column keeps at least this much of its text, whatever the width. */
 #define FILL_MIN 20
+/* A wrapped cell or line has at least this much room, whatever the width. */
+#define WRAP_MIN 12
 
 struct table {
 	const struct column *cols;
@@ -322,6 +324,8 @@ static void fit(const struct ctx *ctx, const struct table *t, size_t *width)
 		shown++;
 		if (t->cols[c].flags & COL_FILL)
 			fill = c;
+		else if (t->cols[c].flags & COL_WRAP)	/* it yields, down to WRAP_MIN */
+			used += width[c] < WRAP_MIN ? width[c] : WRAP_MIN;
 		else
 			used += width[c];
 	}
@@ -386,7 +390,7 @@ static void print_cell(const struct ctx *ctx, const struct column *col, const ch
  */
 static void print_wrapped(const char *text, size_t hang, size_t width)
 {
-	size_t avail = width > hang + FILL_MIN ? width - hang : FILL_MIN;
+	size_t avail = width > hang + WRAP_MIN ? width - hang : WRAP_MIN;
 
 	if (!*text)
 		putchar('\n');

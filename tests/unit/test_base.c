@@ -2,6 +2,7 @@
 /* The base layer: option helpers and the printer. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/ctx.h"
 #include "base/opt.h"
@@ -70,11 +71,73 @@ static void list_cells_join_in_text(void)
 	json_object_put(row);
 }
 
+/* @t printed as text into a string (stdout redirected to a file meanwhile). */
+static char *table_text(struct table *t)
+{
+	struct ctx ctx = { .root = "" };
+	char path[] = "/tmp/rdmactl-table.XXXXXX", *text = calloc(1, 4096);
+	int fd = mkstemp(path), saved = dup(1);
+	ssize_t n;
+
+	fflush(stdout);
+	dup2(fd, 1);
+	table_emit(&ctx, t, "rows");
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = pread(fd, text, 4095, 0);
+	text[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return text;
+}
+
+static const char *shout(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(row, "name", &v))
+		return NULL;
+	snprintf(buf, len, "<%s>\x1b", json_object_get_string(v));
+	return buf;
+}
+
+/* table_fit(): the fill column cut, the last one and the below-lines wrapped, hooks escaped. */
+static void tables_fit_a_width(void)
+{
+	static const struct column cols[] = {
+		{ "name", NULL, 0, NULL, shout },
+		{ "found", NULL, COL_FILL, NULL },
+		{ "more", NULL, COL_WRAP, NULL },
+		{ "fix", NULL, COL_BELOW, NULL },
+		{ 0 }
+	};
+	struct table *t = table_new(cols);
+	struct json_object *row = table_row(t);
+	char *text;
+
+	table_fit(t, 50);
+	row_str(row, "name", "a");
+	row_str(row, "found", "a finding far too long for the width it has");
+	row_str(row, "more", "wraps at blanks over lines");
+	row_str(row, "fix", "one two three four five six seven eight nine ten");
+	text = table_text(t);
+	/* FOUND gets 50 - 7 - 12 (MORE yields down to 12) - 4; MORE wraps in 12. */
+	CHECK_STR(text, "NAME     FOUND                        MORE\n"
+			"<a>\\x1b  a finding far too long f...  wraps at\n"
+			"                                      blanks over\n"
+			"                                      lines\n"
+			"         fix: one two three four five six seven\n"
+			"              eight nine ten\n");
+	free(text);
+}
+
 int main(void)
 {
 	RUN("base", closest_suggests_near_words);
 	RUN("base", parse_long_rejects_junk);
 	RUN("base", cells_render_as_text);
 	RUN("base", list_cells_join_in_text);
+	RUN("base", tables_fit_a_width);
 	TEST_EXIT();
 }
