@@ -10,12 +10,20 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
+#include "base/text.h"
 #include "cluster/drift.h"
 #include "cluster/gather.h"
 #include "cluster/report.h"
 
-/* A hostlist cell longer than this is cut, its node count kept. */
-#define NODES_TEXT_MAX 32
+/*
+ * Text cells that come from the documents are cut to these widths (a
+ * hostlist keeping its node count), so that a line fits REPORT_WIDTH
+ * whatever a node sent.
+ */
+#define NODES_TEXT_MAX 30
+#define ID_TEXT_MAX 20
+#define FACT_TEXT_MAX 22
+#define VALUE_TEXT_MAX 30
 
 /* Statuses in the order rows show them; the index is a node's worst. */
 enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
@@ -48,16 +56,49 @@ static int64_t int_of(struct json_object *row, const char *key)
 	return json_object_object_get_ex(row, key, &v) ? json_object_get_int64(v) : 0;
 }
 
+/* @s escaped, and cut to @max bytes ending "..." (escapes count: they are what is shown). */
+static const char *cut_safe(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!s)
+		return NULL;
+	text_safe(s, buf, len, 0);
+	if (strlen(buf) <= max)
+		return buf;
+	for (n = max - 3; n && ((unsigned char)buf[n] & 0xc0) == 0x80; n--)
+		;
+	memcpy(buf + n, "...", 4);
+	return buf;
+}
+
+static const char *id_text(struct json_object *row, char *buf, size_t len)
+{
+	return cut_safe(str_of(row, "id"), ID_TEXT_MAX, buf, len);
+}
+
+static const char *node_text(struct json_object *row, char *buf, size_t len)
+{
+	return cut_safe(str_of(row, "node"), NODES_TEXT_MAX, buf, len);
+}
+
 /* @nodes, or its start and "... (N nodes)" when longer than NODES_TEXT_MAX. */
 static const char *cut_nodes(const char *nodes, int64_t count, char *buf, size_t len)
 {
 	char tail[40];
+	size_t keep, comma;
 	int n;
 
 	if (!nodes || strlen(nodes) <= NODES_TEXT_MAX)
 		return nodes;
 	n = snprintf(tail, sizeof(tail), "... (%" PRId64 " nodes)", count);
-	snprintf(buf, len, "%.*s%s", NODES_TEXT_MAX - n, nodes, tail);
+	keep = (size_t)(NODES_TEXT_MAX - n);
+	/* Whole items where one ends late enough: "node[0007,0014,... (142 nodes)". */
+	for (comma = keep; comma > keep / 2 && nodes[comma - 1] != ','; comma--)
+		;
+	if (comma > keep / 2)
+		keep = comma;
+	snprintf(buf, len, "%.*s%s", (int)keep, nodes, tail);
 	return buf;
 }
 
@@ -92,7 +133,7 @@ static enum color status_color(const char *text)
 
 static const struct column check_cols[] = {
 	{ "status", "STATUS", 0, status_color },
-	{ "id", "CHECK", 0, NULL },
+	{ "id", "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
 	{ "found", "FOUND", COL_FILL, NULL },
 	{ "fix", "FIX", COL_BELOW, NULL },
@@ -112,11 +153,15 @@ static const char *value_text(const char *fact, const char *value)
 
 static const char *majority_text(struct json_object *row, char *buf, size_t len)
 {
-	(void)buf;
-	(void)len;
 	if (!str_of(row, "majority_nodes"))
 		return "(no majority)";
-	return value_text(str_of(row, "fact"), str_of(row, "majority"));
+	return cut_safe(value_text(str_of(row, "fact"), str_of(row, "majority")), VALUE_TEXT_MAX,
+			buf, len);
+}
+
+static const char *fact_text(struct json_object *row, char *buf, size_t len)
+{
+	return cut_safe(str_of(row, "fact"), FACT_TEXT_MAX, buf, len);
 }
 
 static const char *majority_nodes_text(struct json_object *row, char *buf, size_t len)
@@ -145,7 +190,7 @@ static const char *differs_text(struct json_object *row, char *buf, size_t len)
 }
 
 static const struct column drift_cols[] = {
-	{ "fact", NULL, 0, NULL },
+	{ "fact", NULL, 0, NULL, fact_text },
 	{ "majority", NULL, 0, NULL, majority_text },
 	{ "majority_nodes", NULL, 0, NULL, majority_nodes_text },
 	{ "differs", NULL, COL_WRAP, NULL, differs_text },
@@ -155,7 +200,7 @@ static const struct column drift_cols[] = {
 };
 
 static const struct column unreachable_cols[] = {
-	{ "node", NULL, 0, NULL },
+	{ "node", NULL, 0, NULL, node_text },
 	{ "error", NULL, COL_WRAP, NULL },
 	{ "rc", NULL, COL_NOTEXT },
 	{ 0 }
@@ -391,9 +436,11 @@ static void summary_line(struct ctx *ctx, const struct report_counts *c)
 			   : c->warned			 ? COLOR_YELLOW
 							 : COLOR_GREEN;
 
-	print_text(ctx, "\n%s%zu nodes: %zu failed, %zu warned, %zu unreachable%s\n",
-		   color_on(ctx, color), c->nodes, c->failed, c->warned, c->unreachable,
-		   color_off(ctx));
+	/* Numbers only, and colour codes print_text() would escape. */
+	if (!ctx->json)
+		printf("\n%s%zu nodes: %zu failed, %zu warned, %zu unreachable%s\n",
+		       color_on(ctx, color), c->nodes, c->failed, c->warned, c->unreachable,
+		       color_off(ctx));
 }
 
 static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
@@ -481,9 +528,13 @@ static void notes(struct ctx *ctx, const struct cluster *cl)
 		json_attach(ctx, "notes", cl->notes ? json_object_get(cl->notes) : json_object_new_array());
 		return;
 	}
-	for (i = 0; cl->notes && i < json_object_array_length(cl->notes); i++)
+	for (i = 0; cl->notes && i < json_object_array_length(cl->notes); i++) {
+		char buf[REPORT_WIDTH * 4];
+
 		print_text(ctx, "%snote: %s\n", i ? "" : "\n",
-			   json_object_get_string(json_object_array_get_idx(cl->notes, i)));
+			   cut_safe(json_object_get_string(json_object_array_get_idx(cl->notes, i)),
+				    REPORT_WIDTH - 6, buf, sizeof(buf)));
+	}
 }
 
 /* The checks table, then drift (or the word that there is none). */
