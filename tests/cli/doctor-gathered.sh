@@ -1,0 +1,220 @@
+#!/bin/bash
+# rdmactl doctor --gathered: the cluster report from real 'rdmactl -j doctor'
+# documents of recorded nodes, gathered as pdsh, clush and srun -l print
+# them and as a directory of HOST.json files; its exact lines, its JSON,
+# its exit codes, and every kind of bad input.
+. "$(dirname "$0")/lib.sh"
+
+OK=$FIXTURES/doctor-healthy BAD=$FIXTURES/doctor-broken
+unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_ROCE_VERSION_NUM \
+	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX
+
+# doc ROOT [VAR=VALUE...]: a node's document, as the node prints it (exit 0 or 1).
+doc() {
+	local root=$1
+	shift
+	env "$@" "$RDMACTL" -j --root "$root" doctor || [ $? -eq 1 ]
+}
+
+# Five nodes: lab-c is the field notes' broken node, lab-d sets NCCL_IB_HCA
+# otherwise than the rest (and passes its own checks).
+doc "$OK" NCCL_IB_HCA==mlx5_0 >"$TMPD/ok.json"
+doc "$BAD" NCCL_IB_HCA==mlx5_0 >"$TMPD/broken.json"
+doc "$OK" NCCL_IB_HCA=mlx5_0 >"$TMPD/odd.json"
+env NCCL_IB_HCA==mlx5_0 "$RDMACTL" -j -p --root "$OK" doctor >"$TMPD/ok-pretty.json"
+
+# prefixed PREFIX FILE: each line of FILE as pdsh and clush print it.
+prefixed() { sed "s/^/$1: /" "$2"; }
+
+# The five nodes' output as pdsh gives it with 2>&1, and two nodes that did not run.
+{
+	prefixed lab-a "$TMPD/ok.json"
+	prefixed lab-b "$TMPD/ok.json"
+	prefixed lab-c "$TMPD/broken.json"
+	prefixed lab-d "$TMPD/odd.json"
+	prefixed lab-e "$TMPD/ok.json"
+	echo "lab-f: bash: line 1: rdmactl: command not found"
+	echo "pdsh@login: lab-f: ssh exited with exit code 127"
+	echo "lab-g: ssh: Could not resolve hostname lab-g: Name or service not known"
+	echo "pdsh@login: lab-g: ssh exited with exit code 255"
+} >"$TMPD/pdsh.out"
+
+# line TEXT: stdout has TEXT as a whole line.
+line() { grep -qxF -- "$1" <<<"$OUT"; }
+# fits: no line of stdout is wider than 100 columns.
+fits() { ! grep -q '.\{101\}' <<<"$OUT"; }
+# same_as FILE: stdout is the text of FILE.
+same_as() { [ "$OUT" == "$(cat "$1")" ]; }
+
+# ---- pdsh: the report ----
+run doctor --gathered "$TMPD/pdsh.out"
+check pdsh-rc rc_is 1
+check pdsh-fits fits
+check pdsh-header line 'STATUS  CHECK            NODES                          FOUND'
+check pdsh-ports-fail line 'FAIL    ports            lab-c                          rxe0/1 is DOWN (Disabled); its netdev eth...'
+check pdsh-ports-fix line '        fix: ip link set eth0 up'
+check pdsh-ports-ok line 'ok      ports            lab-a,lab-b,lab-d,lab-e        mlx5_0/1 ACTIVE LinkUp (ens19f0np0); mlx5...'
+check pdsh-mtu-warn line 'warn    mtu              lab-c                          rxe0/1: eth0 MTU 1500 limits the RDMA MTU...'
+check pdsh-firewall line 'FAIL    firewall         lab-c                          firewalld is running (and starts at boot)...'
+check pdsh-env-ok line "ok      env.nccl         lab-a,lab-b,lab-d,lab-e        NCCL_IB_HCA='=mlx5_0' selects mlx5_0:1"
+check pdsh-skip-one-line line 'skip    peer             lab-a,lab-b,lab-c,lab-d,lab-e  no --peer HOST given'
+check pdsh-drift-header line 'FACT             MAJORITY                     MAJORITY_NODES           DIFFERS'
+check pdsh-drift-mtu line 'netdev_mtu       9000                         lab-a,lab-b,lab-d,lab-e  1500 on lab-c'
+check pdsh-drift-mtu-fix line '                 fix: ip link set eth0 mtu 9000, as on the others (lasting: nmcli con mod eth0'
+check pdsh-drift-env line 'env.NCCL_IB_HCA  =mlx5_0                      lab-a,lab-b,lab-c,lab-e  mlx5_0 on lab-d'
+check pdsh-drift-env-fix line '                 fix: set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e'
+check pdsh-drift-ports line 'active_ports     3                            lab-a,lab-b,lab-d,lab-e  0 on lab-c'
+check pdsh-unreachable-f bash -c 'grep -qzF "lab-f  pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1:
+       rdmactl: command not found'"'"'" <<<"$0"' "$OUT"
+check pdsh-unreachable-g bash -c 'grep -qzF "lab-g  pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could
+       not resolve hostname lab-g: Name or service not known'"'"'" <<<"$0"' "$OUT"
+check pdsh-summary [ "$(tail -n 4 <<<"$OUT")" == "7 nodes: 1 failed, 1 warned, 2 unreachable
+  failed: lab-c
+  warned: lab-d
+  unreachable: lab-f,lab-g" ]
+cp "$TMPD/out" "$TMPD/pdsh.report"
+
+run --color always doctor --gathered "$TMPD/pdsh.out"
+check color-summary out_has $'^\033\\[31m7 nodes: 1 failed, 1 warned, 2 unreachable\033\\[0m$'
+check color-fail out_has $'^\033\\[31mFAIL\033\\[0m    ports  '
+
+# From stdin, as in 'pdsh ... | rdmactl doctor --gathered -'.
+RC=0
+OUT=$("$RDMACTL" doctor --gathered - <"$TMPD/pdsh.out") || RC=$?
+check stdin-same-report same_as "$TMPD/pdsh.report"
+check stdin-rc rc_is 1
+
+# ---- -j: one document, each node's own untouched ----
+run -j doctor --gathered "$TMPD/pdsh.out"
+check json-rc rc_is 1
+check json-keys json_ok 'keys == ["checks","drift","nodes","notes","summary","unreachable"]'
+check json-node-untouched bash -c '[ "$(jq -S ".nodes[\"lab-c\"]" <<<"$0")" == "$(jq -S . "$1")" ]' "$OUT" "$TMPD/broken.json"
+check json-nodes json_ok '.nodes | keys == ["lab-a","lab-b","lab-c","lab-d","lab-e"]'
+check json-summary json_ok '.summary == {"nodes":7,"failed":1,"warned":1,"unreachable":2,"failed_nodes":"lab-c","warned_nodes":"lab-d","unreachable_nodes":"lab-f,lab-g"}'
+check json-unreachable json_ok '.unreachable == [{"node":"lab-f","error":"pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1: rdmactl: command not found'"'"'","rc":127},{"node":"lab-g","error":"pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could not resolve hostname lab-g: Name or service not known'"'"'","rc":255}]'
+check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "FAIL") == {"status":"FAIL","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
+check json-drift-env json_ok '.drift[] | select(.fact == "env.NCCL_IB_HCA") == {"fact":"env.NCCL_IB_HCA","majority":"=mlx5_0","majority_count":4,"majority_nodes":"lab-a,lab-b,lab-c,lab-e","differs":[{"value":"mlx5_0","count":1,"nodes":"lab-d"}],"fix":"set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e"}'
+check json-drift-facts json_ok '[.drift[].fact] == ["rdma_core","ofed","active_mtu","netdev_mtu","gid_index","memlock.shell","memlock.pam","memlock.systemd","env.NCCL_IB_HCA","active_ports"]'
+
+# ---- clush: the same nodes, clush's own words ----
+{
+	grep -v '^pdsh@\|^lab-[fg]' "$TMPD/pdsh.out"
+	echo "lab-f: bash: line 1: rdmactl: command not found"
+	echo "lab-g: ssh: Could not resolve hostname lab-g: Name or service not known"
+	echo "clush: lab-c: exited with exit code 1"
+	echo "clush: lab-f: exited with exit code 127"
+	echo "clush: lab-g: exited with exit code 255"
+} >"$TMPD/clush.out"
+run doctor --gathered "$TMPD/clush.out"
+check clush-rc rc_is 1
+check clush-same-checks-and-drift [ "$(sed '/^NODE /,$d' <<<"$OUT")" == "$(sed '/^NODE /,$d' "$TMPD/pdsh.report")" ]
+check clush-unreachable line 'lab-f  clush: exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1:'
+
+# ---- pretty documents over many lines give the same report ----
+{
+	for h in lab-a lab-b; do prefixed $h "$TMPD/ok-pretty.json"; done
+	prefixed lab-c "$TMPD/broken.json"
+	prefixed lab-d "$TMPD/odd.json"
+	prefixed lab-e "$TMPD/ok-pretty.json"
+} >"$TMPD/pretty.out"
+grep -v '^lab-[fg]\|^pdsh@' "$TMPD/pdsh.out" >"$TMPD/five.out"
+run doctor --gathered "$TMPD/five.out"
+cp "$TMPD/out" "$TMPD/five.report"
+check five-rc rc_is 1
+check five-summary [ "$(tail -n 3 <<<"$OUT")" == "5 nodes: 1 failed, 1 warned, 0 unreachable
+  failed: lab-c
+  warned: lab-d" ]
+run doctor --gathered "$TMPD/pretty.out"
+check pretty-same-report same_as "$TMPD/five.report"
+
+# ---- a directory of HOST.json: the same report ----
+mkdir "$TMPD/dir"
+for h in lab-a lab-b lab-e; do cp "$TMPD/ok.json" "$TMPD/dir/$h.json"; done
+cp "$TMPD/broken.json" "$TMPD/dir/lab-c.json"
+cp "$TMPD/odd.json" "$TMPD/dir/lab-d.json"
+echo "not read" >"$TMPD/dir/README"
+run doctor --gathered "$TMPD/dir"
+check dir-same-report same_as "$TMPD/five.report"
+check dir-rc rc_is 1
+
+# ---- srun -l: tasks, named by their documents or by srun's own lines ----
+jq -c '.node.hostname = "gpu07"' "$TMPD/ok.json" >"$TMPD/named.json"
+{
+	sed 's/^/0: /' "$TMPD/named.json"
+	sed 's/^/1: /' "$TMPD/ok.json"
+	sed 's/^/2: /' "$TMPD/broken.json"
+	echo "3: bash: line 1: rdmactl: command not found"
+	echo "srun: error: gpu09: task 2: Exited with exit code 1"
+	echo "srun: error: gpu10: task 3: Exited with exit code 127"
+} >"$TMPD/srun.out"
+run doctor --gathered "$TMPD/srun.out"
+check srun-rc rc_is 1
+check srun-names line 'ok      devices          gpu[07,09],task 1  mlx5_0 (1 port); mlx5_1 (1 port); mlx5_10 (1 port)'
+check srun-fail line 'FAIL    ports            gpu09              rxe0/1 is DOWN (Disabled); its netdev eth0 is down'
+check srun-unreachable line "gpu10  srun: Exited with exit code 127; output is not a doctor document (line 4): 'bash: line 1:"
+check srun-summary line '4 nodes: 1 failed, 0 warned, 1 unreachable'
+
+# ---- a healthy cluster: exit 0, no drift ----
+{ for h in n1 n2 n3; do prefixed $h "$TMPD/ok.json"; done; } >"$TMPD/healthy.out"
+run doctor --gathered "$TMPD/healthy.out"
+check healthy-rc rc_is 0
+check healthy-no-drift line 'no drift: the 3 nodes with a document agree on every fact compared'
+check healthy-ok-row line "ok      env.nccl         n[1-3]  NCCL_IB_HCA='=mlx5_0' selects mlx5_0:1"
+check healthy-summary [ "$(tail -n 1 <<<"$OUT")" == "3 nodes: 0 failed, 0 warned, 0 unreachable" ]
+
+# ---- a tie: every value listed, no node singled out ----
+{ prefixed n1 "$TMPD/ok.json"; prefixed n2 "$TMPD/odd.json"; } >"$TMPD/tie.out"
+run doctor --gathered "$TMPD/tie.out"
+check tie-rc rc_is 0
+check tie-row line 'env.NCCL_IB_HCA  (no majority)  -               =mlx5_0 on n1; mlx5_0 on n2'
+check tie-summary [ "$(tail -n 1 <<<"$OUT")" == "2 nodes: 0 failed, 0 warned, 0 unreachable" ]
+
+# ---- input that is not gathered output: exit 2, one line naming it ----
+run doctor --gathered "$TMPD/nonexistent"
+check missing-rc rc_is 2
+check missing-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/nonexistent': cannot open it: No such file or directory" ]
+
+run doctor --gathered "$TMPD/ok.json"
+check no-prefix-rc rc_is 2
+check no-prefix-one-line err_one_line
+check no-prefix-msg err_has "^rdmactl doctor: Failed to read gathered output '.*/ok.json': line 1: no 'HOST: ' prefix on '\\{\"checks\":\\[\\{\"status\":\"ok\",\"id\".*': give pdsh or clush output with its 'HOST: ' prefixes \\(not pdsh -N, not clush -b\\), srun -l output, or a directory of HOST.json files$"
+
+printf 'lab-a: {}\nlab-\033]0;x\007b: {}\n' >"$TMPD/escape.out"
+run doctor --gathered "$TMPD/escape.out"
+check escape-rc rc_is 2
+check escape-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/escape.out': line 2: 'lab-\\x1b]0;x\\x07b' is not a host name (letters, digits, '.', '_', '-'): give pdsh or clush output with its 'HOST: ' prefixes (not pdsh -N, not clush -b), srun -l output, or a directory of HOST.json files" ]
+
+printf 'lab-a: {"checks": []}\nlab-a: \177ELF\0\0\0\n' >"$TMPD/binary.out"
+run doctor --gathered "$TMPD/binary.out"
+check binary-rc rc_is 2
+check binary-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/binary.out': line 2: a NUL byte: binary data, not the text output of pdsh, clush or srun" ]
+
+cat "$TMPD/pdsh.out" "$TMPD/five.out" >"$TMPD/twice.out"
+run doctor --gathered "$TMPD/twice.out"
+check twice-rc rc_is 2
+check twice-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/twice.out': line 10: a second document for 'lab-a' (its first began on line 1): give each node's output once" ]
+
+{ printf 'lab-a: '; head -c 5000000 /dev/zero | tr '\0' x; echo; } >"$TMPD/long.out"
+run doctor --gathered "$TMPD/long.out"
+check long-line-rc rc_is 2
+check long-line-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/long.out': line 1 is longer than 4 MiB: no doctor output has such lines" ]
+
+# Junk from one node is that node's failure, not the input's.
+{ prefixed n1 "$TMPD/ok.json"; echo 'n2: [1, 2, 3]'; } >"$TMPD/junk.out"
+run doctor --gathered "$TMPD/junk.out"
+check junk-node-rc rc_is 1
+check junk-node-row line 'n2    output is not a doctor document (line 2): a JSON array'
+
+mkdir "$TMPD/empty"
+run doctor --gathered "$TMPD/empty"
+check empty-dir-rc rc_is 2
+check empty-dir-msg err_has "^rdmactl doctor: Failed to read gathered output '.*/empty': no HOST.json file in the directory: "
+
+run doctor --gathered "$TMPD/pdsh.out" --peer 10.0.0.1
+check with-peer-rc rc_is 2
+check with-peer-msg [ "$ERR" == "rdmactl doctor: Failed to use --peer with --gathered: the documents were made with the options their nodes ran; give --peer to rdmactl doctor there" ]
+
+run doctor --gathered
+check no-arg-rc rc_is 2
+
+finish
