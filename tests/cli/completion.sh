@@ -63,6 +63,12 @@ OUT=$(bash_complete "rdmactl completion f")
 check bash-positional-choices [ "$OUT" == "fish" ]
 OUT=$(bash_complete "rdmactl __comp")
 check bash-hidden-not-offered [ -z "$OUT" ]
+# doctor --gathered takes a file or a directory of HOST.json files.
+OUT=$(bash_complete "rdmactl doctor --gat")
+check bash-gathered-option [ "$OUT" == "--gathered" ]
+mkdir -p "$TMPD/gathered" && : >"$TMPD/gathered/lab-a.json" && : >"$TMPD/gathered/lab-b.json"
+OUT=$(bash_complete "rdmactl doctor --gathered $TMPD/gathered/lab-")
+check bash-gathered-files [ "$OUT" == "$TMPD/gathered/lab-a.json"$'\n'"$TMPD/gathered/lab-b.json" ]
 
 # An interactive bash really registers the function for rdmactl.
 OUT=$(bash --norc --noprofile -i -c "source '$TOP/completion/rdmactl.bash'; complete -p rdmactl" 2>/dev/null)
