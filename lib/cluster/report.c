@@ -91,7 +91,7 @@ static const char *cut_nodes(const char *nodes, int64_t count, char *buf, size_t
 
 	if (!nodes || strlen(nodes) <= NODES_TEXT_MAX)
 		return nodes;
-	n = snprintf(tail, sizeof(tail), "... (%" PRId64 " nodes)", count);
+	n = snprintf(tail, sizeof(tail), "... (%" PRId64 " node%s)", count, count == 1 ? "" : "s");
 	keep = (size_t)(NODES_TEXT_MAX - n);
 	/* Whole items where one ends late enough: "node[0007,0014,... (142 nodes)". */
 	for (comma = keep; comma > keep / 2 && nodes[comma - 1] != ','; comma--)
@@ -422,7 +422,7 @@ static void outcome_line(struct ctx *ctx, const char *name, const char *nodes, s
 	if (!nodes || !n)
 		return;
 	if (strlen(name) + strlen(nodes) + 4 > REPORT_WIDTH) {
-		t = snprintf(tail, sizeof(tail), "... (%zu nodes)", n);
+		t = snprintf(tail, sizeof(tail), "... (%zu node%s)", n, n == 1 ? "" : "s");
 		snprintf(cut, sizeof(cut), "%.*s%s", REPORT_WIDTH - 4 - (int)strlen(name) - t, nodes,
 			 tail);
 		nodes = cut;
@@ -438,9 +438,9 @@ static void summary_line(struct ctx *ctx, const struct report_counts *c)
 
 	/* Numbers only, and colour codes print_text() would escape. */
 	if (!ctx->json)
-		printf("\n%s%zu nodes: %zu failed, %zu warned, %zu unreachable%s\n",
-		       color_on(ctx, color), c->nodes, c->failed, c->warned, c->unreachable,
-		       color_off(ctx));
+		printf("\n%s%zu node%s: %zu failed, %zu warned, %zu unreachable%s\n",
+		       color_on(ctx, color), c->nodes, c->nodes == 1 ? "" : "s", c->failed, c->warned,
+		       c->unreachable, color_off(ctx));
 }
 
 static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
