@@ -16,6 +16,8 @@
 #define ERROR_MAX 512
 /* How much of a node's junk its reason quotes. */
 #define SNIPPET_MAX 120
+/* Lines opening '{' tried as the start of a document among other lines. */
+#define EMBED_TRIES 16
 
 void cluster_init(struct cluster *cl)
 {
@@ -210,6 +212,7 @@ static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
 		return 0;
 	if (!nd->line)
 		nd->line = cl->lineno;
+	nd->in_str = nd->esc = false;	/* no JSON string holds a newline */
 	if (scan(nd, line) == -EEXIST)
 		return reject(cl, nd, -EEXIST, "a second document began after the first ended");
 	if (nd->len + n + 1 > CLUSTER_DOC_MAX)
@@ -281,6 +284,24 @@ int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...
 	free(nd->error);
 	nd->error = joined;
 	return 0;
+}
+
+int cluster_note(struct cluster *cl, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (!cl->notes && !(cl->notes = json_object_new_array()))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	n = json_object_array_add(cl->notes, json_object_new_string(s));
+	free(s);
+	return n ? -ENOMEM : 0;
 }
 
 int cluster_node_rc(struct cluster *cl, const char *host, int rc)
@@ -376,21 +397,31 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 	return true;
 }
 
+/* The JSON value at @text; @e and where it ended in @end.  -ENOMEM. */
+static int parse_at(const char *text, size_t len, struct json_object **o,
+		    enum json_tokener_error *e, size_t *end)
+{
+	struct json_tokener *tok = json_tokener_new();
+
+	if (!tok)
+		return -ENOMEM;
+	*o = json_tokener_parse_ex(tok, text, (int)len);
+	*e = json_tokener_get_error(tok);
+	*end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	return 0;
+}
+
 /* Parse @nd's text; 1 and nd->doc when it is a doctor document, else 0 and @why. */
 static int parse_doc(struct cluster_node *nd, char *why, size_t len)
 {
-	struct json_tokener *tok = json_tokener_new();
 	struct json_object *o;
 	enum json_tokener_error e;
 	size_t end;
 	char q[SNIPPET_MAX];
 
-	if (!tok)
+	if (parse_at(nd->text, nd->len, &o, &e, &end))
 		return -ENOMEM;
-	o = json_tokener_parse_ex(tok, nd->text, (int)nd->len);
-	e = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
 	if (e == json_tokener_continue) {
 		snippet(nd->text, q, sizeof(q));
 		snprintf(why, len, "the document is cut short after %zu bytes: '%s'", nd->len, q);
@@ -410,6 +441,50 @@ static int parse_doc(struct cluster_node *nd, char *why, size_t len)
 	return 0;
 }
 
+/* Nothing but blanks in @s[0..n). */
+static bool blank(const char *s, size_t n)
+{
+	while (n && strchr(" \t\r\n", *s) && *s)
+		s++, n--;
+	return !n;
+}
+
+/*
+ * A document among other lines: a node's stderr gathered with 2>&1
+ * ("Warning: Permanently added 'lab-a' to the list of known hosts.",
+ * rdmactl's own warnings, which its document has too).  The document
+ * must start and end lines of its own; the first of EMBED_TRIES lines
+ * opening '{' where one does is taken.  The text beside it is quoted in
+ * @beside.  1 and nd->doc, 0 when there is none, or -ENOMEM.
+ */
+static int embedded_doc(struct cluster_node *nd, char *beside, size_t len)
+{
+	struct json_object *o;
+	enum json_tokener_error e;
+	size_t off, end, tries = 0;
+	char why[ERROR_MAX], *before;
+
+	for (off = 0; off < nd->len && tries < EMBED_TRIES; off += strcspn(nd->text + off, "\n") + 1) {
+		if (nd->text[off + strspn(nd->text + off, " \t")] != '{')
+			continue;
+		tries++;
+		if (parse_at(nd->text + off, nd->len - off, &o, &e, &end))
+			return -ENOMEM;
+		end += off;	/* json-c takes the blanks after a value, newlines too */
+		if (e == json_tokener_success && json_object_is_type(o, json_type_object) &&
+		    (nd->text[end - 1] == '\n' || blank(nd->text + end, strcspn(nd->text + end, "\n"))) &&
+		    doc_shape(o, why, sizeof(why))) {
+			before = blank(nd->text, off) ? NULL : strndup(nd->text, off);
+			snippet(before ? before : nd->text + end, beside, len);
+			free(before);
+			nd->doc = o;
+			return 1;
+		}
+		json_object_put(o);
+	}
+	return 0;
+}
+
 /* The reason @nd has no document: its launcher's causes, then what its text was. */
 static int node_error(struct cluster_node *nd, const char *what)
 {
@@ -424,9 +499,9 @@ static int node_error(struct cluster_node *nd, const char *what)
 	return nd->error ? 0 : -ENOMEM;
 }
 
-static int finish_node(struct cluster_node *nd)
+static int finish_node(struct cluster *cl, struct cluster_node *nd)
 {
-	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "";
+	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "", beside[SNIPPET_MAX];
 	int ret;
 
 	if (nd->line)
@@ -436,6 +511,9 @@ static int finish_node(struct cluster_node *nd)
 	if (!nd->len || !nd->text[strspn(nd->text, " \t\r\n")])
 		return node_error(nd, nd->error ? NULL : "no output");
 	ret = parse_doc(nd, why, sizeof(why));
+	if (!ret && (ret = embedded_doc(nd, beside, sizeof(beside))) > 0 &&
+	    cluster_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside))
+		return -ENOMEM;
 	if (ret < 0)
 		return ret;
 	if (ret) {
@@ -504,10 +582,12 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	size_t i;
 	int ret;
 
+	if (cl->finished)
+		return 0;
 	for (i = 0; i < cl->n; i++) {
 		struct cluster_node *nd = cl->nodes[i];
 
-		if ((ret = finish_node(nd)) || (ret = name_task(nd)))
+		if ((ret = finish_node(cl, nd)) || (ret = name_task(nd)))
 			return ret;
 		free(nd->text);
 		nd->text = NULL;

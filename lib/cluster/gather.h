@@ -94,15 +94,24 @@ int cluster_feed_task(struct cluster *cl, unsigned long task, const char *line);
 int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * A line for the report that is no node's result (a launcher's message
+ * naming no node, text beside a node's document).  Shown as escaped.
+ * 0 or -ENOMEM.
+ */
+int cluster_note(struct cluster *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* @host's rdmactl exited with @rc (as its launcher said). 0 or -ENOMEM. */
 int cluster_node_rc(struct cluster *cl, const char *host, int rc);
 
 /*
  * Parse each node's text into its document, or fail it with the reason
  * ("output is not a doctor document (line 12): 'bash: rdmactl: command
- * not found'"); name srun tasks after their documents' node.hostname
- * (else "task N"); sort the nodes by name (node2 before node10).
- * 0; -ENOMEM; -EEXIST when two tasks' documents name the same host, with
+ * not found'").  A document among other lines (the node's stderr, with
+ * 2>&1) is taken, and a note quotes the rest.  Name srun tasks after
+ * their documents' node.hostname (else "task N"); sort the nodes by name
+ * (node2 before node10).  Once; then nothing more may be fed.  0;
+ * -ENOMEM; -EEXIST when two tasks' documents name the same host, with
  * the message in @err.
  */
 int cluster_finish(struct cluster *cl, char *err, size_t errlen);

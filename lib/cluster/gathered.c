@@ -65,12 +65,7 @@ static int note_node(struct cluster *cl, const char *node, const char *who, cons
 /* A line of a launcher that names no node: kept for the report to show. */
 static int note(struct cluster *cl, const char *line)
 {
-	char buf[256];
-
-	if (!cl->notes && !(cl->notes = json_object_new_array()))
-		return -ENOMEM;
-	snprintf(buf, sizeof(buf), "line %lu: %s", cl->lineno, line);
-	return json_object_array_add(cl->notes, json_object_new_string(buf)) ? -ENOMEM : 0;
+	return cluster_note(cl, "line %lu: %.200s", cl->lineno, line);
 }
 
 /* "lab-[e-f] (2): MSG" (clush): each node of the list gets MSG. */

@@ -199,6 +199,19 @@ run doctor --gathered "$TMPD/long.out"
 check long-line-rc rc_is 2
 check long-line-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/long.out': line 1 is longer than 4 MiB: no doctor output has such lines" ]
 
+# With 2>&1 a node's stderr joins its document: taken, the rest in a note.
+{
+	echo "n1: Warning: Permanently added 'n1' (ED25519) to the list of known hosts."
+	prefixed n1 "$TMPD/ok-pretty.json"
+	prefixed n2 "$TMPD/ok.json"
+} >"$TMPD/stderr.out"
+run doctor --gathered "$TMPD/stderr.out"
+check stderr-rc rc_is 0
+check stderr-note line "note: n1 (line 1): lines beside its document: 'Warning: Permanently added 'n1' (ED25519) to the l..."
+check stderr-summary [ "$(tail -n 1 <<<"$OUT")" == "2 nodes: 0 failed, 0 warned, 0 unreachable" ]
+run -j doctor --gathered "$TMPD/stderr.out"
+check stderr-json-note json_ok '.notes == ["n1 (line 1): lines beside its document: '"'"'Warning: Permanently added '"'"'n1'"'"' (ED25519) to the list of known hosts.'"'"'"]'
+
 # Junk from one node is that node's failure, not the input's.
 { prefixed n1 "$TMPD/ok.json"; echo 'n2: [1, 2, 3]'; } >"$TMPD/junk.out"
 run doctor --gathered "$TMPD/junk.out"

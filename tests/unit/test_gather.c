@@ -36,6 +36,11 @@ static int feed(struct cluster *cl, const char *const *lines)
 	return cluster_finish(cl, err, sizeof(err));
 }
 
+static const char *json(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
 /* "name:doc|name:error" for each node, in order. */
 static const char *outcome(const struct cluster *cl)
 {
@@ -154,6 +159,29 @@ static void junk_fails_its_node(void)
 		  "n6:output is not a doctor document (line 6): JSON null|"
 		  "n7:output is not a doctor document (line 7): its \"node\" is not an object|"
 		  "n8:no output");
+	cluster_free(&cl);
+}
+
+/* With 2>&1 a node's stderr joins its document: the document is taken, the rest noted. */
+static void document_beside_stderr_lines(void)
+{
+	const char *lines[] = {
+		"lab-a: Warning: Permanently added 'lab-a' (ED25519) to the list of known hosts.",
+		"lab-a: {", "lab-a:   \"checks\": []", "lab-a: }",
+		"lab-b: " DOC("null"),
+		"lab-b: rdmactl doctor: warning: cannot read /sys/class/net/eth0/mtu: Permission denied",
+		"lab-c: {\"checks\": []} and more", NULL
+	};
+	struct cluster cl;
+
+	cluster_init(&cl);
+	CHECK_INT(feed(&cl, lines), 0);
+	CHECK_STR(outcome(&cl), "lab-a:doc|lab-b:doc|lab-c:output is not a doctor document (line 7): "
+		  "text after the document: 'and more'");
+	CHECK_STR(json(cl.notes),
+		  "[\"lab-a (line 1): lines beside its document: 'Warning: Permanently added 'lab-a' "
+		  "(ED25519) to the list of known hosts.'\",\"lab-b (line 5): lines beside its document: "
+		  "'rdmactl doctor: warning: cannot read /sys/class/net/eth0/mtu: Permission denied'\"]");
 	cluster_free(&cl);
 }
 
@@ -370,6 +398,7 @@ int main(void)
 	RUN("gather", srun_tasks_named_by_their_documents);
 	RUN("gather", launcher_lines_name_causes);
 	RUN("gather", junk_fails_its_node);
+	RUN("gather", document_beside_stderr_lines);
 	RUN("gather", bad_lines_are_named);
 	RUN("gather", second_document_is_refused);
 	RUN("gather", two_tasks_on_one_host);
