@@ -218,7 +218,7 @@ static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
 	if (nd->len + n + 1 > CLUSTER_DOC_MAX)
 		return reject(cl, nd, -EFBIG, "output over 4 MiB: no doctor document is that long");
 	if (cl->total + n + 1 > CLUSTER_TOTAL_MAX)
-		return -E2BIG;
+		return -ENOSPC;
 	if (nd->len + n + 2 > nd->cap) {
 		cap = nd->cap ? nd->cap : 4096;
 		while (cap < nd->len + n + 2)

@@ -74,7 +74,8 @@ struct cluster_node *cluster_find(const struct cluster *cl, const char *name);
 /*
  * Append @line (without its newline) to what @host printed.  A document
  * may come over many lines (pretty-printed) or one.  0; -ENOMEM; -E2BIG
- * when all nodes' text passes CLUSTER_TOTAL_MAX.  Text the node may not
+ * past CLUSTER_NODES_MAX; -ENOSPC when all nodes' text passes
+ * CLUSTER_TOTAL_MAX.  Text the node may not
  * send is its failure, with the reason, and also returned so that a
  * reader of gathered output can refuse the input:
  *   -EFBIG   its text passes CLUSTER_DOC_MAX
@@ -140,7 +141,8 @@ char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n);
  * Blank lines are skipped.  0.  -EINVAL for input that is not such output
  * (no prefix, a name that is no host name, a NUL byte, a line longer than
  * CLUSTER_DOC_MAX, a second document for one node, a directory without a
- * HOST.json), -E2BIG past CLUSTER_TOTAL_MAX, -errno when @path cannot be
+ * HOST.json), -E2BIG past CLUSTER_NODES_MAX, -ENOSPC past
+ * CLUSTER_TOTAL_MAX (the input too), -errno when @path cannot be
  * read, -ENOMEM; each with one line in @err naming the bad value and its
  * line number.
  */

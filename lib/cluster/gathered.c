@@ -7,7 +7,7 @@
  *   lab-a:   "status": "ok",                      (a pretty document too)
  *    2: {"checks":[...                            srun -l: task 2
  *   pdsh@login: lab-e: ssh exited with exit code 255   with 2>&1: the
- *   clush: lab-[e-f] (2): exited with exit code 127     launchers' own
+ *   clush: node[5-6] (2): exited with exit code 127     launchers' own
  *   srun: error: lab-e: task 3: Exited with exit code 127   words on a node
  *
  * or a directory of HOST.json files, one document each.
@@ -49,11 +49,11 @@ static const char *quote(const char *s, size_t len, char *buf, size_t buflen)
 static int note_node(struct cluster *cl, const char *node, const char *who, const char *msg)
 {
 	const char *code = strstr(msg, "exit code ");
-	int rc;
+	char *end;
+	long rc;
 
-	if (code) {
-		rc = atoi(code + 10);
-		if (cluster_node_rc(cl, node, rc))
+	if (code && (rc = strtol(code + 10, &end, 10)) >= 0 && rc <= 255 && end > code + 10) {
+		if (cluster_node_rc(cl, node, (int)rc))
 			return -ENOMEM;
 		/* 1 is rdmactl's own "a check failed": its document says more. */
 		if (rc == 0 || rc == 1)
@@ -68,7 +68,7 @@ static int note(struct cluster *cl, const char *line)
 	return cluster_note(cl, "line %lu: %.200s", cl->lineno, line);
 }
 
-/* "lab-[e-f] (2): MSG" (clush): each node of the list gets MSG. */
+/* "node[5-6] (2): MSG" (clush): each node of the list gets MSG. */
 static int clush_note(struct cluster *cl, const char *line, const char *rest)
 {
 	const char *colon = strstr(rest, ": ");
@@ -200,8 +200,10 @@ static int fed(const struct cluster *cl, int ret, const char *host, char *err, s
 	else if (ret == -EFBIG)
 		snprintf(err, errlen, "the output of '%s' passes %u MiB: no doctor document is that long",
 			 host, CLUSTER_DOC_MAX >> 20);
-	else if (ret == -E2BIG)
+	else if (ret == -ENOSPC)
 		snprintf(err, errlen, "over %u MiB of node output in all", CLUSTER_TOTAL_MAX >> 20);
+	else if (ret == -E2BIG)
+		snprintf(err, errlen, "more than %u nodes", CLUSTER_NODES_MAX);
 	else if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret == -EEXIST || ret == -EFBIG ? -EINVAL : ret;
@@ -335,7 +337,7 @@ static int read_stream(struct reader *r, int fd)
 		r->bytes += (size_t)n;
 		if (r->bytes > CLUSTER_TOTAL_MAX) {
 			snprintf(r->err, r->errlen, "over %u MiB of input", CLUSTER_TOTAL_MAX >> 20);
-			ret = -E2BIG;
+			ret = -ENOSPC;
 			break;
 		}
 		ret = chunk(r, buf, (size_t)n);
@@ -355,6 +357,20 @@ static int json_file(const struct dirent *de)
 	return de->d_name[0] != '.' && n > 5 && !strcmp(de->d_name + n - 5, ".json");
 }
 
+/* Up to @len bytes of @fd, however many reads it takes; how many, or -errno. */
+static ssize_t read_all(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len && (n = read(fd, buf + got, len - got)) != 0) {
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		got += n > 0 ? (size_t)n : 0;
+	}
+	return (ssize_t)got;
+}
+
 /* The document of @host from @fd (a file of the directory), or its failure. */
 static int read_doc(struct cluster *cl, int fd, const char *file, const char *host)
 {
@@ -371,9 +387,9 @@ static int read_doc(struct cluster *cl, int fd, const char *file, const char *ho
 	text = malloc((size_t)st.st_size + 1);
 	if (!text)
 		return -ENOMEM;
-	n = read(fd, text, (size_t)st.st_size);
+	n = read_all(fd, text, (size_t)st.st_size);
 	if (n < 0)
-		ret = cluster_node_fail(cl, host, "cannot read %s: %s", file, strerror(errno));
+		ret = cluster_node_fail(cl, host, "cannot read %s: %s", file, strerror((int)-n));
 	else if (memchr(text, '\0', (size_t)n))
 		ret = cluster_node_fail(cl, host, "%s holds a NUL byte: binary, not a doctor "
 					"document", file);
@@ -398,17 +414,19 @@ static int dir_entry(struct cluster *cl, int dfd, const char *file, char *err, s
 		return -EINVAL;
 	}
 	snprintf(host, sizeof(host), "%.*s", (int)n, file);
-	if (cluster_find(cl, host)) {
-		snprintf(err, errlen, "'%s' is there twice", host);
-		return -EINVAL;
-	}
 	fd = openat(dfd, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return cluster_node_fail(cl, host, "cannot open %s: %s", file, strerror(errno));
-	ret = read_doc(cl, fd, file, host);
-	close(fd);
-	if (ret == -E2BIG)
+		ret = cluster_node_fail(cl, host, "cannot open %s: %s", file, strerror(errno));
+	else
+		ret = read_doc(cl, fd, file, host);
+	if (fd >= 0)
+		close(fd);
+	if (ret == -ENOSPC)
 		snprintf(err, errlen, "over %u MiB of documents in all", CLUSTER_TOTAL_MAX >> 20);
+	else if (ret == -E2BIG)
+		snprintf(err, errlen, "more than %u files", CLUSTER_NODES_MAX);
+	else if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret;
 }
 

@@ -39,7 +39,8 @@ static void check_line(const char *s, const char *what)
 
 static void check_err(int ret, const char *err)
 {
-	if (ret != -EINVAL && ret != -E2BIG && ret != -ENOMEM && ret != -EEXIST && ret != -ENOENT &&
+	if (ret != -EINVAL && ret != -E2BIG && ret != -ENOSPC && ret != -ENOMEM && ret != -EEXIST &&
+	    ret != -ENOENT &&
 	    ret != -EISDIR && ret != -EACCES)
 		fuzz_fail("reading gave %d (%s)", ret, err);
 	check_line(err, "the error");
