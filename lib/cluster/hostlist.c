@@ -910,11 +910,14 @@ static bool same_but_last(const struct fname *a, const struct fname *b)
 	return true;
 }
 
+/* Equal when the same numbers: a set's text is the same for the same set. */
 static int axis_cmp(const struct axis *a, const struct axis *b)
 {
-	if (a->text && b->text)
-		return strcmp(a->text, b->text);
-	return fnum_cmp(&a->first, &b->first);
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	if (a->count == 1)
+		return fnum_cmp(&a->first, &b->first);
+	return strcmp(a->text, b->text);
 }
 
 /* Lines alike but at position *@axis sort together, by that position. */
@@ -1058,9 +1061,11 @@ static int fold_axis(struct folding *fo, size_t axis)
 	while (i < fo->nlines) {
 		struct fline *l = &fo->lines[i];
 
-		for (j = i, m = 0; j < fo->nlines && (j == i || mergeable(l, &fo->lines[j], axis)); j++)
-			fo->tmp[m++] = fo->lines[j].ax[axis].first;
-		if (m > 1 && (ret = axis_fold(&l->ax[axis], fo->tmp, m)))
+		for (j = i + 1; j < fo->nlines && mergeable(l, &fo->lines[j], axis); j++)
+			;
+		for (x = i, m = 0; j > i + 1 && x < j; x++)
+			fo->tmp[m++] = fo->lines[x].ax[axis].first;
+		if (m && (ret = axis_fold(&l->ax[axis], fo->tmp, m)))
 			return ret;
 		/* The merged lines' own sets are in the first one now. */
 		for (x = i + 1; x < j; x++)

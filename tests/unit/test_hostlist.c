@@ -357,6 +357,8 @@ static void folds_every_number(void)
 	CHECK_STR(fold("a1b1 a1b2 a2b1 a2b2 a3b1"), "a[1-2]b[1-2],a3b1");
 	CHECK_STR(fold("x1y x2y x3z"), "x[1-2]y,x3z");
 	CHECK_STR(fold("x1y1 x2y2"), "x1y1,x2y2");
+	/* A single b0 and a set b[0-2] that starts with it are not alike. */
+	CHECK_STR(fold("a1b0c1 a3b0c1 a3b1c1 a3b2c1"), "a1b0c1,a3b[0-2]c1");
 	/* Not a rectangle: nodeset gives a[1-2]b1,a2b2, the same names. */
 	CHECK_STR(fold("a1b1 a2b1 a2b2"), "a1b1,a2b[1-2]");
 	/* 19 digits are text, 18 a number. */
@@ -385,6 +387,7 @@ static void round_trips(void)
 		"node[01-64]", "node[1-3,7],gpu[001-004]", "10.99.0.[1-4],10.99.1.[1-4]",
 		"rack[1-4]-node[01-16]", "a[1-2]b[1-3]c[1-2],a3b1c1", "n[1,01,001,0001]",
 		"n[8-12],n[008-012],m", "node[01-100]", "x[1-3]y[4-6]z,x4y4z", "lab-a,lab-b,lab-d",
+		"a[1-2]b[1-2]c[1-3],a[1-4]b[0-2]c[1-2]",
 	};
 	struct hostlist a, b;
 	size_t i, k;
