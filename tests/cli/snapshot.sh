@@ -93,6 +93,94 @@ roundtrip longname "$LONG"
 check longname-file [ -f "$X/etc/security/limits.d/$name" ]
 same longname-limits "$LONG" "$X" limits
 
+# --- files that cannot be recorded are left out, listed, and exit 1 ---
+# Read as an unprivileged user (setpriv as nobody when we are root), so
+# that mode 000 means EACCES; the FIFOs must not hang the walk.
+H=$TMPD/hostile
+cp -r "$FIXTURES/limits-pam" "$H"
+D=$H/etc/security/limits.d
+bad=$(printf 'e\033]0;pwned\007.conf')
+echo '* soft memlock 1' >"$D/$bad"
+chmod 000 "$D/05-dave.conf" "$D/$bad"
+mkfifo "$D/fifo.conf"
+truncate -s 50M "$D/big.conf"
+ln -s loop2.conf "$D/loop1.conf"
+ln -s loop1.conf "$D/loop2.conf"
+chmod 000 "$H/etc/systemd/system.conf.d"
+mkdir -p "$H/sys/class/net/eth0"
+echo up >"$H/sys/class/net/eth0/operstate"
+mkfifo "$H/sys/class/net/eth0/mtu"
+echo 0x1003 >"$H/sys/class/net/eth0/flags"
+chmod 000 "$H/sys/class/net/eth0/flags"
+n_left=9
+if [ "$(id -u)" = 0 ]; then
+	mknod "$D/null.conf" c 1 3
+	n_left=10
+fi
+OUTD=$TMPD/snapshots
+mkdir -p "$OUTD"
+chmod 755 "$TMPD"
+chmod 1777 "$OUTD"
+# as_user ARGS...: rdmactl as nobody (as ourselves when not root), at most 20 s.
+as_user() {
+	local who=()
+	[ "$(id -u)" = 0 ] && who=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	RC=0
+	timeout 20 "${who[@]}" "$RDMACTL" "$@" >"$TMPD/out.txt" 2>"$TMPD/err.txt" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out.txt")
+	ERR=$(cat "$TMPD/err.txt")
+}
+as_user --root "$H" snapshot -o "$OUTD/h.tar.gz"
+W="rdmactl snapshot: warning: left out"
+expect=$({
+	cat <<-END
+	$W $D/05-dave.conf: Permission denied
+	$W $D/e\\x1b]0;pwned\\x07.conf: Permission denied
+	$W $D/fifo.conf: a FIFO where a regular file belongs
+	$W $D/big.conf: File too large (over the 1 MiB cap)
+	$W $D/loop1.conf: Too many levels of symbolic links
+	$W $D/loop2.conf: Too many levels of symbolic links
+	$W $H/etc/systemd/system.conf.d: Permission denied
+	$W $H/sys/class/net/eth0/mtu: a FIFO where a regular file belongs
+	$W $H/sys/class/net/eth0/flags: Permission denied
+	rdmactl snapshot: $n_left files left out (listed above, and in rdmactl-snapshot.json in the archive)
+	END
+	[ "$n_left" = 10 ] && echo "$W $D/null.conf: a character device where a regular file belongs"
+} | sort)
+check leftout-rc rc_is 1
+check leftout-lines [ "$(sort <<<"$ERR")" = "$expect" ]
+check leftout-no-escape bash -c '! grep -q $'"'"'[\x01-\x1f\x7f]'"'"' <<<"$1"' _ "$ERR"
+check leftout-written out_has "^Wrote $OUTD/h.tar.gz: "
+LIST=$(tar tzf "$OUTD/h.tar.gz")
+check leftout-good-kept grep -qx 'etc/security/limits.d/10-group.conf' <<<"$LIST"
+check leftout-operstate-kept grep -qx 'sys/class/net/eth0/operstate' <<<"$LIST"
+check leftout-bad-absent bash -c '! grep -qE "(05-dave|fifo|big|null)\.conf|eth0/(mtu|flags)" <<<"$1"' _ "$LIST"
+# The archive says what it lacks, as -j does.
+MANI=$(tar xzOf "$OUTD/h.tar.gz" rdmactl-snapshot.json)
+as_user -j --root "$H" snapshot -o "$OUTD/j.tar.gz"
+check leftout-json-rc rc_is 1
+check leftout-json json_ok "(.warnings | length) == $n_left and
+	(.warnings | map(select(.path == \"$D/05-dave.conf\"))[0] ==
+		{path: \"$D/05-dave.conf\", error: \"Permission denied\", errno: \"EACCES\"}) and
+	(.warnings | map(select(.path == \"$D/fifo.conf\"))[0] ==
+		{path: \"$D/fifo.conf\", error: \"a FIFO where a regular file belongs\", errno: null}) and
+	(.warnings | map(select(.path == \"$D/big.conf\"))[0].errno == \"EFBIG\") and
+	(.warnings | map(select(.path == \"$D/loop1.conf\"))[0].errno == \"ELOOP\") and
+	(.warnings | map(select(.path == \"$H/etc/systemd/system.conf.d\"))[0].errno == \"EACCES\") and
+	(.warnings | map(select(.path | endswith(\"pwned\\u0007.conf\")))[0].errno == \"EACCES\") and
+	.files > 0"
+check leftout-manifest bash -c 'jq -e --argjson w "$(jq .warnings <<<"$2")" \
+	".rdmactl != null and (.warnings | sort_by(.path)) == (\$w | sort_by(.path))" <<<"$1" >/dev/null' \
+	_ "$MANI" "$OUT"
+# A tree with nothing left out: rc 0 and an empty list, here and in the archive.
+run -j --root "$FIXTURES/limits-pam" snapshot -o "$TMPD/clean.tar.gz"
+check clean-rc rc_is 0
+check clean-warnings json_ok '.warnings == []'
+check clean-quiet [ -z "$ERR" ]
+check clean-manifest bash -c 'tar xzOf "$1" rdmactl-snapshot.json | jq -e ".warnings == []" >/dev/null' _ \
+	"$TMPD/clean.tar.gz"
+chmod 700 "$TMPD"
+
 # --- bad input ---
 run snapshot
 check no-output-rc rc_is 2
