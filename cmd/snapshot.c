@@ -4,8 +4,10 @@
  * be diagnosed from a copy ("tar xzf FILE -C DIR; rdmactl --root DIR ...").
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -48,6 +50,17 @@ static const char *obj_str(struct json_object *obj, const char *key)
 	return json_object_object_get_ex(obj, key, &v) && v ? json_object_get_string(v) : "";
 }
 
+/* True when a warning says EACCES: running as root would have read it. */
+static bool any_denied(struct json_object *warnings)
+{
+	size_t i, n = json_object_array_length(warnings);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(obj_str(json_object_array_get_idx(warnings, i), "errno"), "EACCES"))
+			return true;
+	return false;
+}
+
 /*
  * The files left out: a line each on stderr, the array under "warnings"
  * with -j (always there, empty when nothing was left out).  Their number.
@@ -65,8 +78,9 @@ static size_t print_leftout(struct ctx *ctx, struct json_object *warnings)
 	}
 	json_attach(ctx, "warnings", json_object_get(warnings));
 	if (n)
-		log_err(ctx, "%zu file%s left out (listed above, and in %s in the archive)", n,
-			n == 1 ? "" : "s", SNAPSHOT_MANIFEST);
+		log_warn(ctx, "%zu file%s left out (listed above, and in %s in the archive)%s", n,
+			 n == 1 ? "" : "s", SNAPSHOT_MANIFEST,
+			 geteuid() && any_denied(warnings) ? "; run as root to record the ones denied" : "");
 	return n;
 }
 
