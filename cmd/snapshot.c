@@ -4,10 +4,8 @@
  * be diagnosed from a copy ("tar xzf FILE -C DIR; rdmactl --root DIR ...").
  */
 #include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -50,20 +48,9 @@ static const char *obj_str(struct json_object *obj, const char *key)
 	return json_object_object_get_ex(obj, key, &v) && v ? json_object_get_string(v) : "";
 }
 
-/* True when a warning says EACCES: running as root would have read it. */
-static bool any_denied(struct json_object *warnings)
-{
-	size_t i, n = json_object_array_length(warnings);
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(obj_str(json_object_array_get_idx(warnings, i), "errno"), "EACCES"))
-			return true;
-	return false;
-}
-
 /*
- * The files left out: a line each on stderr, the array under "warnings"
- * with -j (always there, empty when nothing was left out).  Their number.
+ * The files left out: a line each on stderr, and entries of the document's
+ * "warnings" array, which every command shares (sysfs.h).  Their number.
  */
 static size_t print_leftout(struct ctx *ctx, struct json_object *warnings)
 {
@@ -75,12 +62,12 @@ static size_t print_leftout(struct ctx *ctx, struct json_object *warnings)
 
 		log_warn(ctx, "left out %s: %s", text_safe(obj_str(w, "path"), path, sizeof(path), 0),
 			 obj_str(w, "error"));
+		if (ctx->warnings)
+			json_object_array_add(ctx->warnings, json_object_get(w));
 	}
-	json_attach(ctx, "warnings", json_object_get(warnings));
 	if (n)
-		log_warn(ctx, "%zu file%s left out (listed above, and in %s in the archive)%s", n,
-			 n == 1 ? "" : "s", SNAPSHOT_MANIFEST,
-			 geteuid() && any_denied(warnings) ? "; run as root to record the ones denied" : "");
+		log_warn(ctx, "%zu file%s left out (listed above, and in %s in the archive)", n,
+			 n == 1 ? "" : "s", SNAPSHOT_MANIFEST);
 	return n;
 }
 

@@ -312,16 +312,18 @@ static bool in_sysfs(const char *abs)
 
 /*
  * Note that @abs (below the root) is left out of the archive, with @err
- * and, when given, @why instead of strerror(-err).  Once per path.  Not a
- * gap: an absent file (ENOENT), and a sysfs attribute the kernel has no
- * value for (EINVAL: GID attributes of empty entries, or in containers),
- * which --root then reads as absent, as the node itself reads it.
+ * and, when given, @why instead of strerror(-err); once per path.  The
+ * entry is the one read_warning() makes (sysfs.h), so that "warnings"
+ * means the same in every command.  Not a gap: an absent file (ENOENT),
+ * and a sysfs attribute the kernel has no value for (EINVAL: GID
+ * attributes of empty entries, or in containers), which --root then reads
+ * as absent, as the node itself reads it.
  */
 static void snap_leftout(struct snap *s, const char *abs, int err, const char *why)
 {
-	const char *name = err ? strerrorname_np(-err) : NULL;
+	const char *name = strerrorname_np(-err);
+	char full[4096], reason[512];
 	struct json_object *w;
-	char full[4096];
 
 	if (err == -ENOENT || (err == -EINVAL && in_sysfs(abs)))
 		return;
@@ -329,9 +331,13 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 		return;
 	if (root_path(s->ctx, full, sizeof(full), "%s", abs))
 		snprintf(full, sizeof(full), "%s", abs);
+	snprintf(reason, sizeof(reason), "%s%s", why ? why : strerror(-err),
+		 (err == -EACCES || err == -EPERM) && geteuid() ? " (run as root)" : "");
 	w = json_object_new_object();
+	if (!w)
+		return;
 	json_object_object_add(w, "path", json_object_new_string(full));
-	json_object_object_add(w, "error", json_object_new_string(why ? why : strerror(-err)));
+	json_object_object_add(w, "error", json_object_new_string(reason));
 	json_object_object_add(w, "errno", name ? json_object_new_string(name) : NULL);
 	json_object_array_add(s->st->warnings, w);
 }
@@ -388,7 +394,8 @@ static void snap_leftout_kind(struct snap *s, const char *abs, mode_t mode)
 	if (S_ISDIR(mode) && in_sysfs(abs))
 		return;
 	snprintf(why, sizeof(why), "%s where a regular file belongs", file_kind(mode));
-	snap_leftout(s, abs, 0, why);
+	/* ENXIO, as read_file() says of such a file. */
+	snap_leftout(s, abs, -ENXIO, why);
 }
 
 /*

@@ -36,9 +36,10 @@ struct snapshot_stats {
 	size_t netdevs;		/* entries of /sys/class/net */
 	size_t bytes;		/* bytes of file contents */
 	/*
-	 * What was left out: an array of {"path", "error", "errno"} objects,
-	 * "errno" the symbol ("EACCES"), null for a special file.  The
-	 * caller's to put (json_object_put), even on failure.
+	 * What was left out: an array of {"path", "error", "errno"} objects
+	 * as read_warning() makes them ("errno": "EACCES"; "ENXIO" for a
+	 * FIFO, device node or socket).  The caller's to put
+	 * (json_object_put), even on failure.
 	 */
 	struct json_object *warnings;
 };
