@@ -158,12 +158,14 @@ static void say_refused(const struct ctx *ctx, const struct outfile *of, mode_t 
 static int check_target(const struct ctx *ctx, struct outfile *of)
 {
 	struct stat st;
+	int err;
 
 	if (lstat(of->path, &st)) {
-		if (errno == ENOENT)
+		err = errno;
+		if (err == ENOENT)
 			return 0;	/* a new file; a missing directory shows when we create it */
-		say(ctx, of, strerror(errno));
-		return -errno;
+		say(ctx, of, strerror(err));
+		return -err;
 	}
 	if (S_ISREG(st.st_mode) && (of->flags & OUTFILE_FORCE))
 		return 0;
@@ -180,8 +182,11 @@ static int create_tmp(const struct ctx *ctx, struct outfile *of)
 	sigset_t old;
 	int ret = 0;
 
-	if (armed)
+	/* One output file at a time: the signal handler knows of one. */
+	if (armed) {
+		say(ctx, of, strerror(EBUSY));
 		return -EBUSY;
+	}
 	if ((size_t)snprintf(pending, sizeof(pending), "%s.XXXXXX", of->path) >= sizeof(pending)) {
 		say(ctx, of, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
