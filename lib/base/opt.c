@@ -99,6 +99,53 @@ static const struct opt *find_opt(const struct command *cmd, int val)
 	return NULL;
 }
 
+/* @val among the command's own options: those win over a global one of the same letter. */
+static bool own_opt(const struct command *cmd, int val)
+{
+	const struct opt *o;
+
+	for (o = cmd ? cmd->opts : NULL; o && o->name; o++)
+		if (o->val == val)
+			return true;
+	return false;
+}
+
+unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *next)
+{
+	struct optparser p;
+	unsigned int found = 0;
+	char **copy;
+	int c;
+
+	if (next)
+		*next = argc;
+	/* getopt_long permutes argv: scan a copy, so the real parse sees it as given. */
+	copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	if (!copy)
+		return 0;
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	if (opt_init(&p, NULL, cmd, argc, copy)) {
+		free(copy);
+		return 0;
+	}
+	/* The optstring starts with ':': getopt prints nothing, the real parse will. */
+	while ((c = getopt_long(argc, copy, p.shortopts, p.longopts, NULL)) != -1) {
+		if (c == '?' || c == ':' || own_opt(cmd, c))
+			continue;
+		if (c == 'h')
+			found |= OPT_SCAN_HELP;
+		else if (c == 'j')
+			found |= OPT_SCAN_JSON;
+		else if (c == 'p')
+			found |= OPT_SCAN_PRETTY;
+	}
+	if (next)
+		*next = optind;
+	free(copy);
+	optind = 0;
+	return found;
+}
+
 /* Closest long option name to the unknown "--word". */
 static const char *closest_opt(const struct optparser *p, const char *arg)
 {

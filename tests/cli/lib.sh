@@ -47,9 +47,34 @@ rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" <<<"$OUT"; }
 err_has() { grep -qE -- "$1" <<<"$ERR"; }
 out_empty() { [ -z "$OUT" ]; }
+# The stderr is exactly LINE.
+err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
 # stdout is one valid JSON document; with a jq filter, the filter must hold.
 json_ok() { jq -e "${1:-.}" <<<"$OUT" >/dev/null 2>&1; }
+
+# json_error CODE MESSAGE [ERRNO]: stdout is one JSON document whose "error"
+# object is exactly {code, message[, errno]}.
+json_error() {
+	jq -e --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
+		'.error == ({code: $code, message: $msg} + (if $errno == "" then {} else {errno: $errno} end))' \
+		<<<"$OUT" >/dev/null 2>&1
+}
+
+# fails_with NAME RC LINE ARGS...: rdmactl ARGS exits RC with exactly LINE on
+# stderr; with -j the same, and stdout is a JSON document whose "error" says
+# it too (LINE without "rdmactl CMD: ", and ERRNO when set in the environment).
+fails_with() {
+	local name=$1 rc=$2 line=$3
+	shift 3
+	run "$@"
+	check "$name-rc" rc_is "$rc"
+	check "$name-message" err_is "$line"
+	run -j "$@"
+	check "$name-json-rc" rc_is "$rc"
+	check "$name-json-message" err_is "$line"
+	check "$name-json-error" json_error "$rc" "${line#rdmactl*: }" "${ERRNO:-}"
+}
 
 finish() { exit $((T_FAILED > 0)); }

@@ -1,0 +1,90 @@
+#!/bin/bash
+# Errors with their cause, and one behaviour for every command's options:
+# each failure names the value and the reason with the documented exit code,
+# and with -j is also the document's "error" object; --help anywhere wins;
+# empty values, contradictions and the other role's options are refused.
+source "$(dirname "$0")/lib.sh"
+
+# ---- -j: every failure is a JSON document with an "error" object ----
+
+COMMANDS="devices, ports, gids, limits, snapshot, doctor, probe, completion, help, version"
+fails_with unknown-command 2 "rdmactl: Unknown command 'nosuch'. Commands: $COMMANDS." nosuch
+fails_with missing-option-value 2 "rdmactl doctor: option '--only' needs an argument (ID,...)" \
+	doctor --only
+fails_with bad-choice 2 "rdmactl doctor: invalid --for value 'mpi': use nccl, ucx or perftest" \
+	doctor --for mpi
+fails_with bad-value 2 "rdmactl probe: Failed to parse -s '12Q': expected bytes from 1 to 2G, with an optional K, M or G" \
+	probe 127.0.0.1 -s 12Q
+fails_with too-many-args 2 "rdmactl devices: unexpected argument 'b'. Usage: rdmactl devices [DEV]" \
+	devices a b
+
+# -j after what fails still counts: the parser never reaches it, the scan does.
+run devices --frobnicate -j
+check json-after-bad-option-rc rc_is 2
+check json-after-bad-option json_error 2 "unknown option '--frobnicate'. See 'rdmactl devices --help'."
+run nosuch --json
+check json-after-unknown-command json_error 2 "Unknown command 'nosuch'. Commands: $COMMANDS."
+run -j
+check json-no-command-rc rc_is 2
+check json-no-command json_error 2 "missing command. See 'rdmactl --help'."
+run -jp devices --frobnicate
+check json-pretty-error [ "$(jq -r .error.code <<<"$OUT")" = 2 ] && [ "$(wc -l <<<"$OUT")" -gt 3 ]
+
+# A failure at run time: the document the command built, plus the error and its errno.
+PORT=$((20000 + ($$ + 7) % 20000))
+run -j probe 127.0.0.1 --port "$PORT" --transport tcp
+check json-refused-rc rc_is 1
+check json-refused json_error 1 "Failed to connect to 127.0.0.1 port $PORT: Connection refused. Is \`rdmactl probe --server\` running on 127.0.0.1? Is TCP port $PORT open?" ECONNREFUSED
+check json-refused-keeps-doc json_ok '.probe.ok == false and .results == []'
+
+# Success has no error object; neither has -V or version.
+run -j --root "$FIXTURES/mlx5-6gids" devices
+check json-success-no-error json_ok 'has("error") | not'
+run -j -V
+check json-version json_ok '.version | test("^[0-9]")'
+
+# ---- --help and -h anywhere: the command's usage, exit 0, nothing runs ----
+
+# help_only NAME USAGE ARGS...: stdout starts with USAGE, stderr is empty, exit 0.
+help_only() {
+	local name=$1 usage=$2
+	shift 2
+	run "$@"
+	check "$name-rc" rc_is 0
+	check "$name-usage" [ "$(head -n 1 <<<"$OUT")" = "$usage" ]
+	check "$name-quiet" [ -z "$ERR" ]
+}
+DOCTOR_USAGE="Usage: rdmactl doctor [OPTIONS] "
+PROBE_USAGE="Usage: rdmactl probe [OPTIONS] [PEER]"
+# doctor --help used to print the help and then run every check (rc 1).
+help_only doctor-help "$DOCTOR_USAGE" --root "$FIXTURES/doctor-broken" doctor --help
+check doctor-help-runs-nothing [ "$(grep -c STATUS <<<"$OUT")" = 0 ]
+help_only doctor-h-after-options "$DOCTOR_USAGE" doctor --only ports -h
+help_only doctor-help-beats-bad-option "$DOCTOR_USAGE" doctor --bogus --help
+help_only doctor-help-beats-bad-value "$DOCTOR_USAGE" doctor --only nosuch --for mpi --help
+help_only help-before-command "$DOCTOR_USAGE" --help doctor
+help_only help-abbreviated "$DOCTOR_USAGE" doctor --hel
+help_only help-bundled "$DOCTOR_USAGE" -jh doctor
+help_only help-with-json "$DOCTOR_USAGE" doctor -j --help
+# A probe that would fail to connect: --help stops it before it starts.
+help_only probe-help-runs-nothing "$PROBE_USAGE" probe 127.0.0.1 --port "$PORT" -h
+help_only top-help "Usage: rdmactl [OPTIONS] COMMAND [ARGS]" --bogus -h
+run --root "$FIXTURES/doctor-broken" snapshot -o "$TMPD/help.tar.gz" --help
+check snapshot-help-writes-nothing [ "$RC" = 0 ] && [ ! -e "$TMPD/help.tar.gz" ]
+
+# An option's value or a word after "--" is not a request for help.
+run probe --token -h 127.0.0.1 --port "$PORT" --transport tcp
+check help-as-option-value rc_is 1
+check help-as-option-value-ran err_has "Connection refused"
+run probe -- -h
+check help-after-dashdash rc_is 2
+check help-after-dashdash-peer err_has "cannot resolve '-h'"
+# An unknown command has no usage to show: it is reported, --help or not.
+run nosuch --help
+check help-unknown-command rc_is 2
+check help-unknown-command-named err_is "rdmactl: Unknown command 'nosuch'. Commands: $COMMANDS."
+# __complete's arguments are the words being completed, never options.
+run __complete 1 rdmactl --he
+check complete-words-not-options out_has '^--help$'
+
+finish
