@@ -182,7 +182,7 @@ static int run(struct ctx *ctx, int argc, char **argv)
 	const struct command *cmd;
 	int idx, rc;
 
-	if (root && set_root(ctx, root))
+	if (root && set_root(ctx, "RDMACTL_ROOT", root))
 		return RC_USAGE;
 	idx = parse_top(ctx, argc, argv);
 	if (idx <= 0)

@@ -221,14 +221,23 @@ static bool bad_choice(struct optparser *p, const struct opt *o, const char *val
 	return true;
 }
 
-int set_root(struct ctx *ctx, const char *dir)
+int set_root(struct ctx *ctx, const char *from, const char *dir)
 {
 	struct stat st;
+	int err = 0;
 
-	/* A root that is not a directory would read as "no devices": say so instead. */
-	if (dir[0] && (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
-		log_err(ctx, "root directory '%s' is not a directory", dir);
-		return -ENOTDIR;
+	/*
+	 * A root that is not a directory would read as "no devices": say so,
+	 * with stat's reason (a symlink loop is ELOOP, not "not a directory").
+	 */
+	if (dir[0] && stat(dir, &st))
+		err = errno;
+	else if (dir[0] && !S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	if (err) {
+		log_err_errno(ctx, err, "Failed to use %s '%s': %s; give the directory a snapshot "
+			      "was unpacked into", from, dir, strerror(err));
+		return -err;
 	}
 	ctx->root = dir;
 	return 0;
@@ -250,7 +259,7 @@ static int global_opt(struct optparser *p, int c)
 	case OPT_COLOR:
 		return set_color(p, optarg);
 	case OPT_ROOT:
-		return set_root(p->ctx, optarg) ? OPT_ERR : 0;
+		return set_root(p->ctx, "--root", optarg) ? OPT_ERR : 0;
 	case 'h':
 		usage_print(stdout, p->cmd);
 		return OPT_HELP;

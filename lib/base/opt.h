@@ -109,8 +109,11 @@ unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *nex
  */
 int opt_check_args(struct optparser *p);
 
-/* --root and RDMACTL_ROOT: check @dir is a directory; 0 or -ENOTDIR. */
-int set_root(struct ctx *ctx, const char *dir);
+/*
+ * --root and RDMACTL_ROOT (@from, for the message): check @dir is a
+ * directory; 0 or -errno (-ENOTDIR, -ENOENT, -ELOOP...), message printed.
+ */
+int set_root(struct ctx *ctx, const char *from, const char *dir);
 
 /* Usage of @cmd (or of rdmactl when NULL) on @f. */
 void usage_print(FILE *f, const struct command *cmd);

@@ -30,6 +30,9 @@ check json-no-command json_error 2 "missing command. See 'rdmactl --help'."
 run -jp devices --frobnicate
 check json-pretty-error [ "$(jq -r .error.code <<<"$OUT")" = 2 ] && [ "$(wc -l <<<"$OUT")" -gt 3 ]
 
+RC=0; OUT=$(RDMACTL_ROOT=/nonexistent "$RDMACTL" -j devices 2>/dev/null) || RC=$?
+check json-bad-root-env json_error 2 "Failed to use RDMACTL_ROOT '/nonexistent': No such file or directory; give the directory a snapshot was unpacked into" ENOENT
+
 # A failure at run time: the document the command built, plus the error and its errno.
 PORT=$((20000 + ($$ + 7) % 20000))
 run -j probe 127.0.0.1 --port "$PORT" --transport tcp
@@ -86,5 +89,26 @@ check help-unknown-command-named err_is "rdmactl: Unknown command 'nosuch'. Comm
 # __complete's arguments are the words being completed, never options.
 run __complete 1 rdmactl --he
 check complete-words-not-options out_has '^--help$'
+
+# ---- errno kept end to end ----
+
+# --root: stat's own reason, a loop as ELOOP with its path (it said "is not a directory").
+ln -s loop "$TMPD/loop"
+ERRNO=ELOOP fails_with root-loop 2 "rdmactl: Failed to use --root '$TMPD/loop': Too many levels of symbolic links; give the directory a snapshot was unpacked into" \
+	--root "$TMPD/loop" devices
+: >"$TMPD/file"
+ERRNO=ENOTDIR fails_with root-file 2 "rdmactl: Failed to use --root '$TMPD/file': Not a directory; give the directory a snapshot was unpacked into" \
+	--root "$TMPD/file" devices
+
+# A write over "ulimit -f" (with SIGXFSZ ignored, as a batch system may):
+# EFBIG says "File too large", not "Input/output error".
+efbig() { (trap '' XFSZ; ulimit -f 1; "$RDMACTL" "$@") >"$TMPD/out" 2>"$TMPD/err" </dev/null; }
+RC=0; efbig --root "$FIXTURES/mlx5-6gids" snapshot -o "$TMPD/big.tar.gz" || RC=$?
+OUT=$(cat "$TMPD/out"); ERR=$(cat "$TMPD/err")
+check efbig-snapshot-rc rc_is 1
+check efbig-snapshot-message err_is "rdmactl snapshot: Failed to write snapshot '$TMPD/big.tar.gz': File too large"
+RC=0; efbig -j --root "$FIXTURES/mlx5-6gids" snapshot -o "$TMPD/big.tar.gz" || RC=$?
+OUT=$(cat "$TMPD/out"); ERR=$(cat "$TMPD/err")
+check efbig-snapshot-json json_error 1 "Failed to write snapshot '$TMPD/big.tar.gz': File too large" EFBIG
 
 finish
