@@ -114,16 +114,30 @@ const char *file_kind(mode_t mode)
 	return S_ISREG(mode) ? "a regular file" : "an unknown kind of file";
 }
 
-/* "Failed to write WHAT 'PATH': REASON", the path shown safely. */
-static void say(const struct ctx *ctx, const struct outfile *of, const char *reason)
+/*
+ * "Failed to write WHAT 'PATH': REASON", the path shown safely; @err (0
+ * when none) is the errno -j's error object names.
+ */
+static void say_err(const struct ctx *ctx, const struct outfile *of, int err, const char *reason)
 {
 	char name[512];
 
 	if (outfile_is_stdout(of))
-		log_err(ctx, "Failed to write %s to stdout: %s", of->what, reason);
+		log_err_errno(ctx, err, "Failed to write %s to stdout: %s", of->what, reason);
 	else
-		log_err(ctx, "Failed to write %s '%s': %s", of->what,
-			text_safe(of->path, name, sizeof(name), 0), reason);
+		log_err_errno(ctx, err, "Failed to write %s '%s': %s", of->what,
+			      text_safe(of->path, name, sizeof(name), 0), reason);
+}
+
+static void say(const struct ctx *ctx, const struct outfile *of, const char *reason)
+{
+	say_err(ctx, of, 0, reason);
+}
+
+/* The same with strerror(@err) as the reason (either sign). */
+static void say_errno(const struct ctx *ctx, const struct outfile *of, int err)
+{
+	say_err(ctx, of, err, strerror(err < 0 ? -err : err));
 }
 
 /* Why a target of kind @mode is refused, and what to do instead. */
@@ -133,7 +147,7 @@ static void say_refused(const struct ctx *ctx, const struct outfile *of, mode_t 
 	ssize_t n;
 
 	if (S_ISREG(mode)) {
-		say(ctx, of, "File exists. Use --force to replace it");
+		say_err(ctx, of, EEXIST, "File exists. Use --force to replace it");
 		return;
 	}
 	if (S_ISLNK(mode)) {
@@ -164,7 +178,7 @@ static int check_target(const struct ctx *ctx, struct outfile *of)
 		err = errno;
 		if (err == ENOENT)
 			return 0;	/* a new file; a missing directory shows when we create it */
-		say(ctx, of, strerror(err));
+		say_errno(ctx, of, err);
 		return -err;
 	}
 	if (S_ISREG(st.st_mode) && (of->flags & OUTFILE_FORCE))
@@ -184,11 +198,11 @@ static int create_tmp(const struct ctx *ctx, struct outfile *of)
 
 	/* One output file at a time: the signal handler knows of one. */
 	if (armed) {
-		say(ctx, of, strerror(EBUSY));
+		say_errno(ctx, of, EBUSY);
 		return -EBUSY;
 	}
 	if ((size_t)snprintf(pending, sizeof(pending), "%s.XXXXXX", of->path) >= sizeof(pending)) {
-		say(ctx, of, strerror(ENAMETOOLONG));
+		say_errno(ctx, of, ENAMETOOLONG);
 		return -ENAMETOOLONG;
 	}
 	/* Blocked, so that a signal sees either no file or its whole name. */
@@ -200,7 +214,7 @@ static int create_tmp(const struct ctx *ctx, struct outfile *of)
 		armed = 1;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret)
-		say(ctx, of, strerror(-ret));
+		say_errno(ctx, of, -ret);
 	return ret;
 }
 
@@ -305,9 +319,9 @@ static int put_in_place(const struct ctx *ctx, struct outfile *of)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret == -EEXIST && !force) {
 		of->refused = true;
-		say(ctx, of, "File exists. Use --force to replace it");
+		say_err(ctx, of, EEXIST, "File exists. Use --force to replace it");
 	} else if (ret) {
-		say(ctx, of, strerror(-ret));
+		say_errno(ctx, of, -ret);
 	}
 	return ret;
 }
@@ -317,9 +331,9 @@ int outfile_commit(const struct ctx *ctx, struct outfile *of)
 	int ret = of->err;
 
 	if (ret)
-		say(ctx, of, strerror(-ret));
+		say_errno(ctx, of, -ret);
 	else if (!outfile_is_stdout(of) && (ret = finish_tmp(of)))
-		say(ctx, of, strerror(-ret));
+		say_errno(ctx, of, -ret);
 	else if (!outfile_is_stdout(of))
 		ret = put_in_place(ctx, of);
 	drop_tmp(of);
@@ -329,7 +343,7 @@ int outfile_commit(const struct ctx *ctx, struct outfile *of)
 
 void outfile_fail(const struct ctx *ctx, struct outfile *of, int err)
 {
-	say(ctx, of, strerror(-err));
+	say_errno(ctx, of, -err);
 	drop_tmp(of);
 	restore_signals();
 }
