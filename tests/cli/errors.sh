@@ -111,4 +111,22 @@ RC=0; efbig -j --root "$FIXTURES/mlx5-6gids" snapshot -o "$TMPD/big.tar.gz" || R
 OUT=$(cat "$TMPD/out"); ERR=$(cat "$TMPD/err")
 check efbig-snapshot-json json_error 1 "Failed to write snapshot '$TMPD/big.tar.gz': File too large" EFBIG
 
+# ---- a long value is cut in its middle: the reason at the end survives ----
+
+LONG=$(printf 'a%.0s' $(seq 5000)).invalid
+TAIL="': Name or service not known; give the peer's IP address on the RoCE network"
+run probe "$LONG"
+check long-host-rc rc_is 2
+check long-host-one-line err_one_line
+check long-host-reason [ "${ERR: -${#TAIL}}" = "$TAIL" ]
+check long-host-start [ "${ERR:0:37}" = "rdmactl probe: cannot resolve 'aaaaaa" ]
+check long-host-cut-marked err_has 'a\.\.\.a'
+check long-host-shortened [ "${#ERR}" -lt 4096 ]
+line=$ERR
+run -j probe "$LONG"
+check long-host-json json_error 2 "${line#rdmactl probe: }"
+# doctor's FOUND cell is 1 KiB: it ends with the reason too (it ended in the name).
+run -j doctor --peer "$LONG" --only peer
+check long-peer-doctor json_ok '.checks[0].found | endswith(".invalid'"'"': Name or service not known") and startswith("cannot resolve '"'"'aaa")'
+
 finish
