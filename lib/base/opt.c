@@ -268,6 +268,37 @@ static int global_opt(struct optparser *p, int c)
 	}
 }
 
+/* @o as the user wrote it: "--device" (or an abbreviation of it, or "--device=") or "-d". */
+static const char *typed_name(const struct optparser *p, const struct opt *o, char *buf, size_t len)
+{
+	/* The value is argv[optind - 1] itself, or the end of it ("--device=", "-dVALUE"). */
+	int at = optarg == p->argv[optind - 1] ? optind - 2 : optind - 1;
+
+	if (at > 0 && !strncmp(p->argv[at], "--", 2))
+		snprintf(buf, len, "--%s", o->name);
+	else if (is_short(o->val))
+		snprintf(buf, len, "-%c", o->val);
+	else
+		snprintf(buf, len, "--%s", o->name);
+	return buf;
+}
+
+/*
+ * An empty value is never what was meant: "probe -d ''" or "--root ''"
+ * from an unset shell variable would otherwise read as "not given" (the
+ * default device, the live system).  Choices have their own message.
+ */
+static bool empty_value(const struct optparser *p, const struct opt *o)
+{
+	char name[80];
+
+	if (!o || o->arg == ARG_NONE || o->arg == ARG_CHOICE || !optarg || *optarg)
+		return false;
+	log_err(p->ctx, "Failed to parse %s '': empty value; give %s", typed_name(p, o, name, sizeof(name)),
+		o->metavar ? o->metavar : "a value");
+	return true;
+}
+
 int opt_next(struct optparser *p)
 {
 	const struct opt *o;
@@ -282,6 +313,8 @@ int opt_next(struct optparser *p)
 		if (c == '?' || c == ':')
 			return bad_option(p, c);
 		o = find_opt(p->cmd, c);
+		if (empty_value(p, o))
+			return OPT_ERR;
 		if (o && o->arg == ARG_CHOICE && bad_choice(p, o, optarg))
 			return OPT_ERR;
 		/* A command's own option of the same letter wins over a global one. */
@@ -294,10 +327,24 @@ int opt_next(struct optparser *p)
 	}
 }
 
+/* "PEER" of "[PEER]", "DEV[/PORT]" of "[DEV[/PORT]]": the name of a positional. */
+static const char *pos_name(const struct command *cmd, char *buf, size_t len)
+{
+	const char *a = cmd->args ? cmd->args : "ARG";
+	size_t n = strlen(a);
+
+	if (n >= 2 && a[0] == '[' && a[n - 1] == ']')
+		snprintf(buf, len, "%.*s", (int)(n - 2), a + 1);
+	else
+		snprintf(buf, len, "%s", a);
+	return buf;
+}
+
 int opt_check_args(struct optparser *p)
 {
 	int n = p->argc - p->optind;
 	const struct command *cmd = p->cmd;
+	char name[64];
 
 	if (n < cmd->min_args) {
 		log_err(p->ctx, "missing argument %s. Usage: rdmactl %s %s", cmd->args ? cmd->args : "",
@@ -307,6 +354,17 @@ int opt_check_args(struct optparser *p)
 	if (cmd->max_args >= 0 && n > cmd->max_args) {
 		log_err(p->ctx, "unexpected argument '%s'. Usage: rdmactl %s %s",
 			p->argv[p->optind + cmd->max_args], cmd->name, cmd->args ? cmd->args : "");
+		return -EINVAL;
+	}
+	/*
+	 * "probe ''" connected to localhost: an empty word is a mistake, not
+	 * "none".  A choice ("completion ''") says its choices itself.
+	 */
+	for (int i = p->optind; i < p->argc && cmd->pos != ARG_CHOICE; i++) {
+		if (p->argv[i][0])
+			continue;
+		log_err(p->ctx, "Failed to parse %s '': empty value. Usage: rdmactl %s %s",
+			pos_name(cmd, name, sizeof(name)), cmd->name, cmd->args ? cmd->args : "");
 		return -EINVAL;
 	}
 	return 0;

@@ -111,6 +111,40 @@ RC=0; efbig -j --root "$FIXTURES/mlx5-6gids" snapshot -o "$TMPD/big.tar.gz" || R
 OUT=$(cat "$TMPD/out"); ERR=$(cat "$TMPD/err")
 check efbig-snapshot-json json_error 1 "Failed to write snapshot '$TMPD/big.tar.gz': File too large" EFBIG
 
+# ---- empty values are refused, naming the option as it was written ----
+
+fails_with empty-peer 2 "rdmactl probe: Failed to parse PEER '': empty value. Usage: rdmactl probe [PEER]" \
+	probe ''
+fails_with empty-device-short 2 "rdmactl probe: Failed to parse -d '': empty value; give DEV[/PORT]" \
+	probe -d '' 127.0.0.1
+fails_with empty-device-long 2 "rdmactl probe: Failed to parse --device '': empty value; give DEV[/PORT]" \
+	probe --device= 127.0.0.1
+fails_with empty-device-bundled 2 "rdmactl probe: Failed to parse -d '': empty value; give DEV[/PORT]" \
+	probe -vd '' 127.0.0.1
+fails_with empty-bind 2 "rdmactl probe: Failed to parse --bind '': empty value; give ADDR" \
+	probe --server --bind ''
+fails_with empty-doctor-peer 2 "rdmactl doctor: Failed to parse --peer '': empty value; give HOST" \
+	doctor --peer ''
+fails_with empty-doctor-only 2 "rdmactl doctor: Failed to parse --only '': empty value; give ID,..." \
+	doctor --only ''
+fails_with empty-root 2 "rdmactl: Failed to parse --root '': empty value; give DIR" \
+	--root '' devices
+fails_with empty-root-after-command 2 "rdmactl devices: Failed to parse --root '': empty value; give DIR" \
+	devices --root ''
+fails_with empty-user 2 "rdmactl limits: Failed to parse --user '': empty value; give NAME" \
+	limits --user ''
+fails_with empty-snapshot-output 2 "rdmactl snapshot: Failed to parse -o '': empty value; give FILE" \
+	snapshot -o ''
+fails_with empty-devport 2 "rdmactl gids: Failed to parse DEV[/PORT] '': empty value. Usage: rdmactl gids [DEV[/PORT]]" \
+	--root "$FIXTURES/mlx5-6gids" gids ''
+fails_with empty-shell 2 "rdmactl completion: unknown shell '': use bash, zsh or fish" \
+	completion ''
+fails_with empty-help-command 2 "rdmactl help: Unknown command ''. Commands: $COMMANDS." \
+	help ''
+# An empty RDMACTL_ROOT is an unset one (the live system), as environment variables go.
+RC=0; RDMACTL_ROOT= "$RDMACTL" version >/dev/null 2>&1 || RC=$?
+check empty-root-env-is-unset rc_is 0
+
 # ---- a long value is cut in its middle: the reason at the end survives ----
 
 LONG=$(printf 'a%.0s' $(seq 5000)).invalid
