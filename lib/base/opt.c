@@ -283,6 +283,24 @@ static const char *typed_name(const struct optparser *p, const struct opt *o, ch
 	return buf;
 }
 
+const char *opt_typed(const struct optparser *p, int val, char *buf, size_t len)
+{
+	const struct opt *o = find_opt(p->cmd, val);
+
+	if (!o) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (o->arg != ARG_NONE)
+		return typed_name(p, o, buf, len);
+	/* A flag is argv[optind - 1] itself, or a letter of a bundle ("-vs"). */
+	if (!strncmp(p->argv[optind - 1], "--", 2) || !is_short(o->val))
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", o->val);
+	return buf;
+}
+
 /*
  * An empty value is never what was meant: "probe -d ''" or "--root ''"
  * from an unset shell variable would otherwise read as "not given" (the

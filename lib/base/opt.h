@@ -104,6 +104,11 @@ enum {
 unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *next);
 
 /*
+ * The option opt_next() just returned, as the user wrote it: "-s" or
+ * "--size" (also for "--si" or "--size=4K"), for messages that name it.
+ */
+const char *opt_typed(const struct optparser *p, int val, char *buf, size_t len);
+/*
  * Check the positional count once options are done; prints the error.
  * Returns 0 or -EINVAL.
  */

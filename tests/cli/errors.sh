@@ -145,6 +145,54 @@ fails_with empty-help-command 2 "rdmactl help: Unknown command ''. Commands: $CO
 RC=0; RDMACTL_ROOT= "$RDMACTL" version >/dev/null 2>&1 || RC=$?
 check empty-root-env-is-unset rc_is 0
 
+# ---- contradictory options: exit 2, naming both ----
+
+OK_NODE=$FIXTURES/doctor-healthy
+# It checked nothing and said "nothing to fix".
+fails_with only-skip-same 2 "rdmactl doctor: Failed to select checks: --skip 'ports' removes every check --only 'ports' picks; leave one of them out" \
+	--root "$OK_NODE" doctor --only ports --skip ports
+fails_with only-skip-group 2 "rdmactl doctor: Failed to select checks: --skip 'memlock' removes every check --only 'memlock.login,memlock.shell' picks; leave one of them out" \
+	--root "$OK_NODE" doctor --only memlock.login,memlock.shell --skip memlock
+ALL=devices,ports,roce.ipv4,roce.gid,mtu,memlock,firewall,env.nccl,env.ucx,gpudirect,versions,peer
+fails_with skip-everything 2 "rdmactl doctor: Failed to select checks: --skip '$ALL' leaves no check to run" \
+	--root "$OK_NODE" doctor --skip "$ALL"
+# A group less one of its checks still runs the rest.
+run --root "$OK_NODE" -j doctor --only memlock --skip memlock.login
+check only-skip-overlap-runs json_ok '[.checks[].id] == ["memlock.shell", "memlock.systemd"]'
+fails_with list-with-only 2 "rdmactl doctor: Failed to list the checks: --list runs none, so --only would do nothing; leave one of them out" \
+	doctor --list --only ports
+fails_with list-with-peer 2 "rdmactl doctor: Failed to list the checks: --list runs none, so --peer would do nothing; leave one of them out" \
+	doctor --list --peer 127.0.0.1
+fails_with token-without-peer 2 "rdmactl doctor: Failed to use --token: it is for the peer's probe server; give --peer HOST too, or leave --token out" \
+	--root "$OK_NODE" doctor --token secret
+fails_with probe-n-and-D 2 "rdmactl probe: Failed to start: -n and -D exclude each other; give one" \
+	probe 127.0.0.1 -n 10 -D 1
+fails_with probe-size-and-sweep 2 "rdmactl probe: Failed to start: -s and --sweep exclude each other; use --sweep-max" \
+	probe 127.0.0.1 -s 1K --sweep
+fails_with probe-size-and-sweep-max 2 "rdmactl probe: Failed to start: -s and --sweep-max exclude each other; give one" \
+	probe 127.0.0.1 --sweep-max 4K -s 1K
+fails_with probe-cm-and-tcp 2 "rdmactl probe: Failed to start: --rdma-cm needs the rdma transport" \
+	probe 127.0.0.1 --transport tcp --rdma-cm
+
+# ---- an option of the other role: exit 2, naming the option and the role ----
+
+for opt in "-s 4K" "--size 4K" "--sweep" "--sweep-max 64K" "-n 10" "-D 1" "--qps 2" "--depth 4" \
+	"--bidir" "--verify" "--rdma-cm" "--transport tcp" "--expect 1" "--lat-iters 0"; do
+	name=${opt%% *}
+	# shellcheck disable=SC2086 # the option and its value are two words
+	fails_with "server-given-${name#-*-}" 2 "rdmactl probe: Failed to start the server: $name is a client option (the client chooses the test); give it to the client, not with --server" \
+		probe --server --port "$PORT" $opt
+done
+for opt in "--once" "--bind 127.0.0.1" "--max-size 1M"; do
+	name=${opt%% *}
+	# shellcheck disable=SC2086
+	fails_with "client-given-${name#--}" 2 "rdmactl probe: Failed to start the client: $name is a server option; give it with --server on the other node" \
+		probe 127.0.0.1 --port "$PORT" $opt
+done
+# The first one given is named, as written.
+fails_with server-given-bundled 2 "rdmactl probe: Failed to start the server: -n is a client option (the client chooses the test); give it to the client, not with --server" \
+	probe --server -vn 5 --verify
+
 # ---- a long value is cut in its middle: the reason at the end survives ----
 
 LONG=$(printf 'a%.0s' $(seq 5000)).invalid
