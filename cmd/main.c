@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -144,7 +143,7 @@ static int parse_top(struct ctx *ctx, int argc, char **argv)
 static void ctx_init(struct ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	ctx->color = color_auto();
 	ctx->root = "";
 	ctx->warnings = json_object_new_array();
 }

@@ -190,6 +190,18 @@ static int bad_option(struct optparser *p, int c)
 	return OPT_ERR;
 }
 
+bool color_auto(void)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	/* no-color.org: set and not empty turns it off; an empty NO_COLOR does not. */
+	if (no_color && *no_color)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(STDOUT_FILENO);
+}
+
 static int set_color(struct optparser *p, const char *when)
 {
 	if (!strcmp(when, "always"))
@@ -197,7 +209,7 @@ static int set_color(struct optparser *p, const char *when)
 	else if (!strcmp(when, "never"))
 		p->ctx->color = false;
 	else	/* "auto": bad_choice() has let only the three words through */
-		p->ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+		p->ctx->color = color_auto();
 	return 0;
 }
 

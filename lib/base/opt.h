@@ -120,6 +120,12 @@ int opt_check_args(struct optparser *p);
  */
 int set_root(struct ctx *ctx, const char *from, const char *dir);
 
+/*
+ * --color=auto: on for a terminal, unless NO_COLOR is set to something
+ * (no-color.org) or TERM is "dumb".
+ */
+bool color_auto(void);
+
 /* Usage of @cmd (or of rdmactl when NULL) on @f. */
 void usage_print(FILE *f, const struct command *cmd);
 

@@ -193,6 +193,37 @@ done
 fails_with server-given-bundled 2 "rdmactl probe: Failed to start the server: -n is a client option (the client chooses the test); give it to the client, not with --server" \
 	probe --server -vn 5 --verify
 
+# ---- colour (--color=auto) follows no-color.org, and is off for TERM=dumb ----
+
+# on_tty ENV...: doctor's table on a terminal (script(1) gives it one) with
+# the environment ENV...; sets OUT.
+on_tty() {
+	OUT=$(env -u NO_COLOR TERM=xterm "$@" script -qec \
+		"'$RDMACTL' --root '$OK_NODE' doctor --only devices" /dev/null 2>&1)
+}
+ESC=$'\033'
+colour() { [[ $OUT == *"$ESC[32mok$ESC[0m"* ]]; }
+plain() { [[ $OUT != *"$ESC"* ]] && [[ $OUT == *"ok      devices"* ]]; }
+if command -v script >/dev/null; then
+	on_tty
+	check color-on-a-terminal colour
+	on_tty NO_COLOR=1
+	check color-off-for-no-color plain
+	# An empty NO_COLOR is not set (it turned colour off).
+	on_tty NO_COLOR=
+	check color-on-for-empty-no-color colour
+	# A dumb terminal gets none (it got escapes).
+	on_tty TERM=dumb
+	check color-off-for-dumb-terminal plain
+	OUT=$(env TERM=dumb NO_COLOR=1 script -qec \
+		"'$RDMACTL' --color=always --root '$OK_NODE' doctor --only devices" /dev/null 2>&1)
+	check color-always-wins colour
+else
+	skip color-on-a-terminal "needs script (util-linux)"
+fi
+run --root "$OK_NODE" doctor --only devices
+check color-off-in-a-pipe plain
+
 # ---- a long value is cut in its middle: the reason at the end survives ----
 
 LONG=$(printf 'a%.0s' $(seq 5000)).invalid
