@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
+#include "probe/probe_ctl.h"
 
 enum {
 	OPT_SERVER = OPT_LONG_BASE,
@@ -405,6 +407,27 @@ static int role_check(struct ctx *ctx, const struct probe_args *a)
 	return 0;
 }
 
+/*
+ * --bind HOST that does not resolve said "No route to host": say it as a
+ * peer's name is said, before listening.  0 or -EINVAL.
+ */
+static int bind_check(struct ctx *ctx, const struct probe_args *a)
+{
+	struct addrinfo *res;
+	int gai;
+
+	if (!a->server || !a->cfg.bind)
+		return 0;
+	gai = ctl_resolve(a->cfg.bind, a->cfg.port, true, &res);
+	if (!gai) {
+		freeaddrinfo(res);
+		return 0;
+	}
+	log_err(ctx, "cannot resolve --bind '%s': %s; give an address of this node", a->cfg.bind,
+		gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+	return -EINVAL;
+}
+
 /* Options that only make sense together; 0 or -EINVAL. */
 static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
@@ -415,7 +438,7 @@ static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
 				       : "Failed to start: give PEER, or --server on the other node");
 		return -EINVAL;
 	}
-	if (role_check(ctx, a))
+	if (role_check(ctx, a) || bind_check(ctx, a))
 		return -EINVAL;
 	if (a->have_n && a->have_D) {
 		log_err(ctx, "Failed to start: -n and -D exclude each other; give one");

@@ -79,9 +79,11 @@ check snapshot-help-writes-nothing [ "$RC" = 0 ] && [ ! -e "$TMPD/help.tar.gz" ]
 run probe --token -h 127.0.0.1 --port "$PORT" --transport tcp
 check help-as-option-value rc_is 1
 check help-as-option-value-ran err_has "Connection refused"
-run probe -- -h
-check help-after-dashdash rc_is 2
-check help-after-dashdash-peer err_has "cannot resolve '-h'"
+if offline_ok; then
+	run_offline probe -- -h
+	check help-after-dashdash rc_is 2
+	check help-after-dashdash-peer err_has "cannot resolve '-h'"
+fi
 # An unknown command has no usage to show: it is reported, --help or not.
 run nosuch --help
 check help-unknown-command rc_is 2
@@ -89,6 +91,32 @@ check help-unknown-command-named err_is "rdmactl: Unknown command 'nosuch'. Comm
 # __complete's arguments are the words being completed, never options.
 run __complete 1 rdmactl --he
 check complete-words-not-options out_has '^--help$'
+
+# ---- a name that does not resolve: said as doctor --peer says it ----
+
+if offline_ok; then
+	RUNNER=run_offline fails_with unresolved 2 "rdmactl probe: cannot resolve 'no.such.host.invalid': Name or service not known; give the peer's IP address on the RoCE network" \
+		probe no.such.host.invalid --port "$PORT"
+	# doctor --peer says the same words in its peer check.
+	run_offline -j doctor --peer no.such.host.invalid --only peer
+	check unresolved-as-doctor-says json_ok '.checks[0].found == "cannot resolve '"'"'no.such.host.invalid'"'"': Name or service not known"'
+	RUNNER=run_offline fails_with unresolved-bind 2 "rdmactl probe: cannot resolve --bind 'no.such.host.invalid': Name or service not known; give an address of this node" \
+		probe --server --bind no.such.host.invalid --port "$PORT"
+	# A resolver that cannot be reached is a failure to retry, not bad input.
+	OFFLINE_DNS=1 RUNNER=run_offline fails_with unresolved-dns-down 1 "rdmactl probe: cannot resolve 'no.such.host.invalid': Temporary failure in name resolution; give the peer's IP address on the RoCE network" \
+		probe no.such.host.invalid --port "$PORT"
+	# Nothing is sent: not one connect() (it said "Is TCP port 18600 open?").
+	if command -v strace >/dev/null; then
+		OFFLINE_WRAP="strace -f -qq -e trace=connect,sendto,sendmsg -o $TMPD/trace" \
+			run_offline probe no.such.host.invalid
+		check unresolved-traced rc_is 2
+		check unresolved-sends-nothing [ -e "$TMPD/trace" ] && ! grep -qE 'AF_INET|sin_port|sendto|sendmsg' "$TMPD/trace"
+	else
+		skip unresolved-sends-nothing "needs strace"
+	fi
+else
+	skip unresolved "needs unshare --mount --net (root) to resolve names offline"
+fi
 
 # ---- errno kept end to end ----
 
@@ -226,20 +254,24 @@ check color-off-in-a-pipe plain
 
 # ---- a long value is cut in its middle: the reason at the end survives ----
 
-LONG=$(printf 'a%.0s' $(seq 5000)).invalid
-TAIL="': Name or service not known; give the peer's IP address on the RoCE network"
-run probe "$LONG"
-check long-host-rc rc_is 2
-check long-host-one-line err_one_line
-check long-host-reason [ "${ERR: -${#TAIL}}" = "$TAIL" ]
-check long-host-start [ "${ERR:0:37}" = "rdmactl probe: cannot resolve 'aaaaaa" ]
-check long-host-cut-marked err_has 'a\.\.\.a'
-check long-host-shortened [ "${#ERR}" -lt 4096 ]
-line=$ERR
-run -j probe "$LONG"
-check long-host-json json_error 2 "${line#rdmactl probe: }"
-# doctor's FOUND cell is 1 KiB: it ends with the reason too (it ended in the name).
-run -j doctor --peer "$LONG" --only peer
-check long-peer-doctor json_ok '.checks[0].found | endswith(".invalid'"'"': Name or service not known") and startswith("cannot resolve '"'"'aaa")'
+if offline_ok; then
+	LONG=$(printf 'a%.0s' $(seq 5000)).invalid
+	TAIL="': Name or service not known; give the peer's IP address on the RoCE network"
+	run_offline probe "$LONG"
+	check long-host-rc rc_is 2
+	check long-host-one-line err_one_line
+	check long-host-reason [ "${ERR: -${#TAIL}}" = "$TAIL" ]
+	check long-host-start [ "${ERR:0:37}" = "rdmactl probe: cannot resolve 'aaaaaa" ]
+	check long-host-cut-marked err_has 'a\.\.\.a'
+	check long-host-shortened [ "${#ERR}" -lt 4096 ]
+	line=$ERR
+	run_offline -j probe "$LONG"
+	check long-host-json json_error 2 "${line#rdmactl probe: }"
+	# doctor's FOUND cell is 1 KiB: it ends with the reason too (it ended in the name).
+	run_offline -j doctor --peer "$LONG" --only peer
+	check long-peer-doctor json_ok '.checks[0].found | endswith(".invalid'"'"': Name or service not known") and startswith("cannot resolve '"'"'aaa")'
+else
+	skip long-host "needs unshare --mount --net (root) to resolve names offline"
+fi
 
 finish
