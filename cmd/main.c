@@ -199,12 +199,7 @@ static int run(struct ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-/*
- * -j: a failure is the document's "error" object, the line printed on
- * stderr without its "rdmactl CMD: " prefix, so that a program that reads
- * only stdout still learns why.
- */
-static void attach_error(struct ctx *ctx, int rc)
+void attach_error(struct ctx *ctx, int rc)
 {
 	char text[4096];
 	struct json_object *o;

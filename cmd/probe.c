@@ -620,9 +620,13 @@ static void on_end(struct probe_report *rep, const char *peer, int err)
 	if (!o->server)
 		return;
 	emit(o, peer, err);
-	/* A long-running server prints one JSON document per session. */
-	if (!o->once && o->ctx->json)
+	/* A long-running server prints one JSON document per session, a failed one with its error. */
+	if (!o->once && o->ctx->json) {
+		if (err)
+			attach_error(o->ctx, err == -EINVAL ? RC_USAGE : RC_PROBLEM);
 		output_finish(o->ctx);
+		log_last_error_clear();
+	}
 	fflush(stdout);
 }
 

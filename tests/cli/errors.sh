@@ -40,6 +40,21 @@ check json-refused-rc rc_is 1
 check json-refused json_error 1 "Failed to connect to 127.0.0.1 port $PORT: Connection refused. Is \`rdmactl probe --server\` running on 127.0.0.1? Is TCP port $PORT open?" ECONNREFUSED
 check json-refused-keeps-doc json_ok '.probe.ok == false and .results == []'
 
+# A long-running server prints a document per session: a failed one says why.
+"$RDMACTL" -j probe --server --port "$PORT" --max-size 1M --timeout 5 >"$TMPD/server.out" 2>"$TMPD/server.err" &
+server=$!
+for _ in $(seq 50); do ss -Hltn "sport = :$PORT" | grep -q . && break; sleep 0.1; done
+run probe 127.0.0.1 --port "$PORT" --transport tcp -s 2M -n 5
+check server-session-refused rc_is 2
+run probe 127.0.0.1 --port "$PORT" --transport tcp -s 4K -n 5 --lat-iters 0
+check server-session-ok rc_is 0
+sleep 0.3
+kill "$server"; wait "$server" 2>/dev/null
+OUT=$(sed -n 1p "$TMPD/server.out")
+check server-session-error json_error 1 "client 127.0.0.1: Failed to accept the test: buffer (message size x QPs) over the server's --max-size (2097152 B x 1 > 1048576 B)" EFBIG
+OUT=$(sed -n 2p "$TMPD/server.out")
+check server-next-session-clean json_ok '.probe.ok and (has("error") | not)'
+
 # Success has no error object; neither has -V or version.
 run -j --root "$FIXTURES/mlx5-6gids" devices
 check json-success-no-error json_ok 'has("error") | not'
