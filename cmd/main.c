@@ -90,15 +90,36 @@ static void unknown_command(const struct ctx *ctx, const char *name)
 	log_err(ctx, "Unknown command '%s'. Commands: %s.", name, list);
 }
 
+/*
+ * The options of a command without its own (help, version): the global
+ * ones, and the count of positionals, so that "version foo" or "help
+ * devices --bogus" is not ignored.  The first positional's index, or -rc.
+ */
+static int parse_plain(struct ctx *ctx, const char *name, int argc, char **argv)
+{
+	struct optparser p;
+	int c;
+
+	if (opt_init(&p, ctx, command_find(name), argc, argv))
+		return -RC_USAGE;
+	while ((c = opt_next(&p)) != OPT_END)
+		return c == OPT_HELP ? -RC_OK : -RC_USAGE;
+	if (opt_check_args(&p))
+		return -RC_USAGE;
+	return p.optind;
+}
+
 int cmd_help(struct ctx *ctx, int argc, char **argv)
 {
 	const struct command *cmd = NULL;
+	int idx = parse_plain(ctx, "help", argc, argv);
 
-	(void)ctx;
-	if (argc > 1) {
-		cmd = command_find(argv[1]);
+	if (idx <= 0)
+		return -idx;
+	if (idx < argc) {
+		cmd = command_find(argv[idx]);
 		if (!cmd) {
-			unknown_command(ctx, argv[1]);
+			unknown_command(ctx, argv[idx]);
 			return RC_USAGE;
 		}
 	}
@@ -106,10 +127,13 @@ int cmd_help(struct ctx *ctx, int argc, char **argv)
 	return RC_OK;
 }
 
+/* Also -V, with no arguments to parse. */
 int cmd_version(struct ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int idx = argc ? parse_plain(ctx, "version", argc, argv) : 1;
+
+	if (idx <= 0)
+		return -idx;
 	print_str(ctx, "version", "rdmactl %s\n", RDMACTL_VERSION);
 	return RC_OK;
 }

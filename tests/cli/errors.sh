@@ -107,6 +107,14 @@ check help-unknown-command-named err_is "rdmactl: Unknown command 'nosuch'. Comm
 run __complete 1 rdmactl --he
 check complete-words-not-options out_has '^--help$'
 
+# help and version take the global options and count their arguments.
+fails_with version-extra-arg 2 "rdmactl version: unexpected argument 'foo'. Usage: rdmactl version " \
+	version foo
+fails_with help-bad-option 2 "rdmactl help: unknown option '--bogus'. See 'rdmactl help --help'." \
+	help devices --bogus
+fails_with help-two-commands 2 "rdmactl help: unexpected argument 'ports'. Usage: rdmactl help [COMMAND]" \
+	help devices ports
+
 # ---- a name that does not resolve: said as doctor --peer says it ----
 
 if offline_ok; then
@@ -182,7 +190,7 @@ fails_with empty-devport 2 "rdmactl gids: Failed to parse DEV[/PORT] '': empty v
 	--root "$FIXTURES/mlx5-6gids" gids ''
 fails_with empty-shell 2 "rdmactl completion: unknown shell '': use bash, zsh or fish" \
 	completion ''
-fails_with empty-help-command 2 "rdmactl help: Unknown command ''. Commands: $COMMANDS." \
+fails_with empty-help-command 2 "rdmactl help: Failed to parse COMMAND '': empty value. Usage: rdmactl help [COMMAND]" \
 	help ''
 # An empty RDMACTL_ROOT is an unset one (the live system), as environment variables go.
 RC=0; RDMACTL_ROOT= "$RDMACTL" version >/dev/null 2>&1 || RC=$?
