@@ -75,7 +75,7 @@ DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev
 	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev libssl-dev
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
-	      mandoc bash-completion zsh fish jq iperf3 procps util-linux \
+	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace \
 	      clang libclang-rt-14-dev valgrind clustershell slurm-client time
 deps:
 	apt-get update

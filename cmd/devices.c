@@ -81,7 +81,7 @@ int cmd_devices(struct ctx *ctx, int argc, char **argv)
 	/* Ports too: the netdev behind each is part of the answer. */
 	ret = rdma_node_load(ctx, &node, RDMA_LOAD_PORTS);
 	if (ret) {
-		log_err(ctx, "Failed to read RDMA devices: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read RDMA devices: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
 	if (!node.n) {

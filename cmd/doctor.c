@@ -81,6 +81,7 @@ struct doctor_args {
 	const char *gathered;
 	enum doctor_for target;
 	long port;
+	bool port_given;
 	bool list;
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];
@@ -118,6 +119,52 @@ static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
 	return 0;
 }
 
+/* The options of a local doctor mean nothing to documents made elsewhere. */
+static int gathered_alone(const struct ctx *ctx, const struct doctor_args *a)
+{
+	const char *other = a->peer	    ? "--peer"
+			    : a->only	    ? "--only"
+			    : a->skip	    ? "--skip"
+			    : a->list	    ? "--list"
+			    : a->target	    ? "--for"
+			    : a->have_token ? "--token"
+			    : a->port_given ? "--port"
+					    : NULL;
+
+	if (!other)
+		return 0;
+	log_err(ctx, "Failed to use %s with --gathered: the documents were made with the options "
+		"their nodes ran; give %s to rdmactl doctor there", other, other);
+	return -EINVAL;
+}
+
+/*
+ * Options that would be ignored without a word: --token, which only
+ * --peer uses (--port is also the port the firewall check looks at), and
+ * everything that picks or shapes checks when --list runs none.
+ * 0 or -EINVAL.
+ */
+static int unused_options(const struct ctx *ctx, const struct doctor_args *a)
+{
+	const char *peer_only = a->have_token ? "--token" : NULL;
+	const char *run_only = a->peer ? "--peer" : a->only ? "--only" : a->skip ? "--skip" :
+			       a->target ? "--for" : a->port_given ? "--port" : peer_only;
+
+	if (a->gathered)
+		return gathered_alone(ctx, a);
+	if (a->list && run_only) {
+		log_err(ctx, "Failed to list the checks: --list runs none, so %s would do nothing; "
+			"leave one of them out", run_only);
+		return -EINVAL;
+	}
+	if (!a->peer && peer_only) {
+		log_err(ctx, "Failed to use %s: it is for the peer's probe server; give --peer HOST "
+			"too, or leave %s out", peer_only, peer_only);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -133,6 +180,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 			a->peer = p.optarg;
 			break;
 		case OPT_PORT:
+			a->port_given = true;
 			if (parse_long(p.optarg, 1, 65535, &a->port)) {
 				log_err(ctx, "Failed to read --port '%s': not a port number (1-65535)",
 					p.optarg);
@@ -161,18 +209,40 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 			a->gathered = p.optarg;
 			break;
 		case OPT_HELP:
-			return -RC_OK;
+			/* main() shows the help before any command runs; never run the checks after it. */
+			return 1;
 		default:
 			return -RC_USAGE;
 		}
 	}
-	if (opt_check_args(&p))
+	if (opt_check_args(&p) || unused_options(ctx, a))
 		return -RC_USAGE;
 	/* Only --peer uses the token: a bad RDMACTL_TOKEN does not stop a local doctor. */
 	if (a->peer && !a->have_token && (ret = probe_token_from_env(ctx, a->token)) < 0)
 		return -RC_USAGE;
 	a->have_token = a->have_token || ret > 0;
 	return 0;
+}
+
+/*
+ * "--only X --skip X" checked nothing and said "nothing to fix": a clean
+ * bill of health for a node nobody looked at.  True (message printed) when
+ * --skip leaves no check to run.
+ */
+static bool nothing_selected(const struct ctx *ctx, const struct doctor_args *a, const bool *sel,
+			     size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (sel[i])
+			return false;
+	if (a->only)
+		log_err(ctx, "Failed to select checks: --skip '%s' removes every check --only '%s' "
+			"picks; leave one of them out", a->skip, a->only);
+	else
+		log_err(ctx, "Failed to select checks: --skip '%s' leaves no check to run", a->skip);
+	return true;
 }
 
 /* Which rows run: --only's (or all), less --skip's. */
@@ -193,6 +263,8 @@ static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, si
 	for (i = 0; !ret && i < n; i++)
 		sel[i] = sel[i] && !skip[i];
 	free(skip);
+	if (!ret && nothing_selected(ctx, a, sel, n))
+		ret = -RC_USAGE;
 	return ret;
 }
 
@@ -224,25 +296,6 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
 }
 
-/* The options of a local doctor mean nothing to documents made elsewhere. */
-static int gathered_alone(const struct ctx *ctx, const struct doctor_args *a)
-{
-	const char *other = a->peer	    ? "--peer"
-			    : a->only	    ? "--only"
-			    : a->skip	    ? "--skip"
-			    : a->list	    ? "--list"
-			    : a->target	    ? "--for"
-			    : a->have_token ? "--token"
-			    : a->port != PROBE_DEFAULT_PORT ? "--port"
-							    : NULL;
-
-	if (!other)
-		return 0;
-	log_err(ctx, "Failed to use %s with --gathered: the documents were made with the options "
-		"their nodes ran; give %s to rdmactl doctor there", other, other);
-	return -EINVAL;
-}
-
 /* The report of the documents in @path (a file, "-" or a directory). */
 static int doctor_gathered(struct ctx *ctx, const char *path)
 {
@@ -256,15 +309,15 @@ static int doctor_gathered(struct ctx *ctx, const char *path)
 	if (!ret)
 		ret = cluster_finish(&cl, err, sizeof(err));
 	if (ret) {
-		log_err(ctx, "Failed to read gathered output '%s': %s", path,
-			ret == -ENOMEM ? strerror(ENOMEM) : err);
+		log_err_errno(ctx, ret, "Failed to read gathered output '%s': %s", path,
+			      ret == -ENOMEM ? strerror(ENOMEM) : err);
 		cluster_free(&cl);
 		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
 	}
 	ret = cluster_report(ctx, &cl, &counts);
 	cluster_free(&cl);
 	if (ret) {
-		log_err(ctx, "Failed to make the report: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to make the report: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
 	return report_rc(&counts);
@@ -282,9 +335,9 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 
 	ret = parse_args(ctx, argc, argv, &a);
 	if (ret)
-		return -ret;
+		return ret > 0 ? RC_OK : -ret;
 	if (a.gathered)
-		return gathered_alone(ctx, &a) ? RC_USAGE : doctor_gathered(ctx, a.gathered);
+		return doctor_gathered(ctx, a.gathered);
 	if (a.list)
 		return list_checks(ctx);
 	sel = calloc(n, sizeof(*sel));

@@ -410,7 +410,7 @@ int cmd_gids(struct ctx *ctx, int argc, char **argv)
 		return rc;
 	ret = rdma_node_load(ctx, &node, RDMA_LOAD_PORTS);
 	if (ret) {
-		log_err(ctx, "Failed to read RDMA devices: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read RDMA devices: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
 	if (!node.n) {

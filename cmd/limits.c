@@ -150,9 +150,9 @@ static int load_process(struct ctx *ctx, pid_t pid, struct memlock *m)
 	else if (ret == -EINVAL)
 		log_err(ctx, "Failed to read /proc/self/limits: it has no 'Max locked memory' line");
 	else if (ret && pid)
-		log_err(ctx, "Failed to read /proc/%d/limits: %s", (int)pid, strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read /proc/%d/limits: %s", (int)pid, strerror(-ret));
 	else if (ret)
-		log_err(ctx, "Failed to read /proc/self/limits: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read /proc/self/limits: %s", strerror(-ret));
 	return ret;
 }
 
@@ -172,7 +172,7 @@ static int load_pam(struct ctx *ctx, const char *user, struct memlock *m)
 		return 1;
 	}
 	if (ret)
-		log_err(ctx, "Failed to read the PAM limits: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read the PAM limits: %s", strerror(-ret));
 	return ret;
 }
 

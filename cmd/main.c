@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -53,7 +52,7 @@ const struct command commands[] = {
 	  .pos = ARG_NONE, .args = "",
 	  .summary = "print the version" },
 	{ .name = "__complete", .fn = cmd_complete,
-	  .pos = ARG_STR, .min_args = 1, .max_args = -1, .flags = CMD_HIDDEN,
+	  .pos = ARG_STR, .min_args = 1, .max_args = -1, .flags = CMD_HIDDEN | CMD_WORDS,
 	  .args = "CWORD WORDS...", .summary = "completion candidates for the shell scripts" },
 	{ 0 }
 };
@@ -91,15 +90,36 @@ static void unknown_command(const struct ctx *ctx, const char *name)
 	log_err(ctx, "Unknown command '%s'. Commands: %s.", name, list);
 }
 
+/*
+ * The options of a command without its own (help, version): the global
+ * ones, and the count of positionals, so that "version foo" or "help
+ * devices --bogus" is not ignored.  The first positional's index, or -rc.
+ */
+static int parse_plain(struct ctx *ctx, const char *name, int argc, char **argv)
+{
+	struct optparser p;
+	int c;
+
+	if (opt_init(&p, ctx, command_find(name), argc, argv))
+		return -RC_USAGE;
+	while ((c = opt_next(&p)) != OPT_END)
+		return c == OPT_HELP ? -RC_OK : -RC_USAGE;
+	if (opt_check_args(&p))
+		return -RC_USAGE;
+	return p.optind;
+}
+
 int cmd_help(struct ctx *ctx, int argc, char **argv)
 {
 	const struct command *cmd = NULL;
+	int idx = parse_plain(ctx, "help", argc, argv);
 
-	(void)ctx;
-	if (argc > 1) {
-		cmd = command_find(argv[1]);
+	if (idx <= 0)
+		return -idx;
+	if (idx < argc) {
+		cmd = command_find(argv[idx]);
 		if (!cmd) {
-			unknown_command(ctx, argv[1]);
+			unknown_command(ctx, argv[idx]);
 			return RC_USAGE;
 		}
 	}
@@ -107,10 +127,13 @@ int cmd_help(struct ctx *ctx, int argc, char **argv)
 	return RC_OK;
 }
 
+/* Also -V, with no arguments to parse. */
 int cmd_version(struct ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int idx = argc ? parse_plain(ctx, "version", argc, argv) : 1;
+
+	if (idx <= 0)
+		return -idx;
 	print_str(ctx, "version", "rdmactl %s\n", RDMACTL_VERSION);
 	return RC_OK;
 }
@@ -126,8 +149,7 @@ static int parse_top(struct ctx *ctx, int argc, char **argv)
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case 'V':
-			printf("rdmactl %s\n", RDMACTL_VERSION);
-			return -RC_OK;
+			return -cmd_version(ctx, 0, NULL);
 		case OPT_HELP:
 			return -RC_OK;
 		default:
@@ -135,54 +157,108 @@ static int parse_top(struct ctx *ctx, int argc, char **argv)
 		}
 	}
 	if (p.optind >= argc) {
+		log_err(ctx, "missing command. See 'rdmactl --help'.");
 		usage_print(stderr, NULL);
 		return -RC_USAGE;
 	}
 	return p.optind;
 }
 
-static int ctx_init(struct ctx *ctx)
+static void ctx_init(struct ctx *ctx)
 {
-	const char *root = getenv("RDMACTL_ROOT");
-
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	ctx->color = color_auto();
 	ctx->root = "";
 	ctx->warnings = json_object_new_array();
-	return root ? set_root(ctx, root) : 0;
+}
+
+/*
+ * Before anything runs: -j and -p anywhere, so that even a usage error is
+ * a JSON document, and --help anywhere, which wins over everything else
+ * (like git's and systemd's tools: nothing runs, a bad option beside it is
+ * not reported).  Returns the command the help is for, or NULL.
+ */
+static bool scan_early(struct ctx *ctx, int argc, char **argv, const struct command **help_cmd)
+{
+	static const struct command no_command = { .name = "" };
+	const struct command *cmd = NULL;
+	unsigned int found;
+	int idx;
+
+	found = opt_scan(NULL, argc, argv, &idx);
+	if (idx < argc) {
+		cmd = command_find(argv[idx]);
+		if (!cmd || !(cmd->flags & CMD_WORDS))
+			found |= opt_scan(cmd ? cmd : &no_command, argc - idx, argv + idx, NULL);
+	}
+	ctx->json = found & OPT_SCAN_JSON;
+	ctx->pretty = found & OPT_SCAN_PRETTY;
+	*help_cmd = cmd;
+	/* An unknown command is reported even with --help: there is no usage to show. */
+	return (found & OPT_SCAN_HELP) && (idx >= argc || cmd);
+}
+
+/* Everything but the JSON document; the exit code. */
+static int run(struct ctx *ctx, int argc, char **argv)
+{
+	const char *root = getenv("RDMACTL_ROOT");
+	const struct command *cmd;
+	int idx, rc;
+
+	if (root && set_root(ctx, "RDMACTL_ROOT", root))
+		return RC_USAGE;
+	idx = parse_top(ctx, argc, argv);
+	if (idx <= 0)
+		return -idx;
+	cmd = command_find(argv[idx]);
+	if (!cmd) {
+		unknown_command(ctx, argv[idx]);
+		return RC_USAGE;
+	}
+	ctx->cmd = cmd->name;
+	rc = cmd->fn(ctx, argc - idx, argv + idx);
+	/* An answer built on files that could not be read is not a clean one. */
+	if (rc == RC_OK && read_warnings(ctx))
+		rc = RC_PROBLEM;
+	return rc;
+}
+
+void attach_error(struct ctx *ctx, int rc)
+{
+	char text[4096];
+	struct json_object *o;
+	const char *name;
+	int err;
+
+	if (!ctx->json || rc == RC_OK || !log_last_error(text, sizeof(text), &err))
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "code", json_object_new_int(rc));
+	json_object_object_add(o, "message", json_object_new_string(text));
+	name = err ? strerrorname_np(err) : NULL;
+	if (name)
+		json_object_object_add(o, "errno", json_object_new_string(name));
+	json_attach(ctx, "error", o);
 }
 
 int main(int argc, char **argv)
 {
-	const struct command *cmd;
+	const struct command *help_cmd;
 	struct ctx ctx;
-	int idx, rc;
+	int rc;
 
-	if (ctx_init(&ctx)) {
-		rc = RC_USAGE;
-		goto out;
+	ctx_init(&ctx);
+	if (scan_early(&ctx, argc, argv, &help_cmd)) {
+		usage_print(stdout, help_cmd);
+		json_object_put(ctx.warnings);
+		return fflush(stdout) ? RC_PROBLEM : RC_OK;
 	}
-	idx = parse_top(&ctx, argc, argv);
-	if (idx <= 0) {
-		rc = -idx;
-		goto out;
-	}
-	cmd = command_find(argv[idx]);
-	if (!cmd) {
-		unknown_command(&ctx, argv[idx]);
-		rc = RC_USAGE;
-		goto out;
-	}
-	ctx.cmd = cmd->name;
-	rc = cmd->fn(&ctx, argc - idx, argv + idx);
-	/* An answer built on files that could not be read is not a clean one. */
-	if (rc == RC_OK && read_warnings(&ctx))
-		rc = RC_PROBLEM;
+	rc = run(&ctx, argc, argv);
+	attach_error(&ctx, rc);
 	if (output_finish(&ctx)) {
-		log_err(&ctx, "Failed to write output: %s", strerror(errno));
+		log_err_errno(&ctx, errno, "Failed to write output: %s", strerror(errno));
 		rc = RC_PROBLEM;
 	}
-out:
 	json_object_put(ctx.warnings);
 	return rc;
 }

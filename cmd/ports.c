@@ -315,7 +315,7 @@ int cmd_ports(struct ctx *ctx, int argc, char **argv)
 		return RC_USAGE;
 	ret = rdma_node_load(ctx, &node, RDMA_LOAD_PORTS);
 	if (ret) {
-		log_err(ctx, "Failed to read RDMA ports: %s", strerror(-ret));
+		log_err_errno(ctx, ret, "Failed to read RDMA ports: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
 	if (!node.n) {

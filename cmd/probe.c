@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
+#include "probe/probe_ctl.h"
 
 enum {
 	OPT_SERVER = OPT_LONG_BASE,
@@ -147,7 +149,46 @@ struct probe_args {
 	bool server, sweep, have_n, have_D, have_s, have_lat;
 	uint64_t size, sweep_max;
 	char token[PROBE_TOKEN_MAX + 1];
+	/* The first server-only and client-only option given, as written ("" when none). */
+	char server_opt[32], client_opt[32];
+	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
 };
+
+/*
+ * Options of one role.  Given to the other they would be ignored without a
+ * word (a server's -s, a client's --once), so they are refused instead.
+ * The rest (--port, -d, -x, --timeout, --token) serve both ends.
+ */
+static const int server_only[] = { OPT_BIND, OPT_ONCE, OPT_MAX_SIZE };
+static const int client_only[] = {
+	's', OPT_SWEEP, OPT_SWEEP_MAX, 'n', 'D', OPT_QPS, OPT_DEPTH, OPT_BIDIR, OPT_VERIFY,
+	OPT_RDMA_CM, OPT_TRANSPORT, OPT_EXPECT, OPT_LAT_ITERS,
+};
+
+static bool in_list(const int *list, size_t n, int c)
+{
+	while (n--)
+		if (list[n] == c)
+			return true;
+	return false;
+}
+
+/* Note @c's role (and --sweep's spelling) for args_finish(), as the user wrote it. */
+static void note_role(struct probe_args *a, const struct optparser *p, int c)
+{
+	char name[32];
+
+	if (!in_list(server_only, sizeof(server_only) / sizeof(*server_only), c) &&
+	    !in_list(client_only, sizeof(client_only) / sizeof(*client_only), c))
+		return;
+	opt_typed(p, c, name, sizeof(name));
+	if (in_list(server_only, sizeof(server_only) / sizeof(*server_only), c) && !a->server_opt[0])
+		snprintf(a->server_opt, sizeof(a->server_opt), "%s", name);
+	if (in_list(client_only, sizeof(client_only) / sizeof(*client_only), c) && !a->client_opt[0])
+		snprintf(a->client_opt, sizeof(a->client_opt), "%s", name);
+	if ((c == OPT_SWEEP || c == OPT_SWEEP_MAX) && !a->sweep_opt[0])
+		snprintf(a->sweep_opt, sizeof(a->sweep_opt), "%s", name);
+}
 
 static int bad_value(struct ctx *ctx, const char *opt, const char *val, const char *what)
 {
@@ -350,6 +391,43 @@ static void args_defaults(struct probe_args *a)
 	a->sweep_max = 8u << 20;
 }
 
+/* An option of the other role; 0 or -EINVAL. */
+static int role_check(struct ctx *ctx, const struct probe_args *a)
+{
+	if (a->server && a->client_opt[0]) {
+		log_err(ctx, "Failed to start the server: %s is a client option (the client chooses "
+			"the test); give it to the client, not with --server", a->client_opt);
+		return -EINVAL;
+	}
+	if (!a->server && a->server_opt[0]) {
+		log_err(ctx, "Failed to start the client: %s is a server option; give it with "
+			"--server on the other node", a->server_opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * --bind HOST that does not resolve said "No route to host": say it as a
+ * peer's name is said, before listening.  0 or -EINVAL.
+ */
+static int bind_check(struct ctx *ctx, const struct probe_args *a)
+{
+	struct addrinfo *res;
+	int gai;
+
+	if (!a->server || !a->cfg.bind)
+		return 0;
+	gai = ctl_resolve(a->cfg.bind, a->cfg.port, true, &res);
+	if (!gai) {
+		freeaddrinfo(res);
+		return 0;
+	}
+	log_err(ctx, "cannot resolve --bind '%s': %s; give an address of this node", a->cfg.bind,
+		gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+	return -EINVAL;
+}
+
 /* Options that only make sense together; 0 or -EINVAL. */
 static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
@@ -360,12 +438,15 @@ static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
 				       : "Failed to start: give PEER, or --server on the other node");
 		return -EINVAL;
 	}
+	if (role_check(ctx, a) || bind_check(ctx, a))
+		return -EINVAL;
 	if (a->have_n && a->have_D) {
 		log_err(ctx, "Failed to start: -n and -D exclude each other; give one");
 		return -EINVAL;
 	}
 	if (a->sweep && a->have_s) {
-		log_err(ctx, "Failed to start: -s and --sweep exclude each other; use --sweep-max");
+		log_err(ctx, "Failed to start: -s and %s exclude each other; %s", a->sweep_opt,
+			strcmp(a->sweep_opt, "--sweep") ? "give one" : "use --sweep-max");
 		return -EINVAL;
 	}
 	if ((r->flags & PROBE_F_RDMA_CM) && r->transport == PROBE_TRANSPORT_TCP) {
@@ -539,9 +620,13 @@ static void on_end(struct probe_report *rep, const char *peer, int err)
 	if (!o->server)
 		return;
 	emit(o, peer, err);
-	/* A long-running server prints one JSON document per session. */
-	if (!o->once && o->ctx->json)
+	/* A long-running server prints one JSON document per session, a failed one with its error. */
+	if (!o->once && o->ctx->json) {
+		if (err)
+			attach_error(o->ctx, err == -EINVAL ? RC_USAGE : RC_PROBLEM);
 		output_finish(o->ctx);
+		log_last_error_clear();
+	}
 	fflush(stdout);
 }
 
@@ -600,6 +685,7 @@ int cmd_probe(struct ctx *ctx, int argc, char **argv)
 			return c == OPT_HELP ? RC_OK : RC_USAGE;
 		if (probe_opt(ctx, &a, c, p.optarg))
 			return RC_USAGE;
+		note_role(&a, &p, c);
 	}
 	if (opt_check_args(&p))
 		return RC_USAGE;

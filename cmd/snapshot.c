@@ -7,19 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/output.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "node/snapshot.h"
 
 const struct opt snapshot_opts[] = {
-	{ "output", 'o', ARG_FILE, "FILE", "the .tar.gz to write (required)" },
+	{ "output", 'o', ARG_FILE, "FILE", "the .tar.gz to write, - for stdout (required)" },
+	{ "force", 'f', ARG_NONE, NULL, "replace FILE if it exists (only ever a regular file)" },
 	{ 0 }
 };
 
 static void print_stats(struct ctx *ctx, const char *file, const struct snapshot_stats *st)
 {
+	char safe[512];
+
+	/* The name as given in JSON; on a terminal, without its control bytes. */
+	if (!ctx->json)
+		file = text_safe(file, safe, sizeof(safe), 0);
 	print_str(ctx, "file", "Wrote %s: ", file);
 	print_int(ctx, "files", "%" PRId64 " files, ", (int64_t)st->files);
 	print_int(ctx, "links", "%" PRId64 " links, ", (int64_t)st->links);
@@ -31,18 +41,80 @@ static void print_stats(struct ctx *ctx, const char *file, const struct snapshot
 		   "rdmactl --root DIR COMMAND\n", file);
 }
 
+static const char *obj_str(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+/*
+ * The files left out: a line each on stderr, and entries of the document's
+ * "warnings" array, which every command shares (sysfs.h).  Their number.
+ */
+static size_t print_leftout(struct ctx *ctx, struct json_object *warnings)
+{
+	size_t i, n = json_object_array_length(warnings);
+	char path[512];
+
+	for (i = 0; i < n; i++) {
+		struct json_object *w = json_object_array_get_idx(warnings, i);
+
+		log_warn(ctx, "left out %s: %s", text_safe(obj_str(w, "path"), path, sizeof(path), 0),
+			 obj_str(w, "error"));
+		if (ctx->warnings)
+			json_object_array_add(ctx->warnings, json_object_get(w));
+	}
+	if (n)
+		log_warn(ctx, "%zu file%s left out (listed above, and in %s in the archive)", n,
+			 n == 1 ? "" : "s", SNAPSHOT_MANIFEST);
+	return n;
+}
+
+/* Write the archive to @out; the exit code. */
+static int snapshot_to(struct ctx *ctx, const char *out, unsigned int flags)
+{
+	struct snapshot_stats st = { 0 };
+	struct outfile of;
+	int ret, rc;
+
+	if (outfile_open(ctx, &of, out, "snapshot", flags))
+		return of.refused ? RC_USAGE : RC_PROBLEM;
+	ret = snapshot_write(ctx, &of, &st);
+	if (ret)
+		outfile_fail(ctx, &of, ret);
+	else
+		ret = outfile_commit(ctx, &of);
+	if (ret) {
+		rc = of.refused ? RC_USAGE : RC_PROBLEM;
+		goto out_warnings;
+	}
+	/* With -o -, stdout is the archive: say nothing there (as tar and gzip). */
+	if (!outfile_is_stdout(&of))
+		print_stats(ctx, out, &st);
+	rc = print_leftout(ctx, st.warnings) ? RC_PROBLEM : RC_OK;
+
+out_warnings:
+	json_object_put(st.warnings);
+	return rc;
+}
+
 int cmd_snapshot(struct ctx *ctx, int argc, char **argv)
 {
-	struct snapshot_stats st;
+	unsigned int flags = 0;
 	const char *out = NULL;
 	struct optparser p;
-	int c, ret;
+	int c;
 
 	if (opt_init(&p, ctx, command_find("snapshot"), argc, argv))
 		return RC_USAGE;
 	while ((c = opt_next(&p)) != OPT_END) {
 		if (c == 'o') {
 			out = p.optarg;
+			continue;
+		}
+		if (c == 'f') {
+			flags |= OUTFILE_FORCE;
 			continue;
 		}
 		return c == OPT_HELP ? RC_OK : RC_USAGE;
@@ -53,11 +125,10 @@ int cmd_snapshot(struct ctx *ctx, int argc, char **argv)
 		log_err(ctx, "missing --output FILE. Usage: rdmactl snapshot -o FILE.tar.gz");
 		return RC_USAGE;
 	}
-	ret = snapshot_write(ctx, out, &st);
-	if (ret) {
-		log_err(ctx, "Failed to write snapshot '%s': %s", out, strerror(-ret));
-		return RC_PROBLEM;
+	if (ctx->json && !strcmp(out, "-")) {
+		log_err(ctx, "Failed to write snapshot to stdout: -j prints its JSON document there. "
+			"Write the archive to a file (-o FILE)");
+		return RC_USAGE;
 	}
-	print_stats(ctx, out, &st);
-	return RC_OK;
+	return snapshot_to(ctx, out, flags);
 }

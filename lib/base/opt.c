@@ -99,6 +99,53 @@ static const struct opt *find_opt(const struct command *cmd, int val)
 	return NULL;
 }
 
+/* @val among the command's own options: those win over a global one of the same letter. */
+static bool own_opt(const struct command *cmd, int val)
+{
+	const struct opt *o;
+
+	for (o = cmd ? cmd->opts : NULL; o && o->name; o++)
+		if (o->val == val)
+			return true;
+	return false;
+}
+
+unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *next)
+{
+	struct optparser p;
+	unsigned int found = 0;
+	char **copy;
+	int c;
+
+	if (next)
+		*next = argc;
+	/* getopt_long permutes argv: scan a copy, so the real parse sees it as given. */
+	copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	if (!copy)
+		return 0;
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	if (opt_init(&p, NULL, cmd, argc, copy)) {
+		free(copy);
+		return 0;
+	}
+	/* The optstring starts with ':': getopt prints nothing, the real parse will. */
+	while ((c = getopt_long(argc, copy, p.shortopts, p.longopts, NULL)) != -1) {
+		if (c == '?' || c == ':' || own_opt(cmd, c))
+			continue;
+		if (c == 'h')
+			found |= OPT_SCAN_HELP;
+		else if (c == 'j')
+			found |= OPT_SCAN_JSON;
+		else if (c == 'p')
+			found |= OPT_SCAN_PRETTY;
+	}
+	if (next)
+		*next = optind;
+	free(copy);
+	optind = 0;
+	return found;
+}
+
 /* Closest long option name to the unknown "--word". */
 static const char *closest_opt(const struct optparser *p, const char *arg)
 {
@@ -143,6 +190,18 @@ static int bad_option(struct optparser *p, int c)
 	return OPT_ERR;
 }
 
+bool color_auto(void)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	/* no-color.org: set and not empty turns it off; an empty NO_COLOR does not. */
+	if (no_color && *no_color)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(STDOUT_FILENO);
+}
+
 static int set_color(struct optparser *p, const char *when)
 {
 	if (!strcmp(when, "always"))
@@ -150,7 +209,7 @@ static int set_color(struct optparser *p, const char *when)
 	else if (!strcmp(when, "never"))
 		p->ctx->color = false;
 	else	/* "auto": bad_choice() has let only the three words through */
-		p->ctx->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+		p->ctx->color = color_auto();
 	return 0;
 }
 
@@ -174,14 +233,23 @@ static bool bad_choice(struct optparser *p, const struct opt *o, const char *val
 	return true;
 }
 
-int set_root(struct ctx *ctx, const char *dir)
+int set_root(struct ctx *ctx, const char *from, const char *dir)
 {
 	struct stat st;
+	int err = 0;
 
-	/* A root that is not a directory would read as "no devices": say so instead. */
-	if (dir[0] && (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
-		log_err(ctx, "root directory '%s' is not a directory", dir);
-		return -ENOTDIR;
+	/*
+	 * A root that is not a directory would read as "no devices": say so,
+	 * with stat's reason (a symlink loop is ELOOP, not "not a directory").
+	 */
+	if (dir[0] && stat(dir, &st))
+		err = errno;
+	else if (dir[0] && !S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	if (err) {
+		log_err_errno(ctx, err, "Failed to use %s '%s': %s; give the directory a snapshot "
+			      "was unpacked into", from, dir, strerror(err));
+		return -err;
 	}
 	ctx->root = dir;
 	return 0;
@@ -203,13 +271,62 @@ static int global_opt(struct optparser *p, int c)
 	case OPT_COLOR:
 		return set_color(p, optarg);
 	case OPT_ROOT:
-		return set_root(p->ctx, optarg) ? OPT_ERR : 0;
+		return set_root(p->ctx, "--root", optarg) ? OPT_ERR : 0;
 	case 'h':
 		usage_print(stdout, p->cmd);
 		return OPT_HELP;
 	default:
 		return 1;
 	}
+}
+
+/* @o as the user wrote it: "--device" (or an abbreviation of it, or "--device=") or "-d". */
+static const char *typed_name(const struct optparser *p, const struct opt *o, char *buf, size_t len)
+{
+	/* The value is argv[optind - 1] itself, or the end of it ("--device=", "-dVALUE"). */
+	int at = optarg == p->argv[optind - 1] ? optind - 2 : optind - 1;
+
+	if (at > 0 && !strncmp(p->argv[at], "--", 2))
+		snprintf(buf, len, "--%s", o->name);
+	else if (is_short(o->val))
+		snprintf(buf, len, "-%c", o->val);
+	else
+		snprintf(buf, len, "--%s", o->name);
+	return buf;
+}
+
+const char *opt_typed(const struct optparser *p, int val, char *buf, size_t len)
+{
+	const struct opt *o = find_opt(p->cmd, val);
+
+	if (!o) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (o->arg != ARG_NONE)
+		return typed_name(p, o, buf, len);
+	/* A flag is argv[optind - 1] itself, or a letter of a bundle ("-vs"). */
+	if (!strncmp(p->argv[optind - 1], "--", 2) || !is_short(o->val))
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", o->val);
+	return buf;
+}
+
+/*
+ * An empty value is never what was meant: "probe -d ''" or "--root ''"
+ * from an unset shell variable would otherwise read as "not given" (the
+ * default device, the live system).  Choices have their own message.
+ */
+static bool empty_value(const struct optparser *p, const struct opt *o)
+{
+	char name[80];
+
+	if (!o || o->arg == ARG_NONE || o->arg == ARG_CHOICE || !optarg || *optarg)
+		return false;
+	log_err(p->ctx, "Failed to parse %s '': empty value; give %s", typed_name(p, o, name, sizeof(name)),
+		o->metavar ? o->metavar : "a value");
+	return true;
 }
 
 int opt_next(struct optparser *p)
@@ -226,6 +343,8 @@ int opt_next(struct optparser *p)
 		if (c == '?' || c == ':')
 			return bad_option(p, c);
 		o = find_opt(p->cmd, c);
+		if (empty_value(p, o))
+			return OPT_ERR;
 		if (o && o->arg == ARG_CHOICE && bad_choice(p, o, optarg))
 			return OPT_ERR;
 		/* A command's own option of the same letter wins over a global one. */
@@ -238,10 +357,24 @@ int opt_next(struct optparser *p)
 	}
 }
 
+/* "PEER" of "[PEER]", "DEV[/PORT]" of "[DEV[/PORT]]": the name of a positional. */
+static const char *pos_name(const struct command *cmd, char *buf, size_t len)
+{
+	const char *a = cmd->args ? cmd->args : "ARG";
+	size_t n = strlen(a);
+
+	if (n >= 2 && a[0] == '[' && a[n - 1] == ']')
+		snprintf(buf, len, "%.*s", (int)(n - 2), a + 1);
+	else
+		snprintf(buf, len, "%s", a);
+	return buf;
+}
+
 int opt_check_args(struct optparser *p)
 {
 	int n = p->argc - p->optind;
 	const struct command *cmd = p->cmd;
+	char name[64];
 
 	if (n < cmd->min_args) {
 		log_err(p->ctx, "missing argument %s. Usage: rdmactl %s %s", cmd->args ? cmd->args : "",
@@ -251,6 +384,17 @@ int opt_check_args(struct optparser *p)
 	if (cmd->max_args >= 0 && n > cmd->max_args) {
 		log_err(p->ctx, "unexpected argument '%s'. Usage: rdmactl %s %s",
 			p->argv[p->optind + cmd->max_args], cmd->name, cmd->args ? cmd->args : "");
+		return -EINVAL;
+	}
+	/*
+	 * "probe ''" connected to localhost: an empty word is a mistake, not
+	 * "none".  A choice ("completion ''") says its choices itself.
+	 */
+	for (int i = p->optind; i < p->argc && cmd->pos != ARG_CHOICE; i++) {
+		if (p->argv[i][0])
+			continue;
+		log_err(p->ctx, "Failed to parse %s '': empty value. Usage: rdmactl %s %s",
+			pos_name(cmd, name, sizeof(name)), cmd->name, cmd->args ? cmd->args : "");
 		return -EINVAL;
 	}
 	return 0;

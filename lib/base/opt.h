@@ -43,6 +43,7 @@ struct opt {
 
 enum cmd_flags {
 	CMD_HIDDEN = 1 << 0,	/* not listed, not completed */
+	CMD_WORDS = 1 << 1,	/* its arguments are words, never options (__complete's) */
 };
 
 struct command {
@@ -86,14 +87,44 @@ int opt_init(struct optparser *p, struct ctx *ctx, const struct command *cmd,
 	     int argc, char **argv);
 /* Next option of the command; global ones are handled here. */
 int opt_next(struct optparser *p);
+/* What opt_scan() finds. */
+enum {
+	OPT_SCAN_HELP = 1 << 0,		/* -h, --help */
+	OPT_SCAN_JSON = 1 << 1,		/* -j, --json */
+	OPT_SCAN_PRETTY = 1 << 2,	/* -p, --pretty */
+};
+/*
+ * The options that shape everything else, found before anything is parsed
+ * for real: --help anywhere wins over the rest (nothing runs, even after a
+ * bad option), and -j anywhere makes even a usage error a JSON document.
+ * Found as getopt finds them: not as another option's value, not after
+ * "--", abbreviations too.  Prints nothing.  @cmd NULL scans the global
+ * options before the command name and puts the name's index in *@next.
+ */
+unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *next);
+
+/*
+ * The option opt_next() just returned, as the user wrote it: "-s" or
+ * "--size" (also for "--si" or "--size=4K"), for messages that name it.
+ */
+const char *opt_typed(const struct optparser *p, int val, char *buf, size_t len);
 /*
  * Check the positional count once options are done; prints the error.
  * Returns 0 or -EINVAL.
  */
 int opt_check_args(struct optparser *p);
 
-/* --root and RDMACTL_ROOT: check @dir is a directory; 0 or -ENOTDIR. */
-int set_root(struct ctx *ctx, const char *dir);
+/*
+ * --root and RDMACTL_ROOT (@from, for the message): check @dir is a
+ * directory; 0 or -errno (-ENOTDIR, -ENOENT, -ELOOP...), message printed.
+ */
+int set_root(struct ctx *ctx, const char *from, const char *dir);
+
+/*
+ * --color=auto: on for a terminal, unless NO_COLOR is set to something
+ * (no-color.org) or TERM is "dumb".
+ */
+bool color_auto(void);
 
 /* Usage of @cmd (or of rdmactl when NULL) on @f. */
 void usage_print(FILE *f, const struct command *cmd);

@@ -11,6 +11,7 @@
 #include "base/opt.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 #include "doctor/doctor.h"
 #include "node/versions.h"
 
@@ -63,16 +64,30 @@ const char *check_status_str(enum check_status s)
 	return s <= CHECK_SKIP ? names[s] : "unknown";
 }
 
+/*
+ * A note that does not fit (a long --peer name) is cut in its middle, so
+ * that what was found about it, at its end, survives.
+ */
 static void append(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	size_t off = strlen(buf);
+	char *text = NULL;
 
 	if (off && off + 2 < len) {
 		memcpy(buf + off, "; ", 3);
 		off += 2;
 	}
-	if (off < len)
-		vsnprintf(buf + off, len - off, fmt, ap);
+	if (off + 16 > len)
+		return;
+	if (vasprintf(&text, fmt, ap) < 0) {
+		snprintf(buf + off, len - off, "%s", fmt);
+		return;
+	}
+	if (strlen(text) < len - off)
+		memcpy(buf + off, text, strlen(text) + 1);
+	else
+		text_safe(text, buf + off, len - off, TEXT_KEEP_NL);
+	free(text);
 }
 
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)

@@ -17,28 +17,55 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <json-c/json.h>
+
 #include "base/ctx.h"
+#include "base/outfile.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 #include "node/snapshot.h"
 
 #define BLOCK 512
 #define FILE_MAX (1u << 20)	/* sysfs attributes are a page; config files are small */
+#define FILE_MAX_TEXT "1 MiB"
 #define MAX_LINKS 40		/* symlinks followed in one path, as the kernel's ELOOP */
 
 /* ---- ustar over gzip ---- */
 
 struct tarw {
-	gzFile gz;
+	struct outfile *out;
+	z_stream z;		/* deflate with a gzip wrapper */
 	time_t mtime;
 	int err;		/* first error, -errno */
 };
+
+/*
+ * Compress @len bytes of @buf (with @flush: Z_NO_FLUSH, or Z_FINISH at the
+ * end) and write what comes out.  Our own write() loop rather than zlib's
+ * gzwrite(), so that ENOSPC or EFBIG keeps its errno.
+ */
+static void gz_put(struct tarw *w, const void *buf, size_t len, int flush)
+{
+	unsigned char chunk[16384];
+
+	w->z.next_in = (unsigned char *)buf;
+	w->z.avail_in = (uInt)len;
+	do {
+		w->z.next_out = chunk;
+		w->z.avail_out = sizeof(chunk);
+		if (deflate(&w->z, flush) == Z_STREAM_ERROR) {
+			w->err = -EIO;
+			return;
+		}
+		w->err = outfile_write(w->out, chunk, sizeof(chunk) - w->z.avail_out);
+	} while (!w->err && w->z.avail_out == 0);
+}
 
 static void tar_put(struct tarw *w, const void *buf, size_t len)
 {
 	if (w->err || !len)
 		return;
-	if (gzwrite(w->gz, buf, (unsigned int)len) != (int)len)
-		w->err = -EIO;
+	gz_put(w, buf, len, Z_NO_FLUSH);
 }
 
 static void octal(char *field, size_t width, uint64_t v)
@@ -238,7 +265,9 @@ struct snap {
 	const struct ctx *ctx;
 	struct tarw tar;
 	struct pathset seen;
+	struct pathset warned;	/* paths already in st->warnings */
 	struct snapshot_stats *st;
+	char *buf;		/* FILE_MAX + 1 bytes: one file's contents */
 };
 
 enum leaf { LEAF_FOLLOW, LEAF_LINK };
@@ -275,24 +304,158 @@ static void snap_link(struct snap *s, const char *abs, const char *target)
 	s->st->links++;
 }
 
-static int snap_regular(struct snap *s, const char *abs)
+/* Below /sys, where a read fails with EINVAL when the kernel has no value. */
+static bool in_sysfs(const char *abs)
 {
-	size_t len;
-	char *data;
+	return !strncmp(abs, "/sys/", 5);
+}
+
+/*
+ * Note that @abs (below the root) is left out of the archive, with @err
+ * and, when given, @why instead of strerror(-err); once per path.  The
+ * entry is the one read_warning() makes (sysfs.h), so that "warnings"
+ * means the same in every command.  Not a gap: an absent file (ENOENT),
+ * and a sysfs attribute the kernel has no value for (EINVAL: GID
+ * attributes of empty entries, or in containers), which --root then reads
+ * as absent, as the node itself reads it.
+ */
+static void snap_leftout(struct snap *s, const char *abs, int err, const char *why)
+{
+	const char *name = strerrorname_np(-err);
+	char full[4096], reason[512];
+	struct json_object *w;
+
+	if (err == -ENOENT || (err == -EINVAL && in_sysfs(abs)))
+		return;
+	if (set_add(&s->warned, abs) <= 0)
+		return;
+	if (root_path(s->ctx, full, sizeof(full), "%s", abs))
+		snprintf(full, sizeof(full), "%s", abs);
+	snprintf(reason, sizeof(reason), "%s%s", why ? why : strerror(-err),
+		 (err == -EACCES || err == -EPERM) && geteuid() ? " (run as root)" : "");
+	w = json_object_new_object();
+	if (!w)
+		return;
+	json_object_object_add(w, "path", json_object_new_string(full));
+	json_object_object_add(w, "error", json_object_new_string(reason));
+	json_object_object_add(w, "errno", name ? json_object_new_string(name) : NULL);
+	json_object_array_add(s->st->warnings, w);
+}
+
+/*
+ * Contents of the regular file @full into @buf (FILE_MAX + 1 bytes).  0 or
+ * -errno; *@mode tells what it was when it is not a regular file (-EINVAL).
+ * O_NONBLOCK and O_NOFOLLOW: a FIFO or link swapped in after the lstat()
+ * that chose to read it must neither hang us nor lead elsewhere.
+ */
+static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto err_fd;
+	}
+	*mode = st.st_mode;
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto err_fd;
+	}
+	/* One byte more than the cap tells a file over it. */
+	for (*len = 0; *len <= FILE_MAX; *len += (size_t)n) {
+		n = read(fd, buf + *len, FILE_MAX + 1 - *len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n < 0)
+			ret = -errno;
+		if (n <= 0)
+			break;
+	}
+	if (!ret && *len > FILE_MAX)
+		ret = -EFBIG;
+	if (!ret)
+		buf[*len] = '\0';	/* for the callers that parse it */
+err_fd:
+	close(fd);
+	return ret;
+}
+
+/* Note a file of type @mode at @abs, where a regular file belongs. */
+static void snap_leftout_kind(struct snap *s, const char *abs, mode_t mode)
+{
+	char why[128];
+
+	/* A directory at a sysfs attribute is how recorded trees stand for EINVAL. */
+	if (S_ISDIR(mode) && in_sysfs(abs))
+		return;
+	snprintf(why, sizeof(why), "%s where a regular file belongs", file_kind(mode));
+	/* ENXIO, as read_file() says of such a file. */
+	snap_leftout(s, abs, -ENXIO, why);
+}
+
+/*
+ * Read @abs (below the root) into s->buf: its length, or -errno when it
+ * is left out (and noted so).
+ */
+static ssize_t snap_read(struct snap *s, const char *abs)
+{
+	char full[4096], why[128];
+	mode_t mode = 0;
+	size_t len = 0;
 	int ret;
 
+	ret = root_path(s->ctx, full, sizeof(full), "%s", abs);
 	/* sysfs says 4096 for every attribute: read the contents, never trust st_size. */
-	ret = read_file(s->ctx, abs, FILE_MAX, &data, &len);
-	if (ret)
-		return ret;
-	if (set_add(&s->seen, abs) > 0) {
-		snap_parents(s, abs);
-		tar_file(&s->tar, arc(abs), data, len);
-		s->st->files++;
-		s->st->bytes += len;
+	if (!ret)
+		ret = read_regular(full, s->buf, &len, &mode);
+	if (ret == -EINVAL && mode && !S_ISREG(mode)) {
+		snap_leftout_kind(s, abs, mode);
+	} else if (ret == -EFBIG) {
+		snprintf(why, sizeof(why), "%s (over the %s cap)", strerror(EFBIG), FILE_MAX_TEXT);
+		snap_leftout(s, abs, ret, why);
+	} else if (ret) {
+		snap_leftout(s, abs, ret, NULL);
 	}
-	free(data);
+	return ret ? ret : (ssize_t)len;
+}
+
+/* Add the regular file @abs to the archive as @name (its archive name, or another). */
+static int snap_file_as(struct snap *s, const char *abs, const char *name)
+{
+	ssize_t len = snap_read(s, abs);
+
+	if (len < 0)
+		return (int)len;
+	snap_parents(s, abs);
+	tar_file(&s->tar, name, s->buf, (size_t)len);
+	s->st->files++;
+	s->st->bytes += (size_t)len;
 	return 0;
+}
+
+/* The leaf @abs of a resolved path: recorded when it is a regular file. */
+static int snap_leaf(struct snap *s, const char *abs)
+{
+	char full[4096];
+	struct stat st;
+
+	if (root_path(s->ctx, full, sizeof(full), "%s", abs[0] ? abs : "/"))
+		return -ENAMETOOLONG;
+	if (lstat(full, &st))
+		return -errno;
+	/* Decided before open(): opening a device node can do things (a watchdog starts). */
+	if (!S_ISREG(st.st_mode)) {
+		snap_leftout_kind(s, abs, st.st_mode);
+		return -EINVAL;
+	}
+	if (set_add(&s->seen, abs) <= 0)
+		return 0;
+	return snap_file_as(s, abs, arc(abs));
 }
 
 /* Drop the last component of @dir ("/a/b" -> "/a", "/a" -> ""). */
@@ -317,18 +480,19 @@ static int push_target(char *todo, size_t len, const char *target, const char *r
 }
 
 /*
- * Record @path (absolute, below the root) as the kernel resolves it: each
- * symlink met on the way is recorded as a link and followed inside the
- * root; the leaf is recorded as a file (or as a link with LEAF_LINK).
- * 0, or -errno when the path does not resolve to something readable.
+ * Resolve @path (absolute, below the root) as the kernel would, into @cur
+ * (4096 bytes): each symlink met on the way is recorded as a link and
+ * followed inside the root.  0 when @cur is the leaf to record, 1 when the
+ * leaf was a link kept as one (LEAF_LINK), or -errno.
  */
-static int snap_path(struct snap *s, const char *path, enum leaf leaf)
+static int snap_resolve(struct snap *s, const char *path, enum leaf leaf, char *cur)
 {
-	char cur[4096] = "", todo[4096], full[4096], target[4096], comp[256];
+	char todo[4096], full[4096], target[4096], comp[256];
 	int links = 0;
 	struct stat st;
 	ssize_t n;
 
+	cur[0] = '\0';
 	if (strlen(path) >= sizeof(todo))
 		return -ENAMETOOLONG;
 	memcpy(todo, path, strlen(path) + 1);
@@ -353,12 +517,14 @@ static int snap_path(struct snap *s, const char *path, enum leaf leaf)
 			path_up(cur);
 			continue;
 		}
-		if (strlen(cur) + clen + 2 > sizeof(cur))
+		if (strlen(cur) + clen + 2 > sizeof(todo))
 			return -ENAMETOOLONG;
 		strcat(cur, "/");
 		strcat(cur, comp);
-		if (root_path(s->ctx, full, sizeof(full), "%s", cur) || lstat(full, &st))
-			return -ENOENT;
+		if (root_path(s->ctx, full, sizeof(full), "%s", cur))
+			return -ENAMETOOLONG;
+		if (lstat(full, &st))
+			return -errno;
 		if (!S_ISLNK(st.st_mode))
 			continue;
 		n = readlink(full, target, sizeof(target) - 1);
@@ -367,7 +533,7 @@ static int snap_path(struct snap *s, const char *path, enum leaf leaf)
 		target[n] = '\0';
 		snap_link(s, cur, target);
 		if (last && leaf == LEAF_LINK)
-			return 0;
+			return 1;
 		if (++links > MAX_LINKS)
 			return -ELOOP;
 		/* Follow: absolute targets start again at the root, relative ones here. */
@@ -378,9 +544,25 @@ static int snap_path(struct snap *s, const char *path, enum leaf leaf)
 		if (push_target(todo, sizeof(todo), target, todo))
 			return -ENAMETOOLONG;
 	}
-	if (root_path(s->ctx, full, sizeof(full), "%s", cur[0] ? cur : "/") || stat(full, &st))
-		return -ENOENT;
-	return S_ISREG(st.st_mode) ? snap_regular(s, cur) : -EINVAL;
+	return 0;
+}
+
+/*
+ * Record @path as the kernel resolves it: the links on the way as links,
+ * the leaf as a file (or as a link with LEAF_LINK).  0, or -errno when it
+ * was left out (and noted so).
+ */
+static int snap_path(struct snap *s, const char *path, enum leaf leaf)
+{
+	char cur[4096];
+	int ret = snap_resolve(s, path, leaf, cur);
+
+	if (ret < 0) {
+		/* Named as asked for: a symlink loop (ELOOP) has no other name. */
+		snap_leftout(s, path, ret, NULL);
+		return ret;
+	}
+	return ret ? 0 : snap_leaf(s, cur);
 }
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -402,8 +584,11 @@ static void snap_each(struct snap *s, const char *dir, size_t *count,
 	if (root_path(s->ctx, full, sizeof(full), "%s", dir))
 		return;
 	d = opendir(full);
-	if (!d)
+	if (!d) {
+		/* Every file in it is left out: say so, once, for the directory. */
+		snap_leftout(s, dir, -errno, NULL);
 		return;
+	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -501,23 +686,17 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
  */
 static void snap_self(struct snap *s)
 {
-	char *data, *line, *save = NULL, status[256] = "";
-	size_t len;
+	char *line, *save = NULL, status[256] = "";
+	ssize_t len;
 
-	if (!read_file(s->ctx, "/proc/self/limits", FILE_MAX, &data, &len)) {
-		snap_parents(s, "/proc/self/limits");
-		tar_file(&s->tar, "proc/self/limits", data, len);
-		s->st->files++;
-		s->st->bytes += len;
-		free(data);
-	}
-	if (read_file(s->ctx, "/proc/self/status", FILE_MAX, &data, &len))
+	snap_file_as(s, "/proc/self/limits", "proc/self/limits");
+	len = snap_read(s, "/proc/self/status");
+	if (len < 0)
 		return;
-	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(s->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4))
 			snprintf(status + strlen(status), sizeof(status) - strlen(status), "%.120s\n",
 				 line);
-	free(data);
 	tar_file(&s->tar, "proc/self/status", status, strlen(status));
 	s->st->files++;
 	s->st->bytes += strlen(status);
@@ -542,62 +721,70 @@ static void snap_config(struct snap *s)
 		snap_each(s, dirs[i], NULL, snap_conf);
 }
 
+/*
+ * rdmactl-snapshot.json at the top of the archive: what the snapshot left
+ * out, so whoever reads the copy knows which answers it cannot give.
+ *   {"rdmactl": "0.1.0", "warnings": [{"path": ..., "error": ..., "errno": ...}]}
+ */
+static void snap_manifest(struct snap *s)
+{
+	struct json_object *m = json_object_new_object();
+	const char *text;
+
+	if (!m) {
+		s->tar.err = -ENOMEM;
+		return;
+	}
+	json_object_object_add(m, "rdmactl", json_object_new_string(RDMACTL_VERSION));
+	json_object_object_add(m, "warnings", json_object_get(s->st->warnings));
+	text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	tar_file(&s->tar, SNAPSHOT_MANIFEST, text, strlen(text));
+	json_object_put(m);
+}
+
 static int snap_all(struct snap *s)
 {
 	snap_each(s, "/sys/class/infiniband", &s->st->rdma_devs, snap_rdma_dev);
 	snap_each(s, "/sys/class/net", &s->st->netdevs, snap_netdev);
 	snap_self(s);
 	snap_config(s);
+	/* Names are bytes from the node; JSON must be UTF-8. */
+	json_make_utf8(s->st->warnings);
+	snap_manifest(s);
 	tar_end(&s->tar);
+	if (!s->tar.err)
+		gz_put(&s->tar, NULL, 0, Z_FINISH);
 	return s->tar.err;
 }
 
-/* A temporary file next to @path, opened for gzip writing. */
-static int open_tmp(const char *path, char *tmp, size_t len, gzFile *gz)
+static int snap_init(struct snap *s, struct outfile *out)
 {
-	mode_t mask;
-	int fd;
-
-	if ((size_t)snprintf(tmp, len, "%s.XXXXXX", path) >= len)
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* mkstemp makes it 0600; give it the mode a new file would get. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		goto err_fd;
-	*gz = gzdopen(fd, "wb6");
-	if (!*gz)
-		goto err_fd;
+	s->st->warnings = json_object_new_array();
+	s->buf = malloc(FILE_MAX + 1);
+	if (!s->st->warnings || !s->buf)
+		return -ENOMEM;
+	s->tar.out = out;
+	s->tar.mtime = time(NULL);
+	/* 15 + 16: a gzip header and trailer around the deflate stream, as gzip -6 writes. */
+	if (deflateInit2(&s->tar.z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
 	return 0;
-
-err_fd:
-	close(fd);
-	unlink(tmp);
-	return -EIO;
 }
 
-int snapshot_write(const struct ctx *ctx, const char *path, struct snapshot_stats *stats)
+int snapshot_write(const struct ctx *ctx, struct outfile *out, struct snapshot_stats *stats)
 {
 	struct snap s = { .ctx = ctx, .st = stats };
-	char tmp[4096];
-	int ret, zret;
+	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	ret = open_tmp(path, tmp, sizeof(tmp), &s.tar.gz);
-	if (ret)
-		return ret;
-	s.tar.mtime = time(NULL);
-	ret = snap_all(&s);
+	ret = snap_init(&s, out);
+	if (!ret) {
+		ret = snap_all(&s);
+		deflateEnd(&s.tar.z);
+	}
 	set_free(&s.seen);
-	zret = gzclose(s.tar.gz);
-	if (!ret && zret != Z_OK)
-		ret = -EIO;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
+	set_free(&s.warned);
+	free(s.buf);
 	return ret;
 }

@@ -6,8 +6,15 @@
  * out so that "tar xzf" of it is a tree --root reads like the node itself.
  * Symlinks stay symlinks (sys/class/infiniband/X -> ../../devices/...,
  * device, device/driver); the directories they point to are recorded at
- * their real place.  Files the kernel refuses to read (EINVAL, EACCES:
- * GID attributes in containers) are left out.
+ * their real place.
+ *
+ * A file that cannot be recorded (EACCES, EIO, over the size cap, a FIFO
+ * or device node where a regular file belongs, a symlink loop) is left
+ * out and listed, in stats->warnings and in the archive's
+ * rdmactl-snapshot.json.  Not listed: absent files (ENOENT), and sysfs
+ * attributes the kernel has no value for (EINVAL: GID attributes of empty
+ * entries, or in containers), which --root reads as absent, as the node
+ * itself reads them.
  */
 #ifndef RDMACTL_SNAPSHOT_H
 #define RDMACTL_SNAPSHOT_H
@@ -15,6 +22,11 @@
 #include <stddef.h>
 
 struct ctx;
+struct json_object;
+struct outfile;
+
+/* At the top of the archive: {"rdmactl": VERSION, "warnings": [...]}. */
+#define SNAPSHOT_MANIFEST "rdmactl-snapshot.json"
 
 struct snapshot_stats {
 	size_t files;		/* regular files recorded */
@@ -23,12 +35,20 @@ struct snapshot_stats {
 	size_t rdma_devs;	/* entries of /sys/class/infiniband */
 	size_t netdevs;		/* entries of /sys/class/net */
 	size_t bytes;		/* bytes of file contents */
+	/*
+	 * What was left out: an array of {"path", "error", "errno"} objects
+	 * as read_warning() makes them ("errno": "EACCES"; "ENXIO" for a
+	 * FIFO, device node or socket).  The caller's to put
+	 * (json_object_put), even on failure.
+	 */
+	struct json_object *warnings;
 };
 
 /*
- * Capture the node below ctx->root into @path (written to a temporary file
- * next to it, then renamed).  0 or -errno; @path is untouched on failure.
+ * Capture the node below ctx->root into @out, opened by the caller (who
+ * commits it, or gives up on failure).  0 or -errno, the first error of
+ * compressing or writing; files left out are not failures.
  */
-int snapshot_write(const struct ctx *ctx, const char *path, struct snapshot_stats *stats);
+int snapshot_write(const struct ctx *ctx, struct outfile *out, struct snapshot_stats *stats);
 
 #endif

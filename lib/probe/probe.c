@@ -5,6 +5,7 @@
  * and the client's ROW.  The transports move the bytes.
  */
 #include <errno.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/text.h"
 #include "node/hwcnt.h"
 #include "node/nodeinfo.h"
 #include "node/rdma.h"
@@ -27,19 +29,22 @@
 
 int probe_fail(struct probe_sess *s, int err, uint16_t code, const char *fmt, ...)
 {
-	char msg[PROBE_MAX_STR + 1];
+	char wire[PROBE_MAX_STR + 1], *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
 	probe_progress_clear(s);
 	if (s->server)
-		log_err(s->ctx, "client %s: %s", s->peer, msg);
+		log_err_errno(s->ctx, err, "client %s: %s", s->peer, msg ? msg : fmt);
 	else
-		log_err(s->ctx, "%s", msg);
+		log_err_errno(s->ctx, err, "%s", msg ? msg : fmt);
+	/* An ERROR frame holds PROBE_MAX_STR bytes: cut a long value in the middle, not the reason. */
 	if (s->ctl.fd >= 0 && code)
-		ctl_send_error(&s->ctl, code, "%s", msg);
+		ctl_send_error(&s->ctl, code, "%s", text_safe(msg ? msg : fmt, wire, sizeof(wire), 0));
+	free(msg);
 	return err;
 }
 
@@ -484,12 +489,32 @@ static void sess_wire_ctl(struct probe_sess *s)
 
 /* ---- client ---- */
 
+/*
+ * A name that does not resolve is bad input (exit 2), said as doctor --peer
+ * says it, before anything is sent; a resolver that could not answer
+ * (EAI_AGAIN, out of memory, a system error) is a failure to retry (exit 1).
+ */
+static int resolve_fail(struct probe_sess *s, const char *peer, int gai)
+{
+	int err = gai == EAI_SYSTEM ? errno : 0;
+
+	log_err_errno(s->ctx, err, "cannot resolve '%s': %s; give the peer's IP address on the "
+		      "RoCE network", peer, err ? strerror(err) : gai_strerror(gai));
+	if (gai == EAI_AGAIN || gai == EAI_MEMORY || gai == EAI_SYSTEM)
+		return err ? -err : -EAGAIN;
+	return -EINVAL;
+}
+
 static int client_connect(struct probe_sess *s, const char *peer)
 {
-	int ret = ctl_connect(peer, s->cfg->port, s->cfg->timeout_ms, &s->ctl);
+	struct addrinfo *res;
+	int ret;
 
-	if (ret == -EHOSTUNREACH && !strchr(peer, ':') && !strchr(peer, '.'))
-		return probe_fail(s, -EINVAL, 0, "Failed to resolve peer '%s': unknown host", peer);
+	ret = ctl_resolve(peer, s->cfg->port, false, &res);
+	if (ret)
+		return resolve_fail(s, peer, ret);
+	ret = ctl_connect_ai(res, s->cfg->timeout_ms, &s->ctl);
+	freeaddrinfo(res);
 	if (ret)
 		return probe_fail(s, ret, 0,
 				  "Failed to connect to %s port %u: %s. Is `rdmactl probe --server` "

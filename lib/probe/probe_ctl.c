@@ -51,17 +51,24 @@ static void fill_names(struct probe_ctl *c)
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static int resolve(const char *host, uint16_t port, int passive, struct addrinfo **res)
+int ctl_resolve(const char *host, uint16_t port, bool passive, struct addrinfo **res)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0 };
 	char ps[8];
-	int ret;
 
 	snprintf(ps, sizeof(ps), "%u", port);
-	ret = getaddrinfo(host && *host ? host : NULL, ps, &hints, res);
-	if (ret)
-		return ret == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
-	return 0;
+	return getaddrinfo(host && *host ? host : NULL, ps, &hints, res);
+}
+
+/* getaddrinfo's failure as -errno, for callers that only pass addresses. */
+static int gai_errno(int gai)
+{
+	switch (gai) {
+	case EAI_SYSTEM: return errno ? -errno : -EIO;
+	case EAI_MEMORY: return -ENOMEM;
+	case EAI_AGAIN: return -EAGAIN;
+	default: return -EHOSTUNREACH;
+	}
 }
 
 int ctl_listen(const char *bind_addr, uint16_t port, int *fd)
@@ -69,9 +76,9 @@ int ctl_listen(const char *bind_addr, uint16_t port, int *fd)
 	struct addrinfo *res, *ai;
 	int ret, s = -1, one = 1;
 
-	ret = resolve(bind_addr, port, 1, &res);
+	ret = ctl_resolve(bind_addr, port, true, &res);
 	if (ret)
-		return ret;
+		return gai_errno(ret);
 	ret = -EADDRNOTAVAIL;
 	for (ai = res; ai; ai = ai->ai_next) {
 		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
@@ -149,26 +156,35 @@ err_socket:
 	return ret;
 }
 
-int ctl_connect(const char *host, uint16_t port, int timeout_ms, struct probe_ctl *c)
+int ctl_connect_ai(const struct addrinfo *res, int timeout_ms, struct probe_ctl *c)
 {
-	struct addrinfo *res, *ai;
-	int ret, s = -ENOENT;
+	const struct addrinfo *ai;
+	int s = -ENOENT;
 
-	ret = resolve(host, port, 0, &res);
-	if (ret)
-		return ret;
 	for (ai = res; ai; ai = ai->ai_next) {
 		s = connect_one(ai, timeout_ms);
 		if (s >= 0)
 			break;
 	}
-	freeaddrinfo(res);
 	if (s < 0)
 		return s;
 	memset(c, 0, sizeof(*c));
 	c->fd = s;
 	fill_names(c);
 	return 0;
+}
+
+int ctl_connect(const char *host, uint16_t port, int timeout_ms, struct probe_ctl *c)
+{
+	struct addrinfo *res;
+	int ret;
+
+	ret = ctl_resolve(host, port, false, &res);
+	if (ret)
+		return gai_errno(ret);
+	ret = ctl_connect_ai(res, timeout_ms, c);
+	freeaddrinfo(res);
+	return ret;
 }
 
 void ctl_close(struct probe_ctl *c)

@@ -6,6 +6,7 @@
 #ifndef RDMACTL_PROBE_CTL_H
 #define RDMACTL_PROBE_CTL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "probe/probe_proto.h"
@@ -28,7 +29,19 @@ int ctl_listen(const char *bind, uint16_t port, int *fd);
  * @c (fd, peer, local).
  */
 int ctl_accept(int lfd, int timeout_ms, struct probe_ctl *c);
-/* Connect to @host:@port within @timeout_ms; -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH... */
+struct addrinfo;
+/*
+ * getaddrinfo(3) of @host (NULL or "": any address when @passive, else
+ * loopback) and @port over TCP: 0, or its EAI_* code for gai_strerror(),
+ * so that "cannot resolve" keeps its reason.
+ */
+int ctl_resolve(const char *host, uint16_t port, bool passive, struct addrinfo **res);
+/* Connect to the first of @res that answers within @timeout_ms; 0 or -errno. */
+int ctl_connect_ai(const struct addrinfo *res, int timeout_ms, struct probe_ctl *c);
+/*
+ * Both for an address: -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH (also a
+ * name that does not resolve)...
+ */
 int ctl_connect(const char *host, uint16_t port, int timeout_ms, struct probe_ctl *c);
 void ctl_close(struct probe_ctl *c);
 

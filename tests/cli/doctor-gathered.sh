@@ -174,6 +174,9 @@ run doctor --gathered "$TMPD/nonexistent"
 check missing-rc rc_is 2
 check missing-msg [ "$ERR" == "rdmactl doctor: Failed to read gathered output '$TMPD/nonexistent': cannot open it: No such file or directory" ]
 
+run -j doctor --gathered "$TMPD/nonexistent"
+check missing-json json_ok '.error == {"code":2,"message":"Failed to read gathered output '"'$TMPD/nonexistent'"': cannot open it: No such file or directory","errno":"ENOENT"}'
+
 run doctor --gathered "$TMPD/ok.json"
 check no-prefix-rc rc_is 2
 check no-prefix-one-line err_one_line

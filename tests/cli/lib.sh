@@ -19,6 +19,28 @@ run() {
 	ERR=$(cat "$TMPD/err")
 }
 
+# run_offline ARGS...: as run, in a network and mount namespace of its own
+# whose nsswitch.conf takes host names from /etc/hosts only: a name that is
+# not there fails at once ("Name or service not known") and no DNS query
+# leaves the machine.  With OFFLINE_DNS=1, DNS is asked too, of a server
+# the empty namespace cannot reach ("Temporary failure in name
+# resolution").  Needs root (unshare); see offline_ok.
+run_offline() {
+	if [ "${OFFLINE_DNS:-0}" = 1 ]; then
+		printf 'hosts: files dns\n' >"$TMPD/nsswitch.conf"
+	else
+		printf 'hosts: files\n' >"$TMPD/nsswitch.conf"
+	fi
+	printf 'nameserver 192.0.2.1\noptions timeout:1 attempts:1\n' >"$TMPD/resolv.conf"
+	RC=0
+	unshare --mount --net sh -c 'mount --bind "$0/nsswitch.conf" /etc/nsswitch.conf &&
+		mount --bind "$0/resolv.conf" /etc/resolv.conf && exec "$@"' \
+		"$TMPD" ${OFFLINE_WRAP:-} "$RDMACTL" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+offline_ok() { unshare --mount --net true 2>/dev/null; }
+
 pass() { echo "PASS ${PREFIX}cli/$SUITE/$1"; }
 
 # fail NAME WHY: a failing check, with the output that shows why.
@@ -47,9 +69,35 @@ rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" <<<"$OUT"; }
 err_has() { grep -qE -- "$1" <<<"$ERR"; }
 out_empty() { [ -z "$OUT" ]; }
+# The stderr is exactly LINE.
+err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
 # stdout is one valid JSON document; with a jq filter, the filter must hold.
 json_ok() { jq -e "${1:-.}" <<<"$OUT" >/dev/null 2>&1; }
+
+# json_error CODE MESSAGE [ERRNO]: stdout is one JSON document whose "error"
+# object is exactly {code, message[, errno]}.
+json_error() {
+	jq -e --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
+		'.error == ({code: $code, message: $msg} + (if $errno == "" then {} else {errno: $errno} end))' \
+		<<<"$OUT" >/dev/null 2>&1
+}
+
+# fails_with NAME RC LINE ARGS...: rdmactl ARGS exits RC with exactly LINE on
+# stderr; with -j the same, and stdout is a JSON document whose "error" says
+# it too (LINE without "rdmactl CMD: ", and ERRNO when set in the environment).
+# RUNNER=run_offline runs them offline.
+fails_with() {
+	local name=$1 rc=$2 line=$3
+	shift 3
+	${RUNNER:-run} "$@"
+	check "$name-rc" rc_is "$rc"
+	check "$name-message" err_is "$line"
+	${RUNNER:-run} -j "$@"
+	check "$name-json-rc" rc_is "$rc"
+	check "$name-json-message" err_is "$line"
+	check "$name-json-error" json_error "$rc" "${line#rdmactl*: }" "${ERRNO:-}"
+}
 
 finish() { exit $((T_FAILED > 0)); }

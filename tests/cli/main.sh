@@ -48,7 +48,7 @@ check too-many-args-named err_has "unexpected argument 'b'"
 
 run --root /nonexistent devices
 check bad-root-exits-2 rc_is 2
-check bad-root-named err_has "'/nonexistent' is not a directory"
+check bad-root-named err_is "rdmactl: Failed to use --root '/nonexistent': No such file or directory; give the directory a snapshot was unpacked into"
 RC=0; OUT=$(RDMACTL_ROOT=/nonexistent "$RDMACTL" devices 2>&1) || RC=$?
 check bad-root-env-exits-2 rc_is 2
 

@@ -108,7 +108,7 @@ stop
 # authentication failed, and the server goes on serving.
 doctor() { run doctor --peer 127.0.0.1 --port "$PORT" --only versions -j "$@"; }
 versions_found() { json_ok ".checks[0].id == \"versions\" and .checks[0].status == \"$1\" and (.checks[0].found | contains(\"$2\"))"; }
-RDMACTL_TOKEN=$SECRET server --transport tcp
+RDMACTL_TOKEN=$SECRET server
 RDMACTL_TOKEN=$SECRET doctor
 check doctor-right-token rc_is 0
 check doctor-right-token-versions versions_found ok 'peer 127.0.0.1: the same kernel and rdma-core'

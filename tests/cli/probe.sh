@@ -40,6 +40,19 @@ check timeout-range rc_is 2
 run probe 127.0.0.1 -d 'rxe0/x'
 check bad-device rc_is 2
 
+# A name that does not resolve: said as doctor --peer says it, exit 2 (bad
+# input), not "No route to host ... Is TCP port 18600 open?".  Offline, so
+# that no DNS query leaves the machine.
+if offline_ok; then
+	run_offline probe no.such.host.invalid
+	check unresolved rc_is 2
+	check unresolved-message err_is "rdmactl probe: cannot resolve 'no.such.host.invalid': Name or service not known; give the peer's IP address on the RoCE network"
+	run_offline probe nodots
+	check unresolved-short-name err_is "rdmactl probe: cannot resolve 'nodots': Name or service not known; give the peer's IP address on the RoCE network"
+else
+	skip unresolved "needs unshare --mount --net (root) to resolve names offline"
+fi
+
 # Nothing listens on this port: refused, with what to check.
 PORT=$((20000 + $$ % 20000))
 run probe 127.0.0.1 --port "$PORT" --transport tcp

@@ -93,6 +93,147 @@ roundtrip longname "$LONG"
 check longname-file [ -f "$X/etc/security/limits.d/$name" ]
 same longname-limits "$LONG" "$X" limits
 
+# --- files that cannot be recorded are left out, listed, and exit 1 ---
+# Read as an unprivileged user (setpriv as nobody when we are root), so
+# that mode 000 means EACCES; the FIFOs must not hang the walk.
+H=$TMPD/hostile
+cp -r "$FIXTURES/limits-pam" "$H"
+D=$H/etc/security/limits.d
+bad=$(printf 'e\033]0;pwned\007.conf')
+echo '* soft memlock 1' >"$D/$bad"
+chmod 000 "$D/05-dave.conf" "$D/$bad"
+mkfifo "$D/fifo.conf"
+truncate -s 50M "$D/big.conf"
+ln -s loop2.conf "$D/loop1.conf"
+ln -s loop1.conf "$D/loop2.conf"
+chmod 000 "$H/etc/systemd/system.conf.d"
+mkdir -p "$H/sys/class/net/eth0"
+echo up >"$H/sys/class/net/eth0/operstate"
+mkfifo "$H/sys/class/net/eth0/mtu"
+echo 0x1003 >"$H/sys/class/net/eth0/flags"
+chmod 000 "$H/sys/class/net/eth0/flags"
+n_left=9
+if [ "$(id -u)" = 0 ]; then
+	mknod "$D/null.conf" c 1 3
+	n_left=10
+fi
+OUTD=$TMPD/snapshots
+mkdir -p "$OUTD"
+chmod 755 "$TMPD"
+chmod 1777 "$OUTD"
+# as_user ARGS...: rdmactl as nobody (as ourselves when not root), at most 20 s.
+as_user() {
+	local who=()
+	[ "$(id -u)" = 0 ] && who=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	RC=0
+	timeout 20 "${who[@]}" "$RDMACTL" "$@" >"$TMPD/out.txt" 2>"$TMPD/err.txt" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out.txt")
+	ERR=$(cat "$TMPD/err.txt")
+}
+as_user --root "$H" snapshot -o "$OUTD/h.tar.gz"
+W2="rdmactl snapshot: warning:"
+W="$W2 left out"
+expect=$({
+	cat <<-END
+	$W $D/05-dave.conf: Permission denied (run as root)
+	$W $D/e\\x1b]0;pwned\\x07.conf: Permission denied (run as root)
+	$W $D/fifo.conf: a FIFO where a regular file belongs
+	$W $D/big.conf: File too large (over the 1 MiB cap)
+	$W $D/loop1.conf: Too many levels of symbolic links
+	$W $D/loop2.conf: Too many levels of symbolic links
+	$W $H/etc/systemd/system.conf.d: Permission denied (run as root)
+	$W $H/sys/class/net/eth0/mtu: a FIFO where a regular file belongs
+	$W $H/sys/class/net/eth0/flags: Permission denied (run as root)
+	$W2 $n_left files left out (listed above, and in rdmactl-snapshot.json in the archive)
+	END
+	[ "$n_left" = 10 ] && echo "$W $D/null.conf: a character device where a regular file belongs"
+} | sort)
+check leftout-rc rc_is 1
+check leftout-lines [ "$(sort <<<"$ERR")" = "$expect" ]
+check leftout-no-escape bash -c '! grep -q $'"'"'[\x01-\x1f\x7f]'"'"' <<<"$1"' _ "$ERR"
+check leftout-written out_has "^Wrote $OUTD/h.tar.gz: "
+LIST=$(tar tzf "$OUTD/h.tar.gz")
+check leftout-good-kept grep -qx 'etc/security/limits.d/10-group.conf' <<<"$LIST"
+check leftout-operstate-kept grep -qx 'sys/class/net/eth0/operstate' <<<"$LIST"
+check leftout-bad-absent bash -c '! grep -qE "(05-dave|fifo|big|null)\.conf|eth0/(mtu|flags)" <<<"$1"' _ "$LIST"
+# The archive says what it lacks, as -j does.
+MANI=$(tar xzOf "$OUTD/h.tar.gz" rdmactl-snapshot.json)
+as_user -j --root "$H" snapshot -o "$OUTD/j.tar.gz"
+check leftout-json-rc rc_is 1
+check leftout-json json_ok "(.warnings | length) == $n_left and
+	(.warnings | map(select(.path == \"$D/05-dave.conf\"))[0] ==
+		{path: \"$D/05-dave.conf\", error: \"Permission denied (run as root)\", errno: \"EACCES\"}) and
+	(.warnings | map(select(.path == \"$D/fifo.conf\"))[0] ==
+		{path: \"$D/fifo.conf\", error: \"a FIFO where a regular file belongs\", errno: \"ENXIO\"}) and
+	(.warnings | map(select(.path == \"$D/big.conf\"))[0].errno == \"EFBIG\") and
+	(.warnings | map(select(.path == \"$D/loop1.conf\"))[0].errno == \"ELOOP\") and
+	(.warnings | map(select(.path == \"$H/etc/systemd/system.conf.d\"))[0].errno == \"EACCES\") and
+	(.warnings | map(select(.path | endswith(\"pwned\\u0007.conf\")))[0].errno == \"EACCES\") and
+	.files > 0"
+check leftout-manifest bash -c 'jq -e --argjson w "$(jq .warnings <<<"$2")" \
+	".rdmactl != null and (.warnings | sort_by(.path)) == (\$w | sort_by(.path))" <<<"$1" >/dev/null' \
+	_ "$MANI" "$OUT"
+# One FIFO left out, by whoever runs the tests: one line, then the count.
+ONE=$TMPD/one
+cp -r "$FIXTURES/limits-pam" "$ONE"
+mkfifo "$ONE/etc/security/limits.d/50-fifo.conf"
+run_one() { RC=0; timeout 20 "$RDMACTL" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?; ERR=$(cat "$TMPD/err"); }
+run_one --root "$ONE" snapshot -o "$TMPD/one.tar.gz"
+check one-rc rc_is 1
+check one-lines [ "$ERR" = "$W $ONE/etc/security/limits.d/50-fifo.conf: a FIFO where a regular file belongs
+$W2 1 file left out (listed above, and in rdmactl-snapshot.json in the archive)" ]
+# A tree with nothing left out: rc 0, no warnings, an empty list in the archive.
+run -j --root "$FIXTURES/limits-pam" snapshot -o "$TMPD/clean.tar.gz"
+check clean-rc rc_is 0
+check clean-warnings json_ok 'has("warnings") | not'
+check clean-quiet [ -z "$ERR" ]
+check clean-manifest bash -c 'tar xzOf "$1" rdmactl-snapshot.json | jq -e ".warnings == []" >/dev/null' _ \
+	"$TMPD/clean.tar.gz"
+chmod 700 "$TMPD"
+
+# --- the hostile sysfs trees of tests/hostile-tree, read as nobody ---
+# leftout_case KIND WHAT...: snapshot a tree of KIND; each WHAT is
+# "PATH: REASON" (PATH below the tree) of a file it must leave out, and
+# nothing else may be left out.
+leftout_case() {
+	local kind=$1 x=$TMPD/ht-$1 want line
+	shift
+	"$TOP/tests/hostile-tree" "$kind" "$x"
+	chmod 755 "$TMPD"
+	as_user --root "$x" snapshot -o "$OUTD/$kind.tar.gz"
+	chmod 700 "$TMPD"
+	want=$({
+		for line in "$@"; do echo "$W $x/$line"; done
+		echo "$W2 $# file$([ $# = 1 ] || echo s) left out (listed above, and in rdmactl-snapshot.json in the archive)"
+	} | sort)
+	check "tree-$kind-rc" rc_is 1
+	check "tree-$kind-lines" [ "$(sort <<<"$ERR")" = "$want" ]
+	check "tree-$kind-manifest" bash -c 'tar xzOf "$1" rdmactl-snapshot.json | jq -e ".warnings | length == $2" >/dev/null' \
+		_ "$OUTD/$kind.tar.gz" $#
+}
+RXE=sys/devices/virtual/infiniband/rxe0
+leftout_case unreadable "$RXE/node_guid: Permission denied (run as root)" \
+	"$RXE/ports/1/state: Permission denied (run as root)" "$RXE/ports/1/gids/1: Permission denied (run as root)"
+leftout_case loop "sys/class/infiniband/rxe0/node_guid: Too many levels of symbolic links"
+leftout_case fifo "$RXE/fw_ver: a FIFO where a regular file belongs" \
+	"$RXE/ports/1/state: a FIFO where a regular file belongs"
+leftout_case big "$RXE/ports/1/rate: File too large (over the 1 MiB cap)" \
+	"etc/security/limits.conf: File too large (over the 1 MiB cap)"
+if [ "$(id -u)" = 0 ]; then
+	leftout_case device "$RXE/ports/1/state: a character device where a regular file belongs"
+else
+	skip tree-device "not root: mknod needs CAP_MKNOD"
+fi
+# Hostile names and values are recorded as they are, and nothing is left out.
+for kind in escapes utf8; do
+	"$TOP/tests/hostile-tree" "$kind" "$TMPD/ht-$kind"
+	run --root "$TMPD/ht-$kind" snapshot -o "$TMPD/ht-$kind.tar.gz"
+	check "tree-$kind-rc" rc_is 0
+	check "tree-$kind-quiet" [ -z "$ERR" ]
+done
+mkdir "$TMPD/ht-escapes.x" && tar xzf "$TMPD/ht-escapes.tar.gz" -C "$TMPD/ht-escapes.x"
+check tree-escapes-name-kept [ -L "$TMPD/ht-escapes.x/sys/class/infiniband/$(printf 'rxe\033[2J1')" ]
+
 # --- bad input ---
 run snapshot
 check no-output-rc rc_is 2

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Running a command on many nodes through srun, pdsh, clush or ssh (see
+ * launch.h).  Each launcher is a child process (ssh: one per node, at most
+ * --fanout at once) whose stdout and stderr are read line by line in one
+ * poll loop; the lines are attributed to nodes by the launcher's own
+ * prefixes:
+ *
+ *   pdsh, clush   "lab-c: {...}"                  (stdout and stderr)
+ *                 "pdsh@lab-a: lab-c: ssh exited with exit code 255"
+ *                 "clush: lab-c: exited with exit code 127"
+ *   srun -l       "2: {...}"                      (task 2; its first line,
+ *                 "2: rdmactl-node: lab-c", names its node)
+ *
+ * Children run in process groups of their own, so that a timeout or an
+ * interrupted rdmactl ends a launcher with everything it started.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/run.h"
+#include "cluster/launch.h"
+
+#define LINE_MAX_BYTES (8u << 20)	/* one node document on one line, and then some */
+#define NODE_MARK "rdmactl-node: "	/* srun: the first line of each task */
+#define LAUNCHER_GRACE_S 30		/* a whole-cluster launcher's own start and end */
+
+static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh" };
+
+const char *launcher_name(enum launcher l)
+{
+	return l < LAUNCHER_COUNT ? names[l] : "unknown";
+}
+
+int launcher_parse(const char *s, enum launcher *out)
+{
+	int i;
+
+	for (i = 0; i < LAUNCHER_COUNT; i++)
+		if (!strcmp(s, names[i])) {
+			*out = (enum launcher)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* True when @prog is an executable file in a directory of PATH. */
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[4096], file[4352];
+	size_t n;
+
+	while (path && *path) {
+		n = strcspn(path, ":");
+		snprintf(dir, sizeof(dir), "%.*s", (int)(n < sizeof(dir) ? n : sizeof(dir) - 1), path);
+		snprintf(file, sizeof(file), "%s/%s", n ? dir : ".", prog);
+		if (!access(file, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+int launcher_default(enum launcher *out)
+{
+	static const enum launcher order[] = { LAUNCHER_PDSH, LAUNCHER_CLUSH, LAUNCHER_SSH };
+	size_t i;
+
+	if (getenv("SLURM_JOB_ID") && on_path("srun")) {
+		*out = LAUNCHER_SRUN;
+		return 0;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (on_path(names[order[i]])) {
+			*out = order[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* ---- quoting ---- */
+
+static bool shell_safe(const char *w)
+{
+	return *w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789_-./=:,+@%") == strlen(w);
+}
+
+char *launch_shell_join(char *const *argv)
+{
+	size_t i, len = 1;
+	char *out, *o;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	out = o = malloc(len);
+	if (!out)
+		return NULL;
+	for (i = 0; argv[i]; i++) {
+		const char *c;
+
+		if (i)
+			*o++ = ' ';
+		if (shell_safe(argv[i])) {
+			o = stpcpy(o, argv[i]);
+			continue;
+		}
+		/* 'it'\''s': a single quote closes, is escaped, and reopens. */
+		*o++ = '\'';
+		for (c = argv[i]; *c; c++)
+			o = *c == '\'' ? stpcpy(o, "'\\''") : (*o = *c, o + 1);
+		*o++ = '\'';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ---- one run ---- */
+
+struct node_state {
+	const char *name;
+	bool output, reported, timed_out;
+	int rc;			/* exit code the launcher reported; -1 unknown */
+	char err[256];		/* the node's last line on stderr */
+};
+
+struct stream {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+struct proc {
+	pid_t pid;
+	struct stream out, err;
+	struct node_state *node;	/* ssh: its node; NULL: the launcher of all */
+	long deadline;			/* ms on the monotonic clock */
+	int status;
+	bool exited, killed;
+};
+
+struct run {
+	const struct ctx *ctx;
+	const struct launch *l;
+	const struct launch_sink *sink;
+	struct node_state *nodes;
+	struct node_state **sorted;	/* by name, for the launchers' prefixes */
+	size_t n;
+	char *cmd;			/* the command line for ssh, pdsh and clush */
+	size_t next;			/* ssh: the next node to start */
+	struct node_state **tasks;	/* srun: task -> node */
+	size_t ntasks;
+	char err[256];			/* the launcher's own last error line */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	return strcmp((*(struct node_state *const *)a)->name, (*(struct node_state *const *)b)->name);
+}
+
+static struct node_state *node_find(const struct run *r, const char *name)
+{
+	struct node_state key = { .name = name }, *k = &key, **hit;
+
+	hit = bsearch(&k, r->sorted, r->n, sizeof(*r->sorted), cmp_node);
+	return hit ? *hit : NULL;
+}
+
+static void node_fail(struct run *r, struct node_state *ns, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void node_fail(struct run *r, struct node_state *ns, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	if (ns->reported)
+		return;
+	ns->reported = true;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r->sink->fail(r->sink->arg, ns->name, why);
+}
+
+/* ---- children ---- */
+
+/* The process groups of running children, for a signal that ends rdmactl. */
+static volatile pid_t live_groups[1024];
+
+static void group_track(pid_t pid, bool on)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(live_groups) / sizeof(live_groups[0]); i++)
+		if (on ? !live_groups[i] : live_groups[i] == pid) {
+			live_groups[i] = on ? pid : 0;
+			return;
+		}
+}
+
+static void on_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(live_groups) / sizeof(live_groups[0]); i++)
+		if (live_groups[i] > 0)
+			kill(-live_groups[i], SIGTERM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void child_exec(char *const argv[], const int out[2], const int err[2])
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	setpgid(0, 0);
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	dup2(out[1], STDOUT_FILENO);
+	dup2(err[1], STDERR_FILENO);
+	execvp(argv[0], argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int proc_start(struct proc *p, char *const argv[], long deadline)
+{
+	int out[2], err[2];
+
+	if (pipe2(out, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(out[0]);
+		close(out[1]);
+		return -errno;
+	}
+	p->pid = fork();
+	if (p->pid == 0)
+		child_exec(argv, out, err);
+	close(out[1]);
+	close(err[1]);
+	if (p->pid < 0) {
+		close(out[0]);
+		close(err[0]);
+		return -errno;
+	}
+	setpgid(p->pid, p->pid);	/* also here: no race with a kill before exec */
+	group_track(p->pid, true);
+	p->out.fd = out[0];
+	p->err.fd = err[0];
+	p->deadline = deadline;
+	return 0;
+}
+
+static void proc_kill(struct proc *p)
+{
+	if (p->pid > 0 && !p->exited) {
+		kill(-p->pid, SIGKILL);
+		p->killed = true;
+	}
+}
+
+static void proc_reap(struct proc *p)
+{
+	while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+		;
+	p->exited = true;
+	group_track(p->pid, false);
+}
+
+static void stream_close(struct stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+}
+
+/* ---- lines ---- */
+
+typedef void (*line_fn)(struct run *r, struct proc *p, bool is_err, char *line);
+
+static void save_err(char *dst, size_t len, const char *line)
+{
+	if (*line)
+		snprintf(dst, len, "%s", line);
+}
+
+/* ssh: the process is the node's. */
+static void ssh_line(struct run *r, struct proc *p, bool is_err, char *line)
+{
+	if (is_err) {
+		save_err(p->node->err, sizeof(p->node->err), line);
+		return;
+	}
+	p->node->output = true;
+	r->sink->line(r->sink->arg, p->node->name, line);
+}
+
+/* "lab-c: text" -> lab-c, "text"; NULL when the prefix is no node of the run. */
+static struct node_state *prefixed(const struct run *r, char *line, char **text)
+{
+	char *colon = strstr(line, ": ");
+	struct node_state *ns;
+
+	if (!colon)
+		return NULL;
+	*colon = '\0';
+	ns = node_find(r, line);
+	*colon = ':';
+	if (ns)
+		*text = colon + 2;
+	return ns;
+}
+
+/* "pdsh@lab-a: lab-c: ssh exited with exit code 255", "clush: lab-c: command timeout". */
+static bool launcher_note(struct run *r, char *line)
+{
+	struct node_state *ns;
+	char *rest, *msg;
+
+	if (!strncmp(line, "pdsh@", 5) && (rest = strstr(line, ": ")))
+		rest += 2;
+	else if (!strncmp(line, "clush: ", 7))
+		rest = line + 7;
+	else
+		return false;
+	ns = prefixed(r, rest, &msg);
+	if (!ns) {
+		save_err(r->err, sizeof(r->err), line);
+		return true;
+	}
+	if (strstr(msg, "exit code "))
+		ns->rc = atoi(strstr(msg, "exit code ") + 10);
+	else if (strstr(msg, "timeout") || strstr(msg, "timed out"))
+		ns->timed_out = true;
+	else
+		save_err(ns->err, sizeof(ns->err), msg);
+	return true;
+}
+
+static void pdsh_line(struct run *r, struct proc *p, bool is_err, char *line)
+{
+	struct node_state *ns;
+	char *text;
+
+	(void)p;
+	if (is_err && launcher_note(r, line))
+		return;
+	ns = prefixed(r, line, &text);
+	if (!ns) {
+		if (is_err)
+			save_err(r->err, sizeof(r->err), line);
+		return;
+	}
+	if (is_err) {
+		save_err(ns->err, sizeof(ns->err), text);
+		return;
+	}
+	ns->output = true;
+	r->sink->line(r->sink->arg, ns->name, text);
+}
+
+/* srun -l: "N: text"; a task's first line names its node. */
+static struct node_state **srun_task(struct run *r, char *line, char **text)
+{
+	char *end;
+	unsigned long t = strtoul(line, &end, 10);
+
+	if (end == line || strncmp(end, ": ", 2) || t >= r->ntasks)
+		return NULL;
+	*text = end + 2;
+	return &r->tasks[t];
+}
+
+/* "srun: error: lab-c: task 2: Exited with exit code 127": that node's. */
+static bool srun_note(struct run *r, char *line)
+{
+	struct node_state *ns;
+	char *msg;
+
+	if (strncmp(line, "srun: error: ", 13) || !(ns = prefixed(r, line + 13, &msg)))
+		return false;
+	if (strstr(msg, "exit code "))
+		ns->rc = atoi(strstr(msg, "exit code ") + 10);
+	else
+		save_err(ns->err, sizeof(ns->err), msg);
+	return true;
+}
+
+static void srun_line(struct run *r, struct proc *p, bool is_err, char *line)
+{
+	struct node_state **task;
+	char *text;
+
+	(void)p;
+	task = srun_task(r, line, &text);
+	if (!task) {
+		if (is_err && !srun_note(r, line))
+			save_err(r->err, sizeof(r->err), line);
+		return;
+	}
+	if (!is_err && !*task && !strncmp(text, NODE_MARK, strlen(NODE_MARK))) {
+		*task = node_find(r, text + strlen(NODE_MARK));
+		return;
+	}
+	if (!*task)
+		return;
+	if (is_err) {
+		save_err((*task)->err, sizeof((*task)->err), text);
+		return;
+	}
+	(*task)->output = true;
+	r->sink->line(r->sink->arg, (*task)->name, text);
+}
+
+/* Read what @s has; hand each complete line to @fn.  0, or 1 at EOF. */
+static int stream_read(struct run *r, struct proc *p, struct stream *s, bool is_err, line_fn fn)
+{
+	char *nl, *nb;
+	ssize_t got;
+
+	if (s->cap - s->len < 4096) {
+		size_t cap = s->cap ? s->cap * 2 : 65536;
+
+		if (cap > LINE_MAX_BYTES + 65536 || !(nb = realloc(s->buf, cap))) {
+			/* An endless line: give up on this stream, keep the node's rest. */
+			s->len = 0;
+			return 1;
+		}
+		s->buf = nb;
+		s->cap = cap;
+	}
+	got = read(s->fd, s->buf + s->len, s->cap - s->len - 1);
+	if (got < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : 1;
+	if (got == 0 && s->len) {
+		s->buf[s->len] = '\0';
+		fn(r, p, is_err, s->buf);
+		s->len = 0;
+	}
+	if (got == 0)
+		return 1;
+	s->len += (size_t)got;
+	s->buf[s->len] = '\0';
+	while ((nl = memchr(s->buf, '\n', s->len))) {
+		*nl = '\0';
+		fn(r, p, is_err, s->buf);
+		s->len -= (size_t)(nl + 1 - s->buf);
+		memmove(s->buf, nl + 1, s->len);
+	}
+	return 0;
+}
+
+/* ---- the poll loop ---- */
+
+typedef void (*done_fn)(struct run *r, struct proc *p);
+
+static size_t pollfds(struct proc *slots, size_t n, struct pollfd *pfd, long *wait)
+{
+	size_t i, k = 0;
+	long now = now_ms();
+
+	*wait = 1000;
+	for (i = 0; i < n; i++) {
+		if (slots[i].pid <= 0 || slots[i].exited)
+			continue;
+		if (slots[i].deadline - now < *wait)
+			*wait = slots[i].deadline - now > 0 ? slots[i].deadline - now : 0;
+		if (slots[i].out.fd >= 0)
+			pfd[k++] = (struct pollfd){ .fd = slots[i].out.fd, .events = POLLIN };
+		if (slots[i].err.fd >= 0)
+			pfd[k++] = (struct pollfd){ .fd = slots[i].err.fd, .events = POLLIN };
+	}
+	return k;
+}
+
+/* Read what is ready, end what is over its time, reap what has ended. */
+static void slot_step(struct run *r, struct proc *p, line_fn fn, done_fn done)
+{
+	struct pollfd one[2] = { { .fd = p->out.fd, .events = POLLIN },
+				 { .fd = p->err.fd, .events = POLLIN } };
+
+	if (poll(one, 2, 0) > 0) {
+		if (p->out.fd >= 0 && one[0].revents && stream_read(r, p, &p->out, false, fn))
+			stream_close(&p->out);
+		if (p->err.fd >= 0 && one[1].revents && stream_read(r, p, &p->err, true, fn))
+			stream_close(&p->err);
+	}
+	if (now_ms() >= p->deadline) {
+		if (p->killed) {
+			/* Killed, yet a descendant outside its group holds the pipes. */
+			stream_close(&p->out);
+			stream_close(&p->err);
+		} else {
+			proc_kill(p);
+			p->deadline = now_ms() + 2000;
+		}
+	}
+	if (p->out.fd < 0 && p->err.fd < 0) {
+		proc_reap(p);
+		done(r, p);
+		p->pid = 0;
+	}
+}
+
+/*
+ * Serve the processes of @slots until none runs; @start fills a free slot
+ * with the next process (ssh's fan-out), false when there is none left.
+ */
+static void serve(struct run *r, struct proc *slots, size_t n, line_fn fn, done_fn done,
+		  bool (*start)(struct run *r, struct proc *p))
+{
+	struct pollfd *pfd = calloc(n * 2, sizeof(*pfd));
+	bool more = start != NULL, busy;
+	size_t i;
+	long wait;
+
+	do {
+		busy = false;
+		for (i = 0; i < n; i++) {
+			if (slots[i].pid <= 0 && more)
+				more = start(r, &slots[i]);
+			busy |= slots[i].pid > 0;
+		}
+		if (!busy)
+			break;
+		if (pfd && pollfds(slots, n, pfd, &wait))
+			poll(pfd, pollfds(slots, n, pfd, &wait), (int)wait);
+		else
+			poll(NULL, 0, 50);
+		for (i = 0; i < n; i++)
+			if (slots[i].pid > 0)
+				slot_step(r, &slots[i], fn, done);
+	} while (busy || more);
+	free(pfd);
+}
+
+/* ---- launchers ---- */
+
+static bool ssh_start(struct run *r, struct proc *p)
+{
+	char conn[64];
+	char *argv[] = { "ssh", "-T", "-o", "BatchMode=yes", "-o", conn, NULL, r->cmd, NULL };
+	struct node_state *ns;
+	int ret;
+
+	if (r->next >= r->n)
+		return false;
+	ns = &r->nodes[r->next++];
+	snprintf(conn, sizeof(conn), "ConnectTimeout=%u",
+		 r->l->node_timeout < 30 ? r->l->node_timeout : 30);
+	argv[6] = (char *)ns->name;
+	memset(p, 0, sizeof(*p));
+	p->node = ns;
+	ret = proc_start(p, argv, now_ms() + r->l->node_timeout * 1000L);
+	if (ret) {
+		p->pid = 0;
+		node_fail(r, ns, "cannot run ssh: %s", strerror(-ret));
+	}
+	return r->next < r->n;
+}
+
+static void ssh_done(struct run *r, struct proc *p)
+{
+	(void)r;
+	if (p->killed)
+		p->node->timed_out = true;
+	else if (WIFEXITED(p->status))
+		p->node->rc = WEXITSTATUS(p->status);
+	stream_close(&p->out);
+	stream_close(&p->err);
+}
+
+static void whole_done(struct run *r, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; p->killed && i < r->n; i++)
+		if (!r->nodes[i].output && r->nodes[i].rc < 0)
+			r->nodes[i].timed_out = true;
+	if (!p->killed && WIFEXITED(p->status) && WEXITSTATUS(p->status) && !r->err[0])
+		snprintf(r->err, sizeof(r->err), "%s exited with code %d", launcher_name(r->l->launcher),
+			 WEXITSTATUS(p->status));
+	stream_close(&p->out);
+	stream_close(&p->err);
+}
+
+/* "a,b,c": the names of @r's nodes for -w; NULL when out of memory. */
+static char *node_list(const struct run *r)
+{
+	size_t i, len = 1;
+	char *s, *o;
+
+	for (i = 0; i < r->n; i++)
+		len += strlen(r->nodes[i].name) + 1;
+	s = o = malloc(len);
+	for (i = 0; s && i < r->n; i++)
+		o += sprintf(o, "%s%s", i ? "," : "", r->nodes[i].name);
+	if (s)
+		*o = '\0';
+	return s;
+}
+
+/* The whole run is one launcher process: its time covers the fan-out's waves. */
+static long whole_deadline(const struct run *r)
+{
+	size_t waves = r->l->launcher == LAUNCHER_SRUN || !r->l->fanout ? 1
+		       : (r->n + r->l->fanout - 1) / r->l->fanout;
+
+	return now_ms() + ((long)waves * r->l->node_timeout + LAUNCHER_GRACE_S) * 1000L;
+}
+
+static int run_whole(struct run *r, char **argv, line_fn fn)
+{
+	struct proc p = { 0 };
+	int ret = proc_start(&p, argv, whole_deadline(r));
+
+	if (ret) {
+		snprintf(r->err, sizeof(r->err), "cannot run %s: %s", argv[0], strerror(-ret));
+		return ret;
+	}
+	serve(r, &p, 1, fn, whole_done, NULL);
+	return 0;
+}
+
+static int run_pdsh_clush(struct run *r)
+{
+	char fan[16], tmo[16], *list = node_list(r);
+	char *pdsh[] = { "pdsh", "-R", "ssh", "-f", fan, "-u", tmo, "-w", list, r->cmd, NULL };
+	char *clush[] = { "clush", "-f", fan, "-u", tmo, "-o", "-oBatchMode=yes", "-w", list,
+			  r->cmd, NULL };
+	int ret;
+
+	if (!list)
+		return -ENOMEM;
+	snprintf(fan, sizeof(fan), "%u", r->l->fanout);
+	snprintf(tmo, sizeof(tmo), "%u", r->l->node_timeout);
+	ret = run_whole(r, r->l->launcher == LAUNCHER_PDSH ? pdsh : clush, pdsh_line);
+	free(list);
+	return ret;
+}
+
+/*
+ * Slurm first says which nodes it can run on: a name it does not know,
+ * or a node down, drained or not responding ("idle*"), fails at once with
+ * Slurm's word for it, and srun runs on the rest.
+ */
+static void slurm_states(struct run *r)
+{
+	char *list = node_list(r), *out = NULL, *line, *save = NULL;
+	char *argv[] = { "sinfo", "-h", "-N", "-o", "%N %t", "-n", list, NULL };
+	size_t i;
+
+	if (!list || run_output(r->ctx, "sinfo", argv, &out)) {
+		free(list);
+		return;		/* srun will say what is wrong */
+	}
+	for (i = 0; i < r->n; i++)
+		r->nodes[i].rc = -2;	/* not seen by sinfo yet */
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[256], state[64];
+		struct node_state *ns;
+
+		if (sscanf(line, "%255s %63s", name, state) != 2 || !(ns = node_find(r, name)))
+			continue;
+		ns->rc = -1;
+		if (strchr(state, '*') || !strncmp(state, "down", 4) || !strncmp(state, "drain", 5) ||
+		    !strncmp(state, "fail", 4))
+			node_fail(r, ns, "Slurm says it is %s (sinfo)", state);
+	}
+	for (i = 0; i < r->n; i++)
+		if (r->nodes[i].rc == -2) {
+			r->nodes[i].rc = -1;
+			node_fail(r, &r->nodes[i], "not a node of this Slurm cluster (sinfo does not know it)");
+		}
+	free(out);
+	free(list);
+}
+
+static int run_srun(struct run *r)
+{
+	char nn[24], *list, **argv;
+	size_t i, k = 0, argc = 0, m = 0;
+	int ret;
+
+	slurm_states(r);
+	for (i = 0; i < r->n; i++)
+		m += !r->nodes[i].reported;
+	if (!m)
+		return 0;
+	while (r->l->argv[argc])
+		argc++;
+	argv = calloc(argc + 16, sizeof(*argv));
+	list = calloc(1, 1);
+	r->tasks = calloc(m, sizeof(*r->tasks));
+	r->ntasks = m;
+	for (i = 0; list && i < r->n; i++) {
+		char *nl;
+
+		if (r->nodes[i].reported)
+			continue;
+		nl = realloc(list, strlen(list) + strlen(r->nodes[i].name) + 2);
+		if (!nl)
+			break;
+		list = nl;
+		sprintf(list + strlen(list), "%s%s", *list ? "," : "", r->nodes[i].name);
+	}
+	if (!argv || !list || !r->tasks) {
+		free(argv);
+		free(list);
+		return -ENOMEM;
+	}
+	snprintf(nn, sizeof(nn), "%zu", m);
+	{
+		/* Each task names its node first: srun -l labels lines by task only. */
+		char *head[] = { "srun", "-N", nn, "-n", nn, "--ntasks-per-node=1", "-l", "-w", list,
+				 "sh", "-c", "echo \"" NODE_MARK "$SLURMD_NODENAME\"; exec \"$@\"",
+				 "rdmactl-node" };
+
+		for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+			argv[k++] = head[i];
+	}
+	for (i = 0; i < argc; i++)
+		argv[k++] = r->l->argv[i];
+	ret = run_whole(r, argv, srun_line);
+	free(argv);
+	free(list);
+	return ret;
+}
+
+/* ---- the run's end: every node answered, or its failure said ---- */
+
+static void attribute(struct run *r, struct node_state *ns)
+{
+	const char *err = ns->err[0] ? ns->err : r->err;
+
+	if (ns->timed_out)
+		node_fail(r, ns, "no answer within %u s (--node-timeout)", r->l->node_timeout);
+	else if (ns->rc == 127)
+		node_fail(r, ns, "rdmactl is not installed there, or not at '%s' (exit 127%s%s)",
+			  r->l->argv[0], err[0] ? ": " : "", err);
+	else if (ns->rc == 255 && r->l->launcher != LAUNCHER_SRUN)
+		node_fail(r, ns, "ssh failed: %s", err[0] ? err : "exit 255");
+	else if (!ns->output)
+		node_fail(r, ns, "%s", err[0] ? err : "no output, and the launcher said nothing");
+	else if (ns->rc > 1)
+		node_fail(r, ns, "rdmactl exited %d%s%s", ns->rc, ns->err[0] ? ": " : "", ns->err);
+}
+
+static int run_nodes(struct run *r)
+{
+	struct proc *slots;
+	size_t n;
+
+	r->cmd = launch_shell_join(r->l->argv);
+	if (!r->cmd)
+		return -ENOMEM;
+	switch (r->l->launcher) {
+	case LAUNCHER_SSH:
+		n = r->l->fanout && r->l->fanout < r->n ? r->l->fanout : r->n;
+		slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		serve(r, slots, n, ssh_line, ssh_done, ssh_start);
+		free(slots);
+		return 0;
+	case LAUNCHER_PDSH:
+	case LAUNCHER_CLUSH:
+		return run_pdsh_clush(r);
+	case LAUNCHER_SRUN:
+		return run_srun(r);
+	default:
+		return -EINVAL;
+	}
+}
+
+int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
+	       const struct launch_sink *sink)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct run r = { .ctx = ctx, .l = l, .sink = sink, .n = n };
+	size_t i;
+	int ret = -ENOMEM;
+
+	r.nodes = calloc(n ? n : 1, sizeof(*r.nodes));
+	r.sorted = calloc(n ? n : 1, sizeof(*r.sorted));
+	if (r.nodes && r.sorted) {
+		for (i = 0; i < n; i++) {
+			r.nodes[i] = (struct node_state){ .name = nodes[i], .rc = -1 };
+			r.sorted[i] = &r.nodes[i];
+		}
+		qsort(r.sorted, n, sizeof(*r.sorted), cmp_node);
+		for (i = 0; i < 3; i++)
+			sigaction(sigs[i], &sa, &old[i]);
+		ret = run_nodes(&r);
+		for (i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		if (ret && !r.err[0])
+			snprintf(r.err, sizeof(r.err), "%s: %s", launcher_name(l->launcher), strerror(-ret));
+		for (i = 0; i < n; i++)
+			attribute(&r, &r.nodes[i]);
+	}
+	free(r.cmd);
+	free(r.tasks);
+	free(r.sorted);
+	free(r.nodes);
+	return ret;
+}

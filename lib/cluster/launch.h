@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running one command on many nodes through the launchers clusters already
+ * have: Slurm's srun, pdsh, ClusterShell's clush, or plain ssh (rdmactl
+ * fans out itself).  No daemon of rdmactl's runs on the nodes.
+ *
+ * Every line a node prints on stdout reaches the sink with the node's name;
+ * a node that could not run the command (down, name unknown, ssh refused,
+ * the command missing, no answer in time) reaches it once as a failure with
+ * the cause, so no node is ever silently missing.
+ */
+#ifndef RDMACTL_LAUNCH_H
+#define RDMACTL_LAUNCH_H
+
+#include <stddef.h>
+
+struct ctx;
+
+enum launcher {
+	LAUNCHER_SRUN,
+	LAUNCHER_PDSH,
+	LAUNCHER_CLUSH,
+	LAUNCHER_SSH,
+	LAUNCHER_COUNT,
+};
+
+/* "srun", "pdsh", "clush", "ssh". */
+const char *launcher_name(enum launcher l);
+/* The launcher named @s; -EINVAL for another word. */
+int launcher_parse(const char *s, enum launcher *out);
+/*
+ * The launcher to use when none is named: srun inside a Slurm allocation
+ * (SLURM_JOB_ID set) when srun is installed, else the first of pdsh,
+ * clush and ssh found on PATH; -ENOENT when there is none.
+ */
+int launcher_default(enum launcher *out);
+
+struct launch_sink {
+	/* One line of @node's standard output, without its newline. */
+	void (*line)(void *arg, const char *node, const char *line);
+	/* @node did not run the command to its end: why, one line. */
+	void (*fail)(void *arg, const char *node, const char *why);
+	void *arg;
+};
+
+struct launch {
+	enum launcher launcher;
+	unsigned int fanout;		/* nodes at once (pdsh -f, clush -f, ssh) */
+	unsigned int node_timeout;	/* seconds one node may take */
+	char *const *argv;		/* the command each node runs; argv[0] its path there */
+};
+
+/*
+ * Run @l->argv on the @n nodes @nodes (distinct names) and report to
+ * @sink; returns when every node has answered, failed or timed out.  0, or
+ * -errno when the launcher itself could not be started (then every node
+ * is also reported failed).
+ */
+int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
+	       const struct launch_sink *sink);
+
+/*
+ * @argv as one command line for a remote shell (ssh, pdsh and clush join
+ * their arguments into one): each word single-quoted where it needs it.
+ * malloc'd; NULL when out of memory.
+ */
+char *launch_shell_join(char *const *argv);
+
+#endif
