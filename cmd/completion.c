@@ -12,6 +12,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/run.h"
 #include "base/sysfs.h"
 #include "cmds.h"
 
@@ -184,6 +185,35 @@ static void offer_gids(const struct ctx *ctx, const char *prefix)
 	}
 }
 
+/*
+ * Node names where they are cheap to have: Slurm's nodes (sinfo), else
+ * the names of /etc/hosts.
+ */
+static void offer_hosts(const struct ctx *ctx, const char *prefix)
+{
+	char *argv[] = { "sinfo", "-h", "-N", "-o", "%N", NULL }, *out = NULL, *line, *save = NULL;
+	char *w, *wsave;
+	bool hosts_file = false;
+
+	if (run_output(ctx, "sinfo-nodes", argv, &out)) {
+		free(out);
+		out = NULL;
+		if (read_file(ctx, "/etc/hosts", 1 << 20, &out, NULL))
+			return;
+		hosts_file = true;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, "#")] = '\0';
+		w = strtok_r(line, " \t", &wsave);
+		/* /etc/hosts: the address first, then its names. */
+		if (w && hosts_file)
+			w = strtok_r(NULL, " \t", &wsave);
+		for (; w; w = strtok_r(NULL, " \t", &wsave))
+			offer(w, prefix);
+	}
+	free(out);
+}
+
 static void offer_words(const char *list, const char *prefix)
 {
 	char buf[256], *save = NULL, *w;
@@ -227,6 +257,9 @@ static void offer_value(const struct ctx *ctx, enum arg_kind kind, const char *c
 		break;
 	case ARG_FILE:
 		puts(FILES_MARK);
+		break;
+	case ARG_HOSTLIST:
+		offer_hosts(ctx, prefix);
 		break;
 	default:
 		break;

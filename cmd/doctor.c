@@ -12,11 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/run.h"
 #include "base/sysfs.h"
+#include "cluster/fanout.h"
 #include "cluster/gather.h"
 #include "cluster/report.h"
 #include "cmds.h"
@@ -35,6 +38,13 @@ enum {
 	OPT_PORT,
 	OPT_TOKEN,
 	OPT_GATHERED,
+	OPT_LAUNCHER,
+	OPT_FANOUT,
+	OPT_NODE_TIMEOUT,
+	OPT_RDMACTL,
+	OPT_LOCAL,
+	OPT_SLURM_HEALTH,
+	OPT_DRAIN,
 };
 
 const struct opt doctor_opts[] = {
@@ -45,6 +55,17 @@ const struct opt doctor_opts[] = {
 	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
 	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
+	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all" },
+	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
+	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
+	  "srun pdsh clush ssh" },
+	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
+	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
+	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
+	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command" },
+	{ "drain", OPT_DRAIN, ARG_NONE, NULL, "with --slurm-health: drain this node when a check fails" },
 	{ "gathered", OPT_GATHERED, ARG_FILE, "FILE|-|DIR",
 	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)" },
 	{ 0 }
@@ -75,8 +96,18 @@ static const struct column list_cols[] = {
 	{ 0 }
 };
 
+/* The cluster run's options (-w); see lib/cluster/fanout.h. */
+struct cluster_args {
+	const char *w, *x, *launcher, *rdmactl;
+	long fanout, node_timeout;
+	bool local, health, drain;
+	const char *given;	/* the first cluster-only option given, for messages */
+};
+
 struct doctor_args {
+	struct cluster_args c;
 	const char *peer;
+	const char *for_arg;
 	const char *only, *skip;
 	const char *gathered;
 	enum doctor_for target;
@@ -165,6 +196,37 @@ static int unused_options(const struct ctx *ctx, const struct doctor_args *a)
 	return 0;
 }
 
+static int set_num(const struct ctx *ctx, const char *name, const char *val, long lo, long hi,
+		   long *out)
+{
+	if (!parse_long(val, lo, hi, out))
+		return 0;
+	log_err(ctx, "Failed to read %s '%s': expected a whole number from %ld to %ld", name, val, lo,
+		hi);
+	return -EINVAL;
+}
+
+/* The cluster options; -ENOENT when @c is none of them. */
+static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, const char *val)
+{
+	switch (opt) {
+	case 'w': c->w = val; return 0;
+	case 'x': c->x = val; c->given = "-x"; return 0;
+	case OPT_LAUNCHER: c->launcher = val; c->given = "--launcher"; return 0;
+	case OPT_RDMACTL: c->rdmactl = val; c->given = "--rdmactl"; return 0;
+	case OPT_FANOUT:
+		c->given = "--fanout";
+		return set_num(ctx, "--fanout", val, 1, 4096, &c->fanout);
+	case OPT_NODE_TIMEOUT:
+		c->given = "--node-timeout";
+		return set_num(ctx, "--node-timeout", val, 1, 3600, &c->node_timeout);
+	case OPT_LOCAL: c->local = true; return 0;
+	case OPT_SLURM_HEALTH: c->health = true; return 0;
+	case OPT_DRAIN: c->drain = true; return 0;
+	}
+	return -ENOENT;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -172,9 +234,17 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 
 	memset(a, 0, sizeof(*a));
 	a->port = PROBE_DEFAULT_PORT;
+	a->c.fanout = 32;
+	a->c.node_timeout = 60;
 	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(&p)) != OPT_END) {
+		if ((ret = cluster_opt(ctx, &a->c, c, p.optarg)) != -ENOENT) {
+			if (ret)
+				return -RC_USAGE;
+			continue;
+		}
+		ret = 0;
 		switch (c) {
 		case OPT_PEER:
 			a->peer = p.optarg;
@@ -188,6 +258,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 			}
 			break;
 		case OPT_FOR:
+			a->for_arg = p.optarg;
 			if (parse_for(ctx, p.optarg, &a->target))
 				return -RC_USAGE;
 			break;
@@ -323,6 +394,187 @@ static int doctor_gathered(struct ctx *ctx, const char *path)
 	return report_rc(&counts);
 }
 
+/* ---- many nodes: -w, and Slurm's health checks ---- */
+
+/* Cluster and health options against the rest; 0 or -EINVAL (message printed). */
+static int cluster_alone(const struct ctx *ctx, const struct doctor_args *a)
+{
+	const struct cluster_args *c = &a->c;
+	const char *bad = NULL, *why = "";
+
+	if (c->local && c->w)
+		bad = "--local", why = " with -w: one checks this node only, the other many";
+	else if (c->drain && !c->health)
+		bad = "--drain", why = " without --slurm-health, which decides when to drain";
+	else if (c->health && (c->w || a->peer || a->gathered || a->list))
+		bad = "--slurm-health", why = c->w ? " with -w: it checks this node alone"
+					   : " with --peer, --gathered or --list: it runs the local checks";
+	else if (c->w && a->gathered)
+		bad = "-w", why = " with --gathered: one runs the nodes, the other reads what they printed";
+	else if (c->w && a->list)
+		bad = "-w", why = " with --list, which runs no check";
+	else if (c->w && a->have_token)
+		bad = "--token", why = " with -w: it would show in every node's process list; "
+				       "give the nodes RDMACTL_TOKEN in their environment";
+	if (!bad)
+		return 0;
+	log_err(ctx, "Failed to use %s%s", bad, why);
+	return -EINVAL;
+}
+
+static int pick_launcher(const struct ctx *ctx, const char *name, enum launcher *out)
+{
+	static const char *const pkg[] = { "slurm-client", "pdsh", "clustershell", "openssh-client" };
+	const char *from = name ? "--launcher" : "RDMACTL_LAUNCHER";
+
+	if (!name && (name = getenv("RDMACTL_LAUNCHER")) && !*name)
+		name = NULL;
+	if (!name) {
+		if (!launcher_default(out))
+			return 0;
+		log_err(ctx, "Failed to find a launcher: none of srun (in an allocation), pdsh, clush "
+			"or ssh is installed; install pdsh, clustershell or openssh-client");
+		return -ENOENT;
+	}
+	if (launcher_parse(name, out)) {
+		log_err(ctx, "Failed to use %s '%s': not a launcher; use srun, pdsh, clush or ssh",
+			from, name);
+		return -EINVAL;
+	}
+	if (launcher_installed(*out))
+		return 0;
+	log_err(ctx, "Failed to use %s '%s': %s is not on PATH (Debian package %s)", from, name,
+		name, pkg[*out]);
+	return -ENOENT;
+}
+
+/* The command every node runs: its own doctor, as JSON, with the same checks. */
+static void remote_argv(const struct doctor_args *a, char **argv, char *port, size_t plen)
+{
+	size_t k = 0;
+
+	argv[k++] = (char *)(a->c.rdmactl ? a->c.rdmactl : "rdmactl");
+	argv[k++] = "-j";
+	argv[k++] = "doctor";
+	argv[k++] = "--local";
+	if (a->for_arg)
+		argv[k++] = "--for", argv[k++] = (char *)a->for_arg;
+	if (a->only)
+		argv[k++] = "--only", argv[k++] = (char *)a->only;
+	if (a->skip)
+		argv[k++] = "--skip", argv[k++] = (char *)a->skip;
+	if (a->peer)
+		argv[k++] = "--peer", argv[k++] = (char *)a->peer;
+	if (a->port_given) {
+		snprintf(port, plen, "%ld", a->port);
+		argv[k++] = "--port", argv[k++] = port;
+	}
+	argv[k] = NULL;
+}
+
+static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes)
+{
+	struct launch l = { .fanout = (unsigned int)a->c.fanout,
+			    .node_timeout = (unsigned int)a->c.node_timeout };
+	struct report_counts counts;
+	char *argv[16], port[16];
+
+	if (pick_launcher(ctx, a->c.launcher, &l.launcher))
+		return RC_USAGE;
+	remote_argv(a, argv, port, sizeof(port));
+	l.argv = argv;
+	if (fanout_doctor(ctx, nodes, &l, &counts))
+		return RC_PROBLEM;
+	return report_rc(&counts);
+}
+
+/*
+ * Slurm's HealthCheckProgram and prologs want a verdict, not a table: one
+ * line in NHC's manner for the first failed check, and the command that
+ * drains the node, run with --drain.  Slurm gives a health check 60 s;
+ * the local checks take a second or two (commands they run are cut at
+ * 10 s each).
+ */
+static void health_node(char *name, size_t len)
+{
+	const char *env = getenv("SLURMD_NODENAME");
+
+	if (env && *env) {
+		snprintf(name, len, "%s", env);
+		return;
+	}
+	if (gethostname(name, len - 1))
+		snprintf(name, len, "localhost");
+	name[len - 1] = '\0';
+	name[strcspn(name, ".")] = '\0';
+}
+
+/* "rdmactl: mtu: eth0 MTU 1500 ...": the reason, quotes made safe for scontrol. */
+static bool health_reason(struct table *t, char *reason, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < table_rows(t); i++) {
+		struct json_object *row = table_get_row(t, i), *st, *id, *found;
+
+		if (!json_object_object_get_ex(row, "status", &st) ||
+		    strcmp(json_object_get_string(st), "FAIL") ||
+		    !json_object_object_get_ex(row, "id", &id) ||
+		    !json_object_object_get_ex(row, "found", &found))
+			continue;
+		snprintf(reason, len, "rdmactl: %s: %.180s", json_object_get_string(id),
+			 json_object_get_string(found));
+		for (char *q = reason; *q; q++)
+			if (*q == '"' || *q == '\n')
+				*q = '\'';
+		return true;
+	}
+	return false;
+}
+
+static int health_drain(const struct ctx *ctx, const char *node, const char *reason)
+{
+	char n[300], r[300], *out = NULL;
+	char *argv[] = { "scontrol", "update", n, "state=drain", r, NULL };
+	int ret;
+
+	snprintf(n, sizeof(n), "nodename=%s", node);
+	snprintf(r, sizeof(r), "reason=%s", reason);
+	ret = run_output(ctx, "scontrol-drain", argv, &out);
+	free(out);
+	if (ret)
+		log_err(ctx, "Failed to drain %s: scontrol update: %s", node, strerror(-ret));
+	return ret;
+}
+
+static int health_report(struct ctx *ctx, struct table *t, bool drain)
+{
+	struct json_object *h = json_object_new_object();
+	char node[256], reason[256], cmd[700];
+	bool failed = health_reason(t, reason, sizeof(reason));
+	int ret = 0;
+
+	health_node(node, sizeof(node));
+	snprintf(cmd, sizeof(cmd), "scontrol update nodename=%s state=drain reason=\"%s\"", node,
+		 reason);
+	if (failed && drain)
+		ret = health_drain(ctx, node, reason);
+	json_object_object_add(h, "ok", json_object_new_boolean(!failed));
+	json_object_object_add(h, "node", json_object_new_string(node));
+	json_object_object_add(h, "reason", failed ? json_object_new_string(reason) : NULL);
+	json_object_object_add(h, "drain", failed ? json_object_new_string(cmd) : NULL);
+	json_object_object_add(h, "drained", json_object_new_boolean(failed && drain && !ret));
+	if (ctx->json) {
+		json_attach(ctx, "health", h);
+	} else {
+		json_object_put(h);
+		if (failed)
+			print_text(ctx, "ERROR: %s\n%s%s\n", reason, drain && !ret ? "drained: " : "",
+				   cmd);
+	}
+	return failed ? RC_PROBLEM : RC_OK;
+}
+
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_args a;
@@ -336,6 +588,27 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	ret = parse_args(ctx, argc, argv, &a);
 	if (ret)
 		return ret > 0 ? RC_OK : -ret;
+	if (cluster_alone(ctx, &a))
+		return RC_USAGE;
+	if (!a.c.local && !a.c.health && !a.gathered && !a.list) {
+		struct hostlist nodes;
+
+		if (fanout_nodes(ctx, a.c.w, a.c.x, &nodes)) {
+			hostlist_free(&nodes);
+			return RC_USAGE;
+		}
+		if (nodes.n) {
+			ret = doctor_cluster(ctx, &a, &nodes);
+			hostlist_free(&nodes);
+			return ret;
+		}
+		hostlist_free(&nodes);
+	}
+	if (a.c.given) {
+		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
+			a.c.given);
+		return RC_USAGE;
+	}
 	if (a.gathered)
 		return doctor_gathered(ctx, a.gathered);
 	if (a.list)
@@ -359,8 +632,14 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	t = table_new(doctor_cols);
 	if (t) {
 		doctor_run(&d, sel, t, &counts);
-		table_emit(ctx, t, "checks");
-		print_summary(ctx, &counts);
+		if (a.c.health)
+			ret = health_report(ctx, t, a.c.drain);
+		if (!a.c.health || ctx->json) {
+			table_emit(ctx, t, "checks");
+			print_summary(ctx, &counts);
+		} else {
+			table_free(t);
+		}
 		/* What a cluster report compares across nodes (doctor -w). */
 		if (ctx->json)
 			json_attach(ctx, "node", node_facts_json(ctx, d.node_err ? NULL : &d.node,
@@ -372,5 +651,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	free(sel);
 	if (!t)
 		return RC_PROBLEM;
+	if (a.c.health)
+		return ret;
 	return counts.n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
 }

@@ -25,6 +25,7 @@ enum arg_kind {
 	ARG_GID,	/* GID index */
 	ARG_FILE,
 	ARG_HOST,
+	ARG_HOSTLIST,	/* node[01-64], as Slurm and pdsh take it */
 	ARG_CHOICE,	/* one of opt.choices */
 	ARG_COMMAND,	/* an rdmactl command name */
 };

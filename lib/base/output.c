@@ -83,6 +83,11 @@ size_t table_rows(const struct table *t)
 	return json_object_array_length(t->rows);
 }
 
+struct json_object *table_get_row(const struct table *t, size_t i)
+{
+	return json_object_array_get_idx(t->rows, i);
+}
+
 void table_fit(struct table *t, size_t width)
 {
 	t->fit = width;

@@ -58,6 +58,8 @@ void table_free(struct table *t);
 /* Append a row; the row belongs to the table. */
 struct json_object *table_row(struct table *t);
 size_t table_rows(const struct table *t);
+/* Row @i, to read back what was filled; NULL past the end. */
+struct json_object *table_get_row(const struct table *t, size_t i);
 /*
  * Text lines of at most @width columns: the COL_FILL column is cut to what
  * the others leave, a COL_WRAP column and COL_BELOW lines are wrapped at

@@ -74,6 +74,11 @@ static bool on_path(const char *prog)
 	return false;
 }
 
+bool launcher_installed(enum launcher l)
+{
+	return l < LAUNCHER_COUNT && on_path(names[l]);
+}
+
 int launcher_default(enum launcher *out)
 {
 	static const enum launcher order[] = { LAUNCHER_PDSH, LAUNCHER_CLUSH, LAUNCHER_SSH };
@@ -469,6 +474,8 @@ static int stream_read(struct run *r, struct proc *p, struct stream *s, bool is_
 	s->buf[s->len] = '\0';
 	while ((nl = memchr(s->buf, '\n', s->len))) {
 		*nl = '\0';
+		if (nl > s->buf && nl[-1] == '\r')	/* ssh ends its own messages with CRLF */
+			nl[-1] = '\0';
 		fn(r, p, is_err, s->buf);
 		s->len -= (size_t)(nl + 1 - s->buf);
 		memmove(s->buf, nl + 1, s->len);

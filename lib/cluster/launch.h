@@ -12,6 +12,7 @@
 #ifndef RDMACTL_LAUNCH_H
 #define RDMACTL_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ctx;
@@ -34,6 +35,9 @@ int launcher_parse(const char *s, enum launcher *out);
  * clush and ssh found on PATH; -ENOENT when there is none.
  */
 int launcher_default(enum launcher *out);
+
+/* True when @l's program is on PATH. */
+bool launcher_installed(enum launcher l);
 
 struct launch_sink {
 	/* One line of @node's standard output, without its newline. */
