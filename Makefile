@@ -73,7 +73,9 @@ DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
 	      mandoc bash-completion zsh fish jq iperf3 procps util-linux \
-	      clang libclang-rt-14-dev valgrind
+	      clang libclang-rt-14-dev valgrind \
+	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
+	      slurm-client
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
