@@ -239,7 +239,7 @@ setup_slurm() {
 
 # slurm_ready: Slurm counts this guest's node idle (registered, usable).
 slurm_ready() {
-	[[ $(scontrol -o show node "lab-$NODE" 2>/dev/null) == *" State=IDLE"[" +"]* ]]
+	[[ $(scontrol -o show node "lab-$NODE" 2>/dev/null) =~ \ State=IDLE\  ]]
 }
 
 # put_result ID VERDICT...: atomically publish this guest's verdict.
@@ -401,8 +401,10 @@ wait_limit=60
 for i in "${!T_ID[@]}"; do
 	if ! lab__rendezvous "$RUN/sync/${T_ID[$i]}" "$wait_limit"; then
 		lab__all_in "$RUN/sync/${T_ID[$i]}"
-		say "$(printf 'lab-%s ' $LAB__FROM)did not reach ${T_ID[$i]}, stopping"
-		put_result "${T_ID[$i]}" fail "$(printf 'lab-%s ' $LAB__FROM)never reached the start of the test"
+		# shellcheck disable=SC2086 # a list of letters
+		missing=$(printf 'lab-%s ' $LAB__FROM)
+		say "${missing}did not reach ${T_ID[$i]}, stopping"
+		put_result "${T_ID[$i]}" fail "${missing}never reached the start of the test"
 		exit 1
 	fi
 	run_test "$i"

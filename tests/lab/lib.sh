@@ -144,6 +144,7 @@ lab_barrier() {
 	local LAB__FROM=''
 	lab__rendezvous "$LAB_SHARE/.barrier/$1" 60 && return 0
 	lab__all_in "$LAB_SHARE/.barrier/$1"
+	# shellcheck disable=SC2086 # a list of letters
 	fail "lab_barrier $1: never arrived:$(printf ' lab-%s' $LAB__FROM)"
 	exit 1
 }
