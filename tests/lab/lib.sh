@@ -137,12 +137,12 @@ lab__rendezvous() {
 		lab__await "barrier ${1##*/}" "$2" lab__all_in "$1"
 }
 
-# lab_barrier NAME: every guest waits here for all the others (60 s at
-# most). NAME must be unique within the test. On failure the test ends,
-# failed.
+# lab_barrier NAME [SECONDS]: every guest waits here for all the others
+# (60 s at most, or SECONDS). NAME must be unique within the test. On
+# failure the test ends, failed.
 lab_barrier() {
 	local LAB__FROM=''
-	lab__rendezvous "$LAB_SHARE/.barrier/$1" 60 && return 0
+	lab__rendezvous "$LAB_SHARE/.barrier/$1" "${2:-60}" && return 0
 	lab__all_in "$LAB_SHARE/.barrier/$1"
 	# shellcheck disable=SC2086 # a list of letters
 	fail "lab_barrier $1: never arrived:$(printf ' lab-%s' $LAB__FROM)"
