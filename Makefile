@@ -75,8 +75,10 @@ DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev
 	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev libssl-dev
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
-	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace \
-	      clang libclang-rt-14-dev valgrind clustershell slurm-client time
+	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace time \
+	      clang libclang-rt-14-dev valgrind \
+	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
+	      slurm-client
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)

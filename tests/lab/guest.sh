@@ -1,15 +1,18 @@
 #!/bin/bash
 # Test runner inside each lab guest, started by init.sh chrooted into the
-# host's root: brings up eth0 and the rxe0 Soft-RoCE device, then runs the
-# run's tests in order, in step with the other guest, leaving one result file
-# per test in the run share for the harness. Its own stdout is the serial
-# console (console-NODE.log on the host); each test's output goes to its log.
+# host's root: brings up eth0 (and eth1) with their rxe devices, the hosts
+# file and whatever launchers the run needs (sshd, munge, Slurm), then runs
+# the run's tests in order, in step with the other guests, leaving one result
+# file per test in the run share for the harness. Its own stdout is the
+# serial console (console-NODE.log on the host); each test's output goes to
+# its log.
 #
 # Usage: guest.sh RUN-DIR NODE
 set -u
 RUN=$1 NODE=$2
 
-# lab.env (written by the harness) sets LAB_GUESTS LAB_SRC LAB_BIN LAB_DIR
+# lab.env (written by the harness) sets LAB_GUESTS LAB_RAILS LAB_SRC LAB_BIN
+# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM
 # and the arrays T_ID T_PATH T_TIMEOUT.
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
@@ -24,14 +27,22 @@ say() {
 	echo "lab-$NODE [$up]: $*"
 }
 
-case $NODE in
-a) LAB_IP=10.99.0.1 LAB_PEER=b LAB_PEER_IP=10.99.0.2 ;;
-b) LAB_IP=10.99.0.2 LAB_PEER=a LAB_PEER_IP=10.99.0.1 ;;
-esac
-if ((LAB_GUESTS == 1)); then
-	LAB_PEER='' LAB_PEER_IP=''
+# This guest's addresses; with exactly two guests, the other one is its
+# peer (what the two-node tests use).
+LAB__OTHERS=''
+for n in $LAB__ALL; do
+	[[ $n == "$NODE" ]] || LAB__OTHERS+=" $n"
+done
+LAB_IP=$(lab_ip "$NODE") || exit 1
+LAB_IP1=''
+((LAB_RAILS == 2)) && LAB_IP1=$(lab_ip "$NODE" 1)
+LAB_PEER='' LAB_PEER_IP=''
+if ((LAB_GUESTS == 2)); then
+	LAB_PEER=${LAB__OTHERS# }
+	LAB_PEER_IP=$(lab_ip "$LAB_PEER")
 fi
-export LAB_NODE=$NODE LAB_RUN=$RUN LAB_IP LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_SRC LAB_BIN
+export LAB_NODE=$NODE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
+export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
 export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The shared root is read-only; home and temp files live in the guest's tmpfs.
@@ -40,29 +51,48 @@ mkdir -p "$HOME" /tmp/lab-state "$RUN/log/$NODE"
 # RDMA memory registration pins pages; the default 8 MiB limit is too low.
 ulimit -l unlimited
 
-# rxe_ready: port 1 of rxe0 is ACTIVE and its GID table holds the
-# IPv4-mapped GID of LAB_IP (RoCE v2 over IPv4 needs it).
+# gid_of IP: the IPv4-mapped GID of IP, as sysfs prints it.
+gid_of() {
+	# shellcheck disable=SC2086 # the dots split IP into octets
+	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
+}
+GID0=$(gid_of "$LAB_IP") GID1=''
+[[ -n $LAB_IP1 ]] && GID1=$(gid_of "$LAB_IP1")
+
+# rxe_ready: port 1 of rxe0 (and rxe1 on two rails) is ACTIVE and its GID
+# table holds the IPv4-mapped GID of the guest's address on that rail
+# (RoCE v2 over IPv4 needs it).
 rxe_ready() {
-	local port=/sys/class/infiniband/rxe0/ports/1 state gid
-	# shellcheck disable=SC2086 # LAB_IP's dots split it into octets
-	gid=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $LAB_IP)
+	local port=/sys/class/infiniband/rxe0/ports/1 state
 	read -r state <"$port/state" 2>/dev/null &&
 		[[ $state == *ACTIVE* ]] &&
-		grep -qx "$gid" "$port"/gids/* 2>/dev/null
+		grep -qx "$GID0" "$port"/gids/* 2>/dev/null || return
+	[[ -n $GID1 ]] || return 0
+	port=/sys/class/infiniband/rxe1/ports/1
+	read -r state <"$port/state" 2>/dev/null &&
+		[[ $state == *ACTIVE* ]] &&
+		grep -qx "$GID1" "$port"/gids/* 2>/dev/null
 }
 
 # net_up: (re)establish the state every test starts from. Idempotent, so it
 # also undoes what the previous test did: link down, other MTU, address
-# removed, rxe0 deleted, nft rules, netns. Every process started costs time
-# on the emulated CPU, hence one batch for ip and the checks in sysfs.
+# removed, rxe device deleted, nft rules, netns. Every process started costs
+# time on the emulated CPU, hence one batch for ip and the checks in sysfs.
 net_up() {
-	ip -batch - <<-EOF || return
-		link set lo up
-		link set eth0 mtu 1500 up
-		addr replace $LAB_IP/24 dev eth0
-	EOF
+	{
+		echo "link set lo up"
+		echo "link set eth0 mtu 1500 up"
+		echo "addr replace $LAB_IP/24 dev eth0"
+		if [[ -n $LAB_IP1 ]]; then
+			echo "link set eth1 mtu 1500 up"
+			echo "addr replace $LAB_IP1/24 dev eth1"
+		fi
+	} | ip -batch - || return
 	if [[ ! -e /sys/class/infiniband/rxe0 ]]; then
 		rdma link add rxe0 type rxe netdev eth0 || return
+	fi
+	if [[ -n $LAB_IP1 && ! -e /sys/class/infiniband/rxe1 ]]; then
+		rdma link add rxe1 type rxe netdev eth1 || return
 	fi
 	if command -v nft >/dev/null; then
 		nft flush ruleset || return
@@ -70,7 +100,146 @@ net_up() {
 	if compgen -G '/run/netns/*' >/dev/null; then
 		ip -all netns delete
 	fi
-	lab__await "rxe0 ACTIVE with the IPv4 GID of $LAB_IP" 30 rxe_ready
+	lab__await "rxe devices ACTIVE with the IPv4 GIDs of $LAB_IP $LAB_IP1" 30 rxe_ready
+}
+
+# ---------------------------------------------------------------------------
+# Names and launchers. The root is the host's, read-only: every file a
+# launcher needs written is made in this guest's tmpfs (/run/lab) and bound
+# over the host's path, so the tools find their usual configuration.
+
+# setup_hosts: every guest's name (lab-X, and lab-X-r1 on rail 1) resolves.
+setup_hosts() {
+	mkdir -p /run/lab &&
+		cp "$RUN/hosts" /run/lab/hosts &&
+		mount --bind /run/lab/hosts /etc/hosts
+}
+
+# setup_ssh: sshd with a host key made now; root logs in with the run's lab
+# key (one for every guest). Root's home is /run/lab/root here (a copy of
+# /etc/passwd saying so is bound over it): ~/.ssh is writable, and the
+# host's own dotfiles stay out of the guests' ssh sessions (an emulated CPU
+# takes seconds over a shell setup made for the host). The host's ssh
+# configuration, with the lab's additions, is bound over /etc/ssh; pdsh's
+# default remote command is ssh. The host key's public half goes to the run
+# share, for ssh_known_hosts.
+setup_ssh() {
+	local d=/run/lab/ssh home=/run/lab/root
+	mkdir -p "$d" /run/sshd /run/lab/pdsh "$home/.ssh" "$RUN/hostkeys" &&
+		chmod 700 "$home" "$home/.ssh" || return
+	sed "s|^root:\([^:]*:[^:]*:[^:]*:[^:]*\):[^:]*:|root:\1:$home:|" /etc/passwd >/run/lab/passwd &&
+		mount --bind /run/lab/passwd /etc/passwd || return
+	install -m 600 "$RUN/keys/id_ed25519" "$home/.ssh/id_ed25519" &&
+		install -m 644 "$RUN/keys/id_ed25519.pub" "$home/.ssh/id_ed25519.pub" &&
+		install -m 600 "$RUN/keys/id_ed25519.pub" "$home/.ssh/authorized_keys" || return
+	cp -a /etc/ssh/. "$d/" && rm -f "$d"/ssh_host_* || return
+	ssh-keygen -q -t ed25519 -N '' -C "lab-$NODE" -f "$d/ssh_host_ed25519_key" || return
+	mkdir -p "$d/sshd_config.d" "$d/ssh_config.d" || return
+	# The first value read wins, and both configurations include these
+	# first.
+	cat >"$d/sshd_config.d/00-rdmactl-lab.conf" <<-EOF || return
+		HostKey /etc/ssh/ssh_host_ed25519_key
+		PermitRootLogin prohibit-password
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		UseDNS no
+		PrintMotd no
+		PrintLastLog no
+	EOF
+	cat >"$d/ssh_config.d/00-rdmactl-lab.conf" <<-EOF || return
+		Host lab-* 10.99.*
+		    BatchMode yes
+	EOF
+	: >"$d/ssh_known_hosts"
+	mount --bind "$d" /etc/ssh || return
+	echo ssh >/run/lab/pdsh/rcmd_default && mount --bind /run/lab/pdsh /etc/pdsh || return
+	/usr/sbin/sshd -E /run/lab/sshd.log || return
+	cp "$d/ssh_host_ed25519_key.pub" "$RUN/hostkeys/.$NODE" &&
+		mv "$RUN/hostkeys/.$NODE" "$RUN/hostkeys/$NODE"
+}
+
+# ssh_known_hosts: every guest's host key under its names and addresses,
+# once all guests made theirs: strict host key checking holds as it is.
+ssh_known_hosts() {
+	local n names key
+	for n in $LAB__ALL; do
+		names="lab-$n,$(lab_ip "$n")"
+		[[ -n $LAB_IP1 ]] && names+=",lab-$n-r1,$(lab_ip "$n" 1)"
+		read -r key <"$RUN/hostkeys/$n" || return
+		echo "$names ${key% *}"
+	done >/etc/ssh/ssh_known_hosts
+}
+
+# setup_munge: munged with the run's key, its socket where libmunge looks
+# (/run/munge); key, seed and log in this guest's tmpfs.
+setup_munge() {
+	local d=/run/lab/munge
+	mkdir -p "$d" /run/munge &&
+		chown munge:munge "$d" /run/munge && chmod 700 "$d" &&
+		install -m 400 -o munge -g munge "$RUN/keys/munge.key" "$d/munge.key" || return
+	runuser -u munge -- /usr/sbin/munged --key-file="$d/munge.key" --seed-file="$d/munged.seed" \
+		--log-file="$d/munged.log" --pid-file=/run/munge/munged.pid
+}
+
+# setup_slurm: a slurm.conf for this run's guests (one CPU each, one
+# partition), bound over /etc/slurm with the host's other files there;
+# slurmctld on lab-a, slurmd on every guest; state and logs in tmpfs.
+setup_slurm() {
+	local d=/run/lab/slurm i=1 n
+	mkdir -p "$d/etc" "$d/ctld" "$d/d" && cp -a /etc/slurm/. "$d/etc/" || return
+	{
+		cat <<-EOF
+			# Made by the rdmactl lab for this run's $LAB_GUESTS guest(s).
+			ClusterName=lab
+			SlurmctldHost=lab-a(10.99.0.1)
+			SlurmUser=root
+			SlurmdUser=root
+			AuthType=auth/munge
+			CredType=cred/munge
+			MpiDefault=none
+			ProctrackType=proctrack/linuxproc
+			TaskPlugin=task/none
+			JobAcctGatherType=jobacct_gather/none
+			AccountingStorageType=accounting_storage/none
+			SchedulerType=sched/builtin
+			SelectType=select/cons_tres
+			SelectTypeParameters=CR_CPU
+			ReturnToService=2
+			StateSaveLocation=$d/ctld
+			SlurmdSpoolDir=$d/d
+			SlurmctldPidFile=$d/slurmctld.pid
+			SlurmdPidFile=$d/slurmd.pid
+			SlurmctldLogFile=$d/slurmctld.log
+			SlurmdLogFile=$d/slurmd.log
+			SlurmctldTimeout=60
+			SlurmdTimeout=120
+			MessageTimeout=30
+			KillWait=5
+			InactiveLimit=0
+			MinJobAge=60
+		EOF
+		for n in $LAB__ALL; do
+			echo "NodeName=lab-$n NodeAddr=10.99.0.$i CPUs=1 State=UNKNOWN"
+			i=$((i + 1))
+		done
+		echo "PartitionName=lab Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >"$d/etc/slurm.conf" || return
+	# slurmd sets up its cgroup plugin whatever the proctrack and task
+	# plugins: cgroup v2 is mounted as systemd would, and no systemd is asked
+	# for a scope.
+	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$d/etc/cgroup.conf" || return
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup || return
+	mkdir -p /sys/fs/cgroup/system.slice || return
+	mount --bind "$d/etc" /etc/slurm || return
+	if [[ $NODE == a ]]; then
+		/usr/sbin/slurmctld || return
+	fi
+	/usr/sbin/slurmd -v
+}
+
+# slurm_ready: Slurm counts this guest's node idle (registered, usable).
+slurm_ready() {
+	[[ $(scontrol -o show node "lab-$NODE" 2>/dev/null) =~ \ State=IDLE\  ]]
 }
 
 # put_result ID VERDICT...: atomically publish this guest's verdict.
@@ -120,59 +289,122 @@ run_test() {
 	say "$id done in $((SECONDS - start)) s: $verdict"
 }
 
-# peer_answers: lab-PEER's kernel answers on the wire. A connection to a
-# closed port is refused by the peer itself (its RST proves ARP and both
+# answers IP: the guest at IP answers on the wire. A connection to a closed
+# port is refused by that guest's kernel itself (its RST proves ARP and both
 # directions work); "No route to host" or a timeout means the link is dead.
-peer_answers() {
+answers() {
 	local out
-	out=$(timeout 3 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/9" 2>&1)
+	out=$(timeout 3 bash -c "exec 3<>/dev/tcp/$1/9" 2>&1)
 	[[ $? == 0 || $out == *"Connection refused"* ]]
 }
 
-# wire_report: after a failed two-node test, say whether the link still
-# works and, if not, record this guest's view of it (and the host's view of
-# QEMU's socket between the guests) in the console, for a failure that can
-# only be understood in the state it left.
+# wire_report: after a failed test, say whether every other guest still
+# answers on each rail and, if one does not, record this guest's view of
+# that link (and the host's view of the switch) in the test's log, for a
+# failure that can only be understood in the state it left.
 wire_report() {
-	local n dev
-	[[ -n $LAB_PEER_IP ]] || return 0
-	peer_answers && return 0
-	say "lab-$LAB_PEER does not answer on the wire; link state in the test's log"
-	echo "lab: lab-$LAB_PEER does not answer on the wire after this test; link state:"
-	: >"$RUN/wire-ask.$NODE"
-	lab__await "the host's view of the link" 5 test ! -e "$RUN/wire-ask.$NODE"
-	{
-		ip -s -s link show dev eth0
-		ethtool -S eth0 | grep -v ': 0$'
-		ip neigh show dev eth0
-		tc -s qdisc show dev eth0
-		echo "softnet_stat:" && cat /proc/net/softnet_stat
-		dev=$(basename "$(readlink -f /sys/class/net/eth0/device)")
-		grep -E "CPU|$dev-" /proc/interrupts
-		for n in /sys/class/net/eth0/queues/tx-*/byte_queue_limits/inflight; do
-			echo "$n: $(cat "$n")"
+	local n r ip dev silent=() devs=()
+	for n in $LAB__OTHERS; do
+		for ((r = 0; r < LAB_RAILS; r++)); do
+			ip=$(lab_ip "$n" "$r")
+			answers "$ip" && continue
+			silent+=("lab-$n ($ip)")
+			[[ " ${devs[*]} " == *" eth$r "* ]] || devs+=("eth$r")
 		done
-		echo "hw_counters:" && lab_hwcnt rxe0 1
+	done
+	((${#silent[@]})) || return 0
+	say "no answer on the wire from ${silent[*]}; link state in the test's log"
+	echo "lab: no answer on the wire from ${silent[*]} after this test; link state:"
+	: >"$RUN/wire-ask.$NODE"
+	lab__await "the host's view of the switch" 5 test ! -e "$RUN/wire-ask.$NODE"
+	{
+		for dev in "${devs[@]}"; do
+			r=${dev#eth}
+			ip -s -s link show dev "$dev"
+			ethtool -S "$dev" | grep -v ': 0$'
+			ip neigh show dev "$dev"
+			tc -s qdisc show dev "$dev"
+			n=$(basename "$(readlink -f "/sys/class/net/$dev/device")")
+			grep -E "CPU|$n-" /proc/interrupts
+			for n in /sys/class/net/"$dev"/queues/tx-*/byte_queue_limits/inflight; do
+				echo "$n: $(cat "$n")"
+			done
+			echo "hw_counters of rxe$r:" && lab_hwcnt "rxe$r" 1
+		done
+		echo "softnet_stat:" && cat /proc/net/softnet_stat
 		rdma resource show
 		dmesg -l emerg,alert,crit,err,warn | grep -v 'speed is unknown' | tail -n 80
 		cat "$RUN/wire-state.$NODE" 2>/dev/null
 	} 2>&1 | sed "s/^/wire: /"
 }
 
-say "bringing up eth0 $LAB_IP and rxe0"
+# keep_setup_logs: the launchers' logs go with the run's logs (NODE/setup/).
+keep_setup_logs() {
+	mkdir -p "$RUN/log/$NODE/setup" &&
+		cp /run/lab/*.log /run/lab/*/*.log "$RUN/log/$NODE/setup/" 2>/dev/null
+}
+
+# Names, network, launchers, then a first meeting of all guests: after it,
+# every host key is known and every daemon started; Slurm's nodes are idle
+# before the first test.
+say "bringing up the network ($LAB_IP${LAB_IP1:+ $LAB_IP1}) and rxe"
+setup_hosts || {
+	say "cannot bind the lab's hosts file over /etc/hosts"
+	exit 1
+}
 net_up || {
 	say "network setup failed"
 	exit 1
 }
+if [[ $LAB__SSH ]]; then
+	say "starting sshd"
+	setup_ssh || {
+		say "sshd setup failed"
+		exit 1
+	}
+fi
+if [[ $LAB__SLURM ]]; then
+	say "starting munged and slurm"
+	setup_munge || {
+		say "munged setup failed; its log is in the run's $NODE/setup"
+		keep_setup_logs
+		exit 1
+	}
+	setup_slurm || {
+		say "slurm setup failed; its logs are in the run's $NODE/setup"
+		keep_setup_logs
+		exit 1
+	}
+fi
+if ! lab__rendezvous "$RUN/sync/.setup" 300; then
+	say "the other guests did not come up, stopping"
+	exit 1
+fi
+if [[ $LAB__SSH ]]; then
+	ssh_known_hosts || {
+		say "cannot write ssh_known_hosts"
+		exit 1
+	}
+fi
+if [[ $LAB__SLURM ]]; then
+	lab__await "slurm: lab-$NODE idle" 120 slurm_ready || {
+		say "slurm did not make lab-$NODE idle: $(scontrol show node "lab-$NODE" 2>&1 | grep -E 'State|Reason')"
+		keep_setup_logs
+		exit 1
+	}
+fi
 say "ready"
 
-# Before each test both guests meet, so two-node tests start together. The
-# slower guest may still be inside the previous test up to its time limit.
+# Before each test all guests meet, so multi-node tests start together. The
+# slowest guest may still be inside the previous test up to its time limit.
 wait_limit=60
 for i in "${!T_ID[@]}"; do
 	if ! lab__rendezvous "$RUN/sync/${T_ID[$i]}" "$wait_limit"; then
-		say "lab-$LAB_PEER did not reach ${T_ID[$i]}, stopping"
-		put_result "${T_ID[$i]}" fail "lab-$LAB_PEER never reached the start of the test"
+		lab__all_in "$RUN/sync/${T_ID[$i]}"
+		# shellcheck disable=SC2086 # a list of letters
+		missing=$(printf 'lab-%s ' $LAB__FROM)
+		say "${missing}did not reach ${T_ID[$i]}, stopping"
+		put_result "${T_ID[$i]}" fail "${missing}never reached the start of the test"
 		exit 1
 	fi
 	run_test "$i"

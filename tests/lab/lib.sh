@@ -5,11 +5,15 @@
 # otherwise. Failures are recorded in a file rather than a variable so that a
 # `fail` inside a subshell or a $(...) still fails the test.
 #
-# Environment set by the runner: LAB_NODE (a|b), LAB_GUESTS (1|2), LAB_IP,
-# LAB_PEER_IP (empty with one guest), LAB_SHARE (per-test dir shared by both
-# guests), LAB_SRC (project dir, read-only), LAB_BIN, RDMACTL; internal:
-# LAB_RUN, LAB_PEER, LAB_TEST_ID, LAB_FAILFILE. A test starts in an empty
-# scratch dir of its own on the guest's tmpfs.
+# Environment set by the runner (see README.md): LAB_NODE (a, b, c ...),
+# LAB_GUESTS, LAB_RAILS, LAB_IP (and LAB_IP1 on rail 1), LAB_PEER_IP (with
+# exactly two guests: the other one's; else empty), LAB_NODES (lab-a,lab-b,...:
+# a host list for ssh loops, pdsh, clush and srun), LAB_HOSTS and LAB_IPS
+# (space-separated, same order; LAB_IPS1 on rail 1), LAB_SHARE (per-test dir
+# every guest sees), LAB_SRC (project dir, read-only), LAB_BIN, RDMACTL;
+# internal: LAB_RUN, LAB_PEER, LAB__ALL, LAB__OTHERS, LAB_TEST_ID,
+# LAB_FAILFILE. A test starts in an empty scratch dir of its own on the
+# guest's tmpfs.
 
 # Children of the test that are bash scripts must not load us again.
 unset BASH_ENV
@@ -65,22 +69,47 @@ lab_hwcnt() {
 	grep -H . "/sys/class/infiniband/$1/ports/$2/hw_counters/"* | sed 's|.*/||; s/:/ /' | sort
 }
 
+# lab__hopeless: what a guest waits for can no longer come; LAB__WHY says
+# why. It cannot once another guest went down or, inside a test, once the
+# guests it would come from finished the test: those in LAB__FROM (letters;
+# default every other guest), any one of them when LAB__FROM_ANY is set (a
+# barrier needs them all), else all of them (a value may come from any).
+lab__hopeless() {
+	local n nfin=0 all=0 from=${LAB__FROM-$LAB__OTHERS}
+	for n in $LAB__OTHERS; do
+		if [[ -e $LAB_RUN/down.$n ]]; then
+			LAB__WHY="lab-$n went down"
+			return 0
+		fi
+	done
+	[[ -n ${LAB_TEST_ID-} && -n $from ]] || return 1
+	for n in $from; do
+		all=$((all + 1))
+		if [[ -e $LAB_RUN/res/$LAB_TEST_ID.$n ]]; then
+			nfin=$((nfin + 1))
+			if [[ -n ${LAB__FROM_ANY-} ]]; then
+				LAB__WHY="lab-$n already finished this test"
+				return 0
+			fi
+		fi
+	done
+	if ((nfin == all)); then
+		LAB__WHY="every other guest already finished this test"
+		return 0
+	fi
+	return 1
+}
+
 # lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds.
-# Gives up early when the peer guest went down or, inside a test, already
-# finished that test (so it will never answer), rather than sit out the bound.
+# Gives up early when lab__hopeless says it never will, rather than sit out
+# the bound.
 lab__await() {
 	local desc=$1 limit=$2 deadline=$((SECONDS + $2))
 	shift 2
 	until "$@"; do
-		if [[ -n $LAB_PEER ]]; then
-			if [[ -e $LAB_RUN/down.$LAB_PEER ]]; then
-				echo "$desc: lab-$LAB_PEER went down" >&2
-				return 1
-			fi
-			if [[ -n ${LAB_TEST_ID-} && -e $LAB_RUN/res/$LAB_TEST_ID.$LAB_PEER ]]; then
-				echo "$desc: lab-$LAB_PEER already finished this test" >&2
-				return 1
-			fi
+		if lab__hopeless; then
+			echo "$desc: $LAB__WHY" >&2
+			return 1
 		fi
 		if ((SECONDS >= deadline)); then
 			echo "$desc: gave up after $limit s" >&2
@@ -90,26 +119,37 @@ lab__await() {
 	done
 }
 
-# lab__all_in DIR: every guest has checked in to DIR.
+# lab__all_in DIR: every guest has checked in to DIR; if not, LAB__FROM
+# lists those that have not.
 lab__all_in() {
-	[[ -e $1/$LAB_NODE && (-z $LAB_PEER || -e $1/$LAB_PEER) ]]
+	local n
+	LAB__FROM=''
+	for n in $LAB__ALL; do
+		[[ -e $1/$n ]] || LAB__FROM+=" $n"
+	done
+	[[ -z $LAB__FROM ]]
 }
 
-# lab__rendezvous DIR SECONDS: check in to DIR, wait for the other guest.
+# lab__rendezvous DIR SECONDS: check in to DIR, wait for every other guest.
 lab__rendezvous() {
+	local LAB__FROM='' LAB__FROM_ANY=1
 	mkdir -p "$1" && : >"$1/$LAB_NODE" &&
 		lab__await "barrier ${1##*/}" "$2" lab__all_in "$1"
 }
 
-# lab_barrier NAME: both guests wait here for each other (60 s at most).
-# NAME must be unique within the test. On failure the test ends, failed.
+# lab_barrier NAME [SECONDS]: every guest waits here for all the others
+# (60 s at most, or SECONDS). NAME must be unique within the test. On
+# failure the test ends, failed.
 lab_barrier() {
-	lab__rendezvous "$LAB_SHARE/.barrier/$1" 60 && return 0
-	fail "lab_barrier $1: lab-$LAB_PEER never arrived"
+	local LAB__FROM=''
+	lab__rendezvous "$LAB_SHARE/.barrier/$1" "${2:-60}" && return 0
+	lab__all_in "$LAB_SHARE/.barrier/$1"
+	# shellcheck disable=SC2086 # a list of letters
+	fail "lab_barrier $1: never arrived:$(printf ' lab-%s' $LAB__FROM)"
 	exit 1
 }
 
-# lab_put KEY VALUE: publish a small value to the other guest.
+# lab_put KEY VALUE: publish a small value to the other guests.
 lab_put() {
 	mkdir -p "$LAB_SHARE/.kv"
 	# Write then rename, so lab_get never reads half a value.
@@ -128,7 +168,28 @@ lab_get() {
 	exit 1
 }
 
-# lab_need_peer: skip the test when the lab runs a single guest.
+# lab_need_peer: skip the test unless the lab runs exactly two guests (a
+# two-node test: LAB_PEER_IP is the other one).
 lab_need_peer() {
-	[[ -n $LAB_PEER ]] || skip "needs two guests (run with --guests 2)"
+	[[ -n $LAB_PEER ]] || skip "needs exactly two guests (run with --guests 2)"
+}
+
+# lab_need_guests N: skip the test when the lab runs fewer than N guests.
+lab_need_guests() {
+	((LAB_GUESTS >= $1)) || skip "needs $1 guests (run with --guests $1)"
+}
+
+# lab_ip NODE [RAIL]: the address of lab-NODE (NODE a letter or a name
+# lab-X) on rail 0 (eth0, 10.99.0.I) or 1 (eth1, 10.99.1.I).
+lab_ip() {
+	local n=${1#lab-} i=1 x
+	for x in $LAB__ALL; do
+		if [[ $x == "$n" ]]; then
+			echo "10.99.${2:-0}.$i"
+			return 0
+		fi
+		i=$((i + 1))
+	done
+	echo "lab_ip: no guest $1" >&2
+	return 1
 }
