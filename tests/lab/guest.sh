@@ -145,6 +145,8 @@ setup_ssh() {
 		UseDNS no
 		PrintMotd no
 		PrintLastLog no
+		# A test gives one node a job environment of its own (~/.ssh/environment).
+		PermitUserEnvironment NCCL_*,UCX_*
 	EOF
 	cat >"$d/ssh_config.d/00-rdmactl-lab.conf" <<-EOF || return
 		Host lab-* 10.99.*
@@ -217,6 +219,7 @@ setup_slurm() {
 			KillWait=5
 			InactiveLimit=0
 			MinJobAge=60
+			TaskProlog=$d/taskprolog
 		EOF
 		for n in $LAB__ALL; do
 			echo "NodeName=lab-$n NodeAddr=10.99.0.$i CPUs=1 State=UNKNOWN"
@@ -224,6 +227,10 @@ setup_slurm() {
 		done
 		echo "PartitionName=lab Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	} >"$d/etc/slurm.conf" || return
+	# A test gives one node's tasks an environment of their own: the lines
+	# "export NAME=VALUE" of /run/lab/task.env (Slurm's TaskProlog protocol).
+	printf '#!/bin/sh\n[ -r /run/lab/task.env ] && cat /run/lab/task.env\nexit 0\n' >"$d/taskprolog" &&
+		chmod 755 "$d/taskprolog" || return
 	# slurmd sets up its cgroup plugin whatever the proctrack and task
 	# plugins: cgroup v2 is mounted as systemd would, and no systemd is asked
 	# for a scope.

@@ -1,0 +1,112 @@
+#!/bin/bash
+# `rdmactl doctor -w` on four guests through every launcher: real faults on
+# chosen guests, and the report must name exactly those nodes, with the
+# same verdicts under srun, pdsh, clush and ssh, and again from pdsh's
+# output gathered before (--gathered).
+#
+#   lab-a  healthy, but its job environment sets NCCL_IB_GID_INDEX=0
+#          (sshd's user environment, Slurm's TaskProlog): drift, a warning
+#   lab-b  RoCE v2 (UDP 4791) dropped by nftables: the firewall check fails
+#   lab-c  eth0 at MTU 1500 where the others run 9000: a warning, and drift
+#   lab-d  no rdmactl where the others have it: unreachable, exit 127
+#   lab-x  a name that does not resolve: unreachable
+# lab-needs: ssh slurm
+# lab-timeout: 1200
+
+lab_need_guests 4
+BIN=/run/lab/bin/rdmactl
+HOME_ROOT=$(getent passwd root | cut -d: -f6)
+
+# ---- the faults, each on its guest
+case $LAB_NODE in
+a)
+	echo "NCCL_IB_GID_INDEX=0" >"$HOME_ROOT/.ssh/environment"
+	echo "export NCCL_IB_GID_INDEX=0" >/run/lab/task.env
+	;;
+b)
+	nft -f - <<-'EOF'
+		table inet rocefw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	;;
+c) ;;
+esac
+[[ $LAB_NODE == c ]] || ip link set eth0 mtu 9000
+# rdmactl where the nodes' launchers find it, but on lab-d.
+if [[ $LAB_NODE != d ]]; then
+	mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
+fi
+lab_barrier faults-set 120
+
+# report LAUNCHER: run the cluster doctor from lab-a and check the verdicts.
+report() {
+	local l=$1 out rc=0
+	out=$(timeout 600 "$RDMACTL" -j doctor -w "$LAB_NODES,lab-x" --launcher "$l" \
+		--rdmactl "$BIN" --node-timeout 120 2>"$l.err") || rc=$?
+	echo "$out" >"$l.json"
+	sed "s/^/$l stderr: /" "$l.err"
+	check_eq "$l: exit status" 1 "$rc"
+	check_eq "$l: failed nodes" '"lab-b"' "$(jq -c .summary.failed_nodes "$l.json")"
+	check_eq "$l: warned nodes" '"lab-a,lab-c"' "$(jq -c .summary.warned_nodes "$l.json")"
+	check_eq "$l: unreachable nodes" '"lab-d,lab-x"' "$(jq -c .summary.unreachable_nodes "$l.json")"
+	check_eq "$l: firewall fails on lab-b" lab-b \
+		"$(jq -r '.checks[] | select(.id == "firewall" and .status == "FAIL") | .nodes' "$l.json")"
+	check_eq "$l: the MTU drift names lab-c" "1500 lab-c" \
+		"$(jq -r '.drift[] | select(.fact == "netdev_mtu") | .differs[] | "\(.value) \(.nodes)"' "$l.json")"
+	check_eq "$l: the NCCL drift names lab-a" "0 lab-a" \
+		"$(jq -r '.drift[] | select(.fact == "env.NCCL_IB_GID_INDEX") | .differs[] |
+			select(.nodes == "lab-a") | "\(.value) \(.nodes)"' "$l.json")"
+	jq -r '.unreachable[] | "\(.node): \(.error)"' "$l.json" | sed "s/^/$l: /"
+	jq -r '.unreachable[] | select(.node == "lab-d") | .error' "$l.json" | grep -q 'not installed' ||
+		fail "$l: lab-d's cause does not say rdmactl is missing"
+	local why
+	[[ $l == srun ]] && why='not a node of this Slurm cluster' || why='resolve'
+	jq -r '.unreachable[] | select(.node == "lab-x") | .error' "$l.json" | grep -q "$why" ||
+		fail "$l: lab-x's cause does not say '$why'"
+}
+
+if [[ $LAB_NODE == a ]]; then
+	for l in srun pdsh clush ssh; do
+		start=$SECONDS
+		report "$l"
+		echo "$l: $((SECONDS - start)) s for the cluster doctor"
+	done
+	# The text report: one line a check, folded, within 100 columns.
+	"$RDMACTL" doctor -w "$LAB_NODES" --launcher pdsh --rdmactl "$BIN" >text.out 2>&1
+	cat text.out
+	awk 'length > 100 { bad = 1 } END { exit bad }' text.out || fail "text report wider than 100 columns"
+	grep -q '^4 nodes: 1 failed, 2 warned, 1 unreachable$' text.out || fail "text summary line"
+	# The same verdicts from pdsh's output gathered before.
+	pdsh -w "$LAB_NODES,lab-x" "$BIN -j doctor --local" >gathered.txt 2>&1
+	"$RDMACTL" -j doctor --gathered gathered.txt >gathered.json
+	check_eq "gathered: failed nodes" '"lab-b"' "$(jq -c .summary.failed_nodes gathered.json)"
+	check_eq "gathered: warned nodes" '"lab-a,lab-c"' "$(jq -c .summary.warned_nodes gathered.json)"
+	check_eq "gathered: unreachable nodes" '"lab-d,lab-x"' "$(jq -c .summary.unreachable_nodes gathered.json)"
+	# Nothing of rdmactl is left running on any guest.
+	sleep 2
+	left=$(pdsh -w "$LAB_NODES" 'pgrep -x rdmactl || true' 2>/dev/null)
+	check_eq "no rdmactl left on the guests" "" "$left"
+fi
+lab_barrier reports-done 1100
+
+# Slurm's HealthCheckProgram mode on the faulty node drains it, for real.
+if [[ $LAB_NODE == b ]]; then
+	out=$("$RDMACTL" doctor --slurm-health --drain 2>&1)
+	rc=$?
+	echo "$out"
+	check_eq "slurm-health exit" 1 "$rc"
+	grep -q '^ERROR: rdmactl: firewall: ' <<<"$out" || fail "health line"
+	state=$(sinfo -h -n lab-b -o '%t')
+	[[ $state == drain* ]] || fail "lab-b is '$state', not drained"
+	scontrol show node lab-b | grep -o 'Reason=[^[]*'
+	scontrol update nodename=lab-b state=resume
+fi
+lab_barrier health-done 300
+# Undo what the test changed outside its scratch dir.
+rm -f "$HOME_ROOT/.ssh/environment" /run/lab/task.env "$BIN"
+nft delete table inet rocefw 2>/dev/null || true
+ip link set eth0 mtu 1500
