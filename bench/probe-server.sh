@@ -10,7 +10,8 @@
 # --lat-iters 0` (default --timeout 10); its time is from start to exit,
 # the median of BENCH_ROUNDS (default 3) runs, each against a fresh server
 # with the strangers connected a second before.  "before" is the binary
-# built from BENCH_BASE (default: where this branch left main), in a
+# built from BENCH_BASE (default: the tree before the concurrent
+# handshake, the parent of the commit that added its reader's tests) in a
 # temporary worktree, or BENCH_OLD=PATH; "after" is BUILD (default build),
 # whose tests/hostile-client is used for both.
 set -u
@@ -43,7 +44,9 @@ old_binary() {
 		OLD_NAME=$BENCH_OLD
 		return
 	fi
-	base=${BENCH_BASE:-$(git -C "$TOP" merge-base HEAD main)}
+	# The tree before this work: the parent of the first commit of it.
+	base=${BENCH_BASE:-$(git -C "$TOP" log --diff-filter=A --format=%H -- \
+		tests/unit/test_probe_ctl.c lib/probe/probe_server.c | tail -1)^}
 	WT=$(mktemp -d)
 	git -C "$TOP" worktree add --detach "$WT" "$base" >/dev/null 2>&1 &&
 		make -s -C "$WT" BUILD=build build/rdmactl >/dev/null 2>&1 || {
