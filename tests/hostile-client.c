@@ -12,8 +12,9 @@
  *       the same, each connection sending a HELLO one byte a second
  *   hostile-client [-b ADDR] HOST PORT send KIND
  *       one connection sending one crafted input, then what the server
- *       answered: "reply ERROR CODE: MESSAGE" (the message's bytes outside
- *       printable ASCII as \xHH), "reply HELLO", "reply TYPE N" or "closed"
+ *       answered, a line per frame: "reply ERROR CODE: MESSAGE" (the
+ *       message's bytes outside printable ASCII as \xHH), "reply HELLO" or
+ *       "reply TYPE N"; then "closed", or "still open" after 5 s
  *
  * -b ADDR: connect from ADDR (a stranger on another host than the real
  * clients).
@@ -23,7 +24,8 @@
  * software name of 200 bytes; the field holds 63), overlong-frame (a
  * header announcing 1 MiB), version-0, version-65535, bad-magic, junk
  * (bytes that are no frame), error-escapes (a good HELLO, then an ERROR
- * whose message carries escapes).
+ * whose message carries escapes), hello-then-silence (a good HELLO, then
+ * nothing).
  *
  * idle and dribble print "idle: N held for S s, R reopened after the server
  * closed them" at the end.  Loads are bounded: N <= 5000, SECONDS <= 120.
@@ -126,11 +128,34 @@ static void print_escaped(const uint8_t *p, size_t n)
 			printf("\\x%02x", p[i]);
 }
 
-/* Read the server's answer until it closes (5 s at most) and describe it. */
+/* One frame of the server's answer, at @p (@n bytes): a line; its length, 0 when cut short. */
+static size_t print_frame(const uint8_t *p, size_t n)
+{
+	size_t len, slen;
+
+	if (n < 8)
+		return 0;
+	len = (size_t)p[4] << 24 | (size_t)p[5] << 16 | (size_t)p[6] << 8 | p[7];
+	if (len > n - 8)
+		return 0;
+	if ((p[0] << 8 | p[1]) == ERROR && len >= 4) {
+		slen = (size_t)(p[10] << 8 | p[11]);
+		printf("reply ERROR %u: ", p[8] << 8 | p[9]);
+		print_escaped(p + 12, slen < len - 4 ? slen : len - 4);
+		putchar('\n');
+	} else if ((p[0] << 8 | p[1]) == HELLO) {
+		puts("reply HELLO");
+	} else {
+		printf("reply TYPE %u\n", p[0] << 8 | p[1]);
+	}
+	return 8 + len;
+}
+
+/* Read the server's answer until it closes (5 s at most): a line per frame, then "closed". */
 static void print_reply(int fd)
 {
 	uint8_t buf[8192];
-	size_t have = 0;
+	size_t have = 0, off = 0, k;
 	struct pollfd p = { fd, POLLIN, 0 };
 	uint64_t end = now_ms() + 5000;
 	ssize_t r;
@@ -142,21 +167,9 @@ static void print_reply(int fd)
 		if (r > 0)
 			have += (size_t)r;
 	}
-	if (have < 8) {
-		puts("closed");
-		return;
-	}
-	if ((buf[0] << 8 | buf[1]) == ERROR && have >= 12) {
-		size_t len = (size_t)(buf[10] << 8 | buf[11]);
-
-		printf("reply ERROR %u: ", buf[8] << 8 | buf[9]);
-		print_escaped(buf + 12, len < have - 12 ? len : have - 12);
-		putchar('\n');
-	} else if ((buf[0] << 8 | buf[1]) == HELLO) {
-		puts("reply HELLO");
-	} else {
-		printf("reply TYPE %u\n", buf[0] << 8 | buf[1]);
-	}
+	while ((k = print_frame(buf + off, have - off)))
+		off += k;
+	puts(now_ms() < end ? "closed" : "still open");
 }
 
 static const char evil[] = "\033]0;pwned\007\033[2J\nrdmactl probe: client 10.0.0.9: ok";
@@ -191,6 +204,8 @@ static size_t crafted(const char *kind, uint8_t *out)
 		memcpy(out, "\033[2J\033]0;junk\007 SSH-2.0-OpenSSH\r\n", 31);
 		return 31;
 	}
+	if (!strcmp(kind, "hello-then-silence"))
+		return hello(out, MAGIC, 1, "hostile", 7);
 	if (!strcmp(kind, "error-escapes")) {
 		n = hello(out, MAGIC, 1, "hostile", 7);
 		put16(msg, 3);

@@ -80,20 +80,30 @@ start_server main $PORT -- --timeout 10
 base_fds=$(fds "$SERVER")
 
 # ---- crafted inputs: each one's answer, and the server's line ----
-sent() { [ "$(hostile $PORT send "$1")" = "$2" ]; }
+# sent KIND LINE...: the lines hostile-client prints for KIND (the server's
+# frames, then "closed") are exactly LINE...
+sent() {
+	local kind=$1
+	shift
+	[ "$(hostile $PORT send "$kind")" = "$(printf '%s\n' "$@")" ]
+}
 version_reply() {
 	echo "reply ERROR 1: Failed to handshake: peer '$1' speaks probe protocol version $2, this end speaks 1; run the same rdmactl version on both nodes"
 }
 evil_escaped='\x1b]0;pwned\x07\x1b[2J\x0ardmactl probe: client 10.0.0.9: ok'
 # The reply's own escaping (hostile-client shows a backslash as \x5c) around the server's.
-check escapes-reply sent escapes "$(version_reply "${evil_escaped//\\/\\x5c}" 99)"
-check version-0-reply sent version-0 "$(version_reply hostile 0)"
-check version-65535-reply sent version-65535 "$(version_reply hostile 65535)"
+check escapes-reply sent escapes "$(version_reply "${evil_escaped//\\/\\x5c}" 99)" closed
+check version-0-reply sent version-0 "$(version_reply hostile 0)" closed
+check version-65535-reply sent version-65535 "$(version_reply hostile 65535)" closed
 check overlong-name-closed sent overlong-name closed
 check overlong-frame-closed sent overlong-frame closed
 check bad-magic-closed sent bad-magic closed
 check junk-closed sent junk closed
-check error-escapes-hello sent error-escapes "reply HELLO"
+check error-escapes-hello sent error-escapes "reply HELLO" closed
+# Each message of the handshake has its own 3 s: HELLO answered, then the
+# token's proof awaited 3 s, then an ERROR saying so.
+check silence-after-hello sent hello-then-silence "reply HELLO" \
+	"reply ERROR 8: Failed to read the token's proof: timed out: a client has 3.0 s for each message of its handshake" closed
 sleep 0.3
 c='client 10.79.0.2'
 check escapes-logged logged "$c: Failed to handshake: peer '$evil_escaped' speaks probe protocol version 99, this end speaks 1; run the same rdmactl version on both nodes" main
@@ -102,6 +112,7 @@ check overlong-name-logged logged "$c: Failed to read HELLO: malformed frame" ma
 check overlong-frame-logged logged "$c: Failed to read HELLO: frame longer than the protocol allows" main
 check bad-magic-logged logged "$c: Failed to handshake: the peer is not an rdmactl probe (bad magic 0x1b5b324a); check the port" main
 check error-escapes-logged logged "$c: $evil_escaped" main
+check silence-after-hello-logged logged "$c: Failed to read the token's proof: timed out: a client has 3.0 s for each message of its handshake" main
 no_raw_escape() { ! grep -q $'\e' "$TMPD/main.err"; }
 check log-has-no-raw-escape no_raw_escape
 no_forged_line() { ! grep -q '^rdmactl probe: client 10\.0\.0\.9' "$TMPD/main.err"; }
@@ -154,7 +165,7 @@ check flood-doctors-answered doctors_answered
 wait $idle $dribble
 check idle-were-dropped grep -qE '^idle: 500 held for 10 s, [1-9][0-9]+ reopened' "$TMPD/idle.out"
 check dribblers-were-dropped grep -qE '^dribble: 100 held for 10 s, [1-9][0-9]* reopened' "$TMPD/dribble.out"
-check drops-logged logged "$c: Failed to read HELLO: timed out: a client has 3.0 s from connecting to its request" main
+check drops-logged logged "$c: Failed to read HELLO: timed out: a client has 3.0 s for each message of its handshake" main
 check drops-rate-limited grep -qE '^rdmactl probe: \.\.\. and [0-9]+ more failed or dropped handshakes, not shown \(at most 20 such lines a second\)$' "$TMPD/main.err"
 back() { [ "$(fds "$SERVER")" = "$base_fds" ] && [ "$(children "$SERVER")" = 0 ]; }
 check fds-back wait_until 10 back
