@@ -96,6 +96,8 @@ static size_t server_fd_room(struct ctx *ctx)
 		return SERVER_PENDING_MAX;
 	cap = rl.rlim_cur > 2 * SERVER_FD_SPARE ? (size_t)(rl.rlim_cur - SERVER_FD_SPARE)
 						 : (size_t)rl.rlim_cur / 2;
+	if (!cap)
+		cap = 1;
 	log_warn(ctx, "only %llu open files are allowed (ulimit -Hn): the server holds at most %zu "
 		 "connections in their handshake instead of %d; raise the hard limit (LimitNOFILE=) "
 		 "for more", (unsigned long long)rl.rlim_cur, cap, SERVER_PENDING_MAX);
@@ -287,11 +289,8 @@ static void conn_serve(struct server *srv, struct probe_sess *s, const struct pr
 		return;
 	}
 	pid = serve_forked(srv, s, req);
-	if (pid < 0) {
-		int err = errno;
-
-		probe_fail(s, -err, PROBE_ERR_SETUP, "Failed to start a session: %s", strerror(err));
-	}
+	if (pid < 0)
+		probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to start a session: %s", strerror(errno));
 	else if (test)
 		srv->session = pid;
 	else
@@ -364,6 +363,7 @@ static int conn_read(struct server *srv, size_t i)
 static size_t conn_victim(const struct server *srv, const char *peer, char *why, size_t len)
 {
 	size_t i, same = 0, mine = SIZE_MAX, any = SIZE_MAX, least = 0;
+	char rule[64] = "of those least far along";
 
 	for (i = 0; i < srv->n; i++) {
 		const struct pending *pd = srv->p[i];
@@ -377,12 +377,15 @@ static size_t conn_victim(const struct server *srv, const char *peer, char *why,
 		if (pd->st < srv->p[least]->st)
 			least = i;
 	}
-	i = mine != SIZE_MAX && same > srv->cap / 8 ? mine : any != SIZE_MAX ? any : least;
+	if (mine != SIZE_MAX && same > srv->cap / 8)
+		snprintf(rule, sizeof(rule), "of the %zu from its address", same);
+	else if ((mine = any) != SIZE_MAX)
+		snprintf(rule, sizeof(rule), "still waiting for its HELLO");
+	else
+		mine = least;
 	snprintf(why, len, "dropped to make room: %zu connections were in their handshake, the most "
-		 "this server keeps; this was the oldest %s", srv->cap,
-		 i == mine ? "from the address that held the most" :
-		 i == any ? "still waiting for its HELLO" : "of those least far along");
-	return i;
+		 "this server keeps; this was the oldest %s", srv->cap, rule);
+	return mine;
 }
 
 /* Keep connection @c; past the cap, conn_victim() makes room. */
