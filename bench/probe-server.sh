@@ -110,7 +110,7 @@ netns || { echo "probe-server: cannot make the network namespaces"; exit 1; }
 read -r load _ </proc/loadavg
 echo "probe server: a real client's time to be served (median of $ROUNDS) while strangers hold connections"
 echo "before: $OLD_NAME"
-echo "after:  $NEW ($(git -C "$TOP" log -1 --format=%h))"
+echo "after:  ${NEW#"$TOP"/} ($(git -C "$TOP" log -1 --format=%h))"
 printf '%-28s  %-26s  %s\n' "STRANGERS" "BEFORE" "AFTER"
 for row in "idle 0" "idle 100" "idle 500" "dribble 500"; do
 	set -- $row
