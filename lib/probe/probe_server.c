@@ -320,10 +320,23 @@ static int conn_done(struct server *srv, size_t i, struct probe_sess *s, const s
 	return 0;
 }
 
+/*
+ * A request refused (over --max-size, not a request at all) ends a session
+ * that was asked for: its report, one JSON document with the error for a
+ * server without --once (which reports its one session), unless its line
+ * was left out of the log (the error the report takes is that line).
+ */
+static void request_refused(struct server *srv, const struct probe_sess *s, int err)
+{
+	if (!srv->cfg->once && !s->quiet && srv->rep && srv->rep->end)
+		srv->rep->end(srv->rep, s->peer, err);
+}
+
 /* p[@i] is readable: take what arrived, answer a whole frame.  1: --once serves it here. */
 static int conn_read(struct server *srv, size_t i)
 {
 	struct pending *pd = srv->p[i];
+	enum probe_greet st;
 	enum log_kind kind;
 	struct probe_frame f;
 	struct probe_sess s;
@@ -337,11 +350,14 @@ static int conn_read(struct server *srv, size_t i)
 		return 0;
 	}
 	kind = conn_sess(srv, pd, &s);
+	st = pd->st;
 	ret = probe_greet(&s, &pd->st, &f);
 	memcpy(pd->nonce, s.nonce, sizeof(pd->nonce));
 	pd->hello = s.peer_hello;
 	if (ret) {
 		log_count(srv, &s, kind);
+		if (st == PROBE_GREET_REQUEST && f.type != PROBE_MSG_ERROR)
+			request_refused(srv, &s, ret);
 		conn_close(conn_take(srv, i));
 		return 0;
 	}
