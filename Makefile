@@ -33,6 +33,8 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Helpers the tests and benches run (built with the unit tests).
+TEST_TOOLS := $(BUILD)/tests/hostile-client
 BIN       := $(BUILD)/rdmactl
 MANS      := $(sort $(wildcard man/*.8))
 COMPLETIONS := completion/rdmactl.bash completion/_rdmactl completion/rdmactl.fish
@@ -64,7 +66,11 @@ completion/_rdmactl: $(BIN)
 completion/rdmactl.fish: $(BIN)
 	$(BIN) completion fish > $@
 
-unit: $(UNIT_BIN)
+$(BUILD)/tests/hostile-client: tests/hostile-client.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+unit: $(UNIT_BIN) $(TEST_TOOLS)
 
 # Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
 check: all unit
@@ -110,5 +116,5 @@ uninstall:
 clean:
 	rm -rf $(BUILD) build-asan
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_TOOLS:=.d)
 -include tests/fuzz/fuzz.mk

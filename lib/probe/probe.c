@@ -6,13 +6,10 @@
  */
 #include <errno.h>
 #include <netdb.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -27,6 +24,30 @@
 #define RDMACTL_VERSION "unknown"
 #endif
 
+/* Room for a peer's string once escaped (and cut in the middle when longer). */
+#define PEER_TEXT_MAX 640
+
+/*
+ * Text the peer sent (its software name, its ERROR's message), for a line
+ * here: every control byte escaped, newlines too, so that a stranger's
+ * HELLO can neither drive the terminal nor forge a line of the log.
+ */
+static const char *peer_text(const char *in, char *buf, size_t len)
+{
+	return text_safe(in, buf, len, 0);
+}
+
+/* A failure's line, with the errno behind it (@err); the server's names the client. */
+static void sess_log(const struct probe_sess *s, int err, const char *msg)
+{
+	if (s->quiet)	/* over the server's log rate: probe_server.c counts it */
+		return;
+	if (s->server)
+		log_err_errno(s->ctx, err, "client %s: %s", s->peer, msg);
+	else
+		log_err_errno(s->ctx, err, "%s", msg);
+}
+
 int probe_fail(struct probe_sess *s, int err, uint16_t code, const char *fmt, ...)
 {
 	char wire[PROBE_MAX_STR + 1], *msg = NULL;
@@ -37,10 +58,7 @@ int probe_fail(struct probe_sess *s, int err, uint16_t code, const char *fmt, ..
 		msg = NULL;
 	va_end(ap);
 	probe_progress_clear(s);
-	if (s->server)
-		log_err_errno(s->ctx, err, "client %s: %s", s->peer, msg ? msg : fmt);
-	else
-		log_err_errno(s->ctx, err, "%s", msg ? msg : fmt);
+	sess_log(s, err, msg ? msg : fmt);
 	/* An ERROR frame holds PROBE_MAX_STR bytes: cut a long value in the middle, not the reason. */
 	if (s->ctl.fd >= 0 && code)
 		ctl_send_error(&s->ctl, code, "%s", text_safe(msg ? msg : fmt, wire, sizeof(wire), 0));
@@ -185,6 +203,8 @@ static int hello_frame(struct probe_sess *s, struct probe_frame *f)
 /* Check the peer's HELLO; 0 or -EPROTO / -EPROTONOSUPPORT with the reason explained. */
 static int hello_check(struct probe_sess *s, const struct probe_hello *h)
 {
+	char sw[4 * sizeof(h->software)];
+
 	if (h->magic != PROBE_MAGIC)
 		return probe_fail(s, -EPROTO, 0, "Failed to handshake: the peer is not an rdmactl probe "
 				  "(bad magic 0x%08x); check the port", h->magic);
@@ -192,17 +212,21 @@ static int hello_check(struct probe_sess *s, const struct probe_hello *h)
 		return probe_fail(s, -EPROTONOSUPPORT, PROBE_ERR_VERSION,
 				  "Failed to handshake: peer '%s' speaks probe protocol version %u, "
 				  "this end speaks %u; run the same rdmactl version on both nodes",
-				  h->software, h->version, PROBE_PROTO_VERSION);
+				  peer_text(h->software, sw, sizeof(sw)), h->version,
+				  PROBE_PROTO_VERSION);
 	return 0;
 }
 
 static int peer_error(struct probe_sess *s, const char *step, int err)
 {
+	char msg[PEER_TEXT_MAX];
+
 	if (err == -EREMOTEIO) {
 		probe_progress_clear(s);
 		log_err(s->ctx, "%s%s%sFailed to %s: %s reported: %s", s->server ? "client " : "",
 			s->server ? s->peer : "", s->server ? ": " : "", step,
-			s->server ? "the client" : "the server", s->ctl.last_error.msg);
+			s->server ? "the client" : "the server",
+			peer_text(s->ctl.last_error.msg, msg, sizeof(msg)));
 		return s->ctl.last_error.code == PROBE_ERR_TOO_BIG ||
 		       s->ctl.last_error.code == PROBE_ERR_BAD_REQUEST ? -EINVAL : err;
 	}
@@ -535,10 +559,7 @@ static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s->server)
-		log_err(s->ctx, "client %s: %s", s->peer, msg);
-	else
-		log_err(s->ctx, "%s", msg);
+	sess_log(s, 0, msg);
 	if (peer_msg)
 		ctl_send_error(&s->ctl, PROBE_ERR_AUTH, "%s", peer_msg);
 	return -EACCES;
@@ -686,29 +707,41 @@ int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
 
 /* ---- server ---- */
 
-/* The next frame; an ERROR from the client is its one line here too. */
-static int server_read(struct probe_sess *s, struct probe_frame *f)
-{
-	int ret = ctl_recv(&s->ctl, f, -1);
+/*
+ * The handshake runs in probe_server.c's loop, which reads each client's
+ * frames as they arrive and calls probe_greet() with each; the session
+ * after it runs here, in a child process or (--once) in the server's.
+ */
 
-	if (ret)
-		return probe_fail(s, ret, 0, "Failed to read the request: %s", ctl_strerror(ret));
-	if (f->type == PROBE_MSG_ERROR) {
-		log_err(s->ctx, "client %s: %s", s->peer, f->u.error.msg);
-		return f->u.error.code == PROBE_ERR_AUTH ? -EACCES : -EREMOTEIO;
-	}
-	return 0;
+void probe_sess_server(struct probe_sess *s, struct ctx *ctx, const struct probe_cfg *cfg,
+		       const struct probe_ctl *ctl)
+{
+	sess_init(s, ctx, cfg);
+	s->server = true;
+	s->ctl = *ctl;
+	sess_wire_ctl(s);
+	snprintf(s->peer, sizeof(s->peer), "%s", s->ctl.peer);
+}
+
+/* The client's ERROR: its one line here too. */
+static int client_error(struct probe_sess *s, const struct probe_frame *f)
+{
+	char msg[PEER_TEXT_MAX];
+
+	if (!s->quiet)
+		log_err(s->ctx, "client %s: %s", s->peer, peer_text(f->u.error.msg, msg, sizeof(msg)));
+	return f->u.error.code == PROBE_ERR_AUTH ? -EACCES : -EREMOTEIO;
 }
 
 /* We hold a token: the client must prove it holds it too, then we prove it. */
-static int server_auth(struct probe_sess *s, struct probe_frame *f)
+static int greet_auth(struct probe_sess *s, struct probe_frame *f)
 {
 	const uint8_t *cn = s->peer_hello.nonce;
 	struct probe_auth resp;
-	int ret = server_read(s, f);
+	int ret;
 
-	if (ret)
-		return ret;
+	if (f->type == PROBE_MSG_ERROR)
+		return client_error(s, f);
 	if (f->type != PROBE_MSG_AUTH_RESPONSE || !(s->peer_hello.flags & PROBE_HELLO_AUTH))
 		return auth_refuse(s, "authentication failed: this server requires a token; set "
 				   "RDMACTL_TOKEN (or --token) to the server's",
@@ -725,13 +758,10 @@ static int server_auth(struct probe_sess *s, struct probe_frame *f)
 	return send_frame(s, f, "send the token's proof");
 }
 
-/* HELLO both ways, then the client's request; 0 with it in @f. */
-static int server_greet(struct probe_sess *s, struct probe_frame *f)
+static int greet_hello(struct probe_sess *s, struct probe_frame *f)
 {
-	int ret = ctl_recv(&s->ctl, f, -1);
+	int ret;
 
-	if (ret)
-		return probe_fail(s, ret, 0, "Failed to read HELLO: %s", ctl_strerror(ret));
 	if (f->type != PROBE_MSG_HELLO)
 		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
 				  "Failed to handshake: got %s instead of HELLO", probe_msg_name(f->type));
@@ -742,21 +772,27 @@ static int server_greet(struct probe_sess *s, struct probe_frame *f)
 	ret = hello_frame(s, f);
 	if (!ret)
 		ret = send_frame(s, f, "send HELLO");
-	if (!ret && s->cfg->token)
-		ret = server_auth(s, f);
-	if (ret)
-		return ret;
-	return server_read(s, f);
+	return ret;
 }
 
-/* A TEST_REQ: check it against our limits, set up, acknowledge, run. */
-static int server_test(struct probe_sess *s, const struct probe_test_req *req,
-		       struct probe_report *rep)
+/*
+ * What the client asks for, checked here, before any session starts: a
+ * request the server refuses costs it no process, and does not end --once.
+ */
+static int greet_request(struct probe_sess *s, const struct probe_frame *f)
 {
-	struct probe_frame f = { .type = PROBE_MSG_TEST_ACK };
+	const struct probe_test_req *req = &f->u.test;
 	const char *why;
 	int ret;
 
+	if (f->type == PROBE_MSG_ERROR)
+		return client_error(s, f);
+	if (f->type == PROBE_MSG_NODE_INFO_REQ)
+		return 0;
+	if (f->type != PROBE_MSG_TEST_REQ)
+		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
+				  "Failed to serve the client: unexpected %s after HELLO",
+				  probe_msg_name(f->type));
 	ret = probe_test_check(req, s->cfg->max_size, &why);
 	if (ret == -EFBIG)
 		return probe_fail(s, ret, PROBE_ERR_TOO_BIG,
@@ -765,6 +801,52 @@ static int server_test(struct probe_sess *s, const struct probe_test_req *req,
 				  (unsigned long long)s->cfg->max_size);
 	if (ret)
 		return probe_fail(s, ret, PROBE_ERR_BAD_REQUEST, "Failed to accept the test: %s", why);
+	return 0;
+}
+
+int probe_greet(struct probe_sess *s, enum probe_greet *st, struct probe_frame *f)
+{
+	int ret;
+
+	switch (*st) {
+	case PROBE_GREET_HELLO:
+		ret = greet_hello(s, f);
+		*st = s->cfg->token ? PROBE_GREET_AUTH : PROBE_GREET_REQUEST;
+		return ret;
+	case PROBE_GREET_AUTH:
+		ret = greet_auth(s, f);
+		*st = PROBE_GREET_REQUEST;
+		return ret;
+	case PROBE_GREET_REQUEST:
+		ret = greet_request(s, f);
+		*st = PROBE_GREET_DONE;
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+
+int probe_greet_fail(struct probe_sess *s, enum probe_greet st, int err, uint16_t code,
+		     const char *why)
+{
+	static const char *const what[] = {
+		[PROBE_GREET_HELLO] = "HELLO",
+		[PROBE_GREET_AUTH] = "the token's proof",
+		[PROBE_GREET_REQUEST] = "the request",
+		[PROBE_GREET_DONE] = "the request",
+	};
+
+	return probe_fail(s, err, code, "Failed to read %s: %s", what[st],
+			  why ? why : ctl_strerror(err));
+}
+
+/* A TEST_REQ, checked by greet_request(): set up, acknowledge, run. */
+static int server_test(struct probe_sess *s, const struct probe_test_req *req,
+		       struct probe_report *rep)
+{
+	struct probe_frame f = { .type = PROBE_MSG_TEST_ACK };
+	int ret;
+
 	s->req = *req;
 	s->ops = ops_for(req);
 	ret = s->ops->setup(s);
@@ -796,148 +878,16 @@ static int server_node_info(struct probe_sess *s)
 	return ret;
 }
 
-/* After HELLO: what the client asked for. */
-static int server_dispatch(struct probe_sess *s, const struct probe_frame *req,
-			   struct probe_report *rep)
+int probe_serve(struct probe_sess *s, const struct probe_frame *req, struct probe_report *rep)
 {
-	switch (req->type) {
-	case PROBE_MSG_TEST_REQ:
-		return server_test(s, &req->u.test, rep);
-	case PROBE_MSG_NODE_INFO_REQ:
-		return server_node_info(s);
-	default:
-		return probe_fail(s, -EPROTO, PROBE_ERR_BAD_REQUEST,
-				  "Failed to serve the client: unexpected %s after HELLO",
-				  probe_msg_name(req->type));
-	}
-}
+	int ret;
 
-static int serve_one(struct probe_sess *s, const struct probe_frame *req, struct probe_report *rep)
-{
-	int ret = server_dispatch(s, req, rep);
-
+	s->quiet = false;
+	ret = req->type == PROBE_MSG_TEST_REQ ? server_test(s, &req->u.test, rep)
+					      : server_node_info(s);
 	probe_progress_clear(s);
 	if (rep && rep->end)
 		rep->end(rep, s->peer, ret);
 	ctl_close(&s->ctl);
-	return ret;
-}
-
-/* The session of @s in a child process, so the server keeps accepting. */
-static pid_t serve_forked(struct probe_sess *s, int lfd, const struct probe_frame *req,
-			  struct probe_report *rep)
-{
-	pid_t pid, parent = getpid();
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid)
-		return pid;	/* parent, or -1 */
-	/*
-	 * A session never outlives its server: stopping the server (SIGTERM,
-	 * a test's cleanup) must not leave a child holding QPs, the port or
-	 * the files the server inherited.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
-		_exit(1);
-	close(lfd);
-	serve_one(s, req, rep);
-	fflush(stdout);
-	_exit(0);
-}
-
-static bool child_running(pid_t *child)
-{
-	if (*child > 0 && waitpid(*child, NULL, WNOHANG) == *child)
-		*child = 0;
-	return *child > 0;
-}
-
-static void accept_one(struct ctx *ctx, const struct probe_cfg *cfg, int lfd, pid_t *child,
-		       struct probe_report *rep)
-{
-	struct probe_frame req;
-	struct probe_sess s;
-	int ret;
-
-	sess_init(&s, ctx, cfg);
-	s.server = true;
-	/*
-	 * While a session runs, wake now and then to reap it (the caller's
-	 * child_running), so that "busy" ends with it; an idle server sleeps
-	 * in accept and costs nothing.
-	 */
-	ret = ctl_accept(lfd, *child > 0 ? 200 : -1, &s.ctl);
-	if (ret)
-		return;
-	sess_wire_ctl(&s);
-	snprintf(s.peer, sizeof(s.peer), "%s", s.ctl.peer);
-	log_info(ctx, "client %s connected", s.peer);
-	if (server_greet(&s, &req)) {
-		ctl_close(&s.ctl);
-		return;
-	}
-	if (req.type == PROBE_MSG_TEST_REQ && child_running(child)) {
-		probe_fail(&s, -EBUSY, PROBE_ERR_BUSY,
-			   "Failed to start a test: the server is busy with another client; "
-			   "try again when it is done");
-		ctl_close(&s.ctl);
-		return;
-	}
-	if (cfg->once || req.type != PROBE_MSG_TEST_REQ) {
-		serve_one(&s, &req, rep);
-		return;
-	}
-	*child = serve_forked(&s, lfd, &req, rep);
-	if (*child < 0)
-		probe_fail(&s, -errno, PROBE_ERR_SETUP, "Failed to start a session: %s", strerror(errno));
-	ctl_close(&s.ctl);
-}
-
-int probe_server(struct ctx *ctx, const struct probe_cfg *cfg, struct probe_report *rep)
-{
-	pid_t child = 0;
-	int lfd, ret;
-
-	ret = ctl_listen(cfg->bind, cfg->port, &lfd);
-	if (ret) {
-		log_err(ctx, "Failed to listen on %s port %u: %s%s", cfg->bind ? cfg->bind : "any address",
-			cfg->port, strerror(-ret),
-			ret == -EADDRINUSE ? ". Is another probe server running? Use --port" : "");
-		return ret;
-	}
-	/* Said always, not only with -v: an operator must know where it listens. */
-	log_err(ctx, "listening on %s port %u%s", cfg->bind ? cfg->bind : "every address", cfg->port,
-		cfg->token ? ", clients must prove the token" : " (no token: any client may run tests)");
-	signal(SIGPIPE, SIG_IGN);
-	for (;;) {
-		struct probe_sess s;
-		struct probe_frame req;
-
-		if (!cfg->once) {
-			accept_one(ctx, cfg, lfd, &child, rep);
-			child_running(&child);
-			continue;
-		}
-		/* --once: one session in this process; later clients are refused. */
-		sess_init(&s, ctx, cfg);
-		s.server = true;
-		ret = ctl_accept(lfd, -1, &s.ctl);
-		if (ret)
-			break;
-		close(lfd);
-		lfd = -1;
-		sess_wire_ctl(&s);
-		snprintf(s.peer, sizeof(s.peer), "%s", s.ctl.peer);
-		ret = server_greet(&s, &req);
-		if (ret) {
-			ctl_close(&s.ctl);
-			return ret;
-		}
-		return serve_one(&s, &req, rep);
-	}
-	if (lfd >= 0)
-		close(lfd);
 	return ret;
 }

@@ -94,10 +94,10 @@ int probe_client_open(struct ctx *ctx, const char *peer, const struct probe_cfg 
 		      struct probe_ctl *ctl, struct probe_hello *hello);
 
 /*
- * Serve clients until killed (or one with cfg->once).  Each session's
- * failure is one line on stderr; the server goes on.  @rep is called for
- * every session.  Returns only on a set-up failure or after --once:
- * 0 or -errno.
+ * Serve clients until killed (or one with cfg->once), in probe_server.c.
+ * Each session's failure is one line on stderr; the server goes on.  @rep
+ * is called for every session.  Returns only on a set-up failure or after
+ * --once: 0 or -errno.
  */
 int probe_server(struct ctx *ctx, const struct probe_cfg *cfg, struct probe_report *rep);
 
@@ -141,7 +141,41 @@ struct probe_sess {
 	uint64_t prog_start_ns, prog_last_ns;
 	bool prog_shown;
 	bool corrupt;			/* RDMACTL_PROBE_CORRUPT set: a test aid */
+	bool quiet;			/* server handshake: no line on stderr (log rate) */
 };
+
+/* ---- the server's handshake and session (probe_server.c drives them) ---- */
+
+/* Where a client is in the handshake, one frame at a time. */
+enum probe_greet {
+	PROBE_GREET_HELLO,	/* waiting for its HELLO */
+	PROBE_GREET_AUTH,	/* our HELLO sent with a nonce: waiting for AUTH_RESPONSE */
+	PROBE_GREET_REQUEST,	/* waiting for TEST_REQ or NODE_INFO_REQ */
+	PROBE_GREET_DONE,	/* the request is in and acceptable: serve it */
+};
+
+/* A server's session on the accepted connection @ctl (s takes it over). */
+void probe_sess_server(struct probe_sess *s, struct ctx *ctx, const struct probe_cfg *cfg,
+		       const struct probe_ctl *ctl);
+/*
+ * The client's frame @f in state *@st: answer it (HELLO, AUTH_PROOF) and
+ * move *@st on.  At PROBE_GREET_DONE, @f holds a request the server
+ * accepts (limits checked).  0, or -errno with the failure already one
+ * line on stderr (unless s->quiet) and told to the client.
+ */
+int probe_greet(struct probe_sess *s, enum probe_greet *st, struct probe_frame *f);
+/*
+ * Reading the client's frame in state @st failed with @err: say so
+ * ("Failed to read HELLO: @why", @why NULL for @err's text) and, with
+ * @code, tell the client.  Returns @err.
+ */
+int probe_greet_fail(struct probe_sess *s, enum probe_greet st, int err, uint16_t code,
+		     const char *why);
+/*
+ * Serve the request @req that probe_greet() accepted, in this process;
+ * calls @rep's end and closes the connection.  0 or -errno.
+ */
+int probe_serve(struct probe_sess *s, const struct probe_frame *req, struct probe_report *rep);
 
 extern const struct probe_ops probe_rdma_ops, probe_rdma_cm_ops, probe_tcp_ops;
 

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -87,7 +88,7 @@ int ctl_listen(const char *bind_addr, uint16_t port, int *fd)
 			continue;
 		}
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(s, ai->ai_addr, ai->ai_addrlen) && !listen(s, 8))
+		if (!bind(s, ai->ai_addr, ai->ai_addrlen) && !listen(s, SOMAXCONN))
 			break;
 		ret = -errno;
 		close(s);
@@ -299,6 +300,96 @@ int ctl_expect(struct probe_ctl *c, uint16_t type, struct probe_frame *f)
 int ctl_pending(struct probe_ctl *c)
 {
 	return wait_fd(c->fd, POLLIN, 0) == 0;
+}
+
+/* Where the next bytes of the frame go, and how many it still needs. */
+static uint8_t *rx_space(struct ctl_rx *rx, size_t *want)
+{
+	if (rx->have < PROBE_HDR_LEN) {
+		*want = PROBE_HDR_LEN - rx->have;
+		return rx->hdr + rx->have;
+	}
+	*want = PROBE_HDR_LEN + rx->len - rx->have;
+	return rx->payload + (rx->have - PROBE_HDR_LEN);
+}
+
+/* @n bytes were put at rx_space(): 0 with the whole frame in @f, -EAGAIN, or an error. */
+static int rx_took(struct ctl_rx *rx, size_t n, struct probe_frame *f)
+{
+	static const uint8_t none[1];
+	int ret = 0;
+
+	rx->have += (uint32_t)n;
+	if (rx->have == PROBE_HDR_LEN) {
+		ret = probe_decode_header(rx->hdr, &rx->type, &rx->len);
+		if (!ret && rx->len && !(rx->payload = malloc(rx->len)))
+			ret = -ENOMEM;
+	}
+	if (!ret && rx->have < PROBE_HDR_LEN + rx->len)
+		return -EAGAIN;
+	if (!ret)
+		ret = probe_decode(rx->type, rx->len ? rx->payload : none, rx->len, f);
+	ctl_rx_free(rx);
+	return ret;
+}
+
+int ctl_rx_feed(struct ctl_rx *rx, const uint8_t *p, size_t n, size_t *used, struct probe_frame *f)
+{
+	size_t want, k;
+	uint8_t *dst;
+	int ret;
+
+	for (*used = 0; *used < n; *used += k) {
+		dst = rx_space(rx, &want);
+		k = want < n - *used ? want : n - *used;
+		memcpy(dst, p + *used, k);
+		ret = rx_took(rx, k, f);
+		if (ret != -EAGAIN) {
+			*used += k;
+			return ret;
+		}
+	}
+	return -EAGAIN;
+}
+
+int ctl_rx_recv(struct probe_ctl *c, struct ctl_rx *rx, struct probe_frame *f)
+{
+	size_t want;
+	uint8_t *dst;
+	ssize_t r;
+	int ret;
+
+	for (;;) {
+		dst = rx_space(rx, &want);
+		r = recv(c->fd, dst, want, MSG_DONTWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		ret = rx_took(rx, (size_t)r, f);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+}
+
+void ctl_rx_free(struct ctl_rx *rx)
+{
+	free(rx->payload);
+	rx->payload = NULL;
+	rx->have = 0;
+	rx->len = 0;
+}
+
+int ctl_set_blocking(struct probe_ctl *c, int blocking)
+{
+	int fl = fcntl(c->fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	fl = blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK;
+	return fcntl(c->fd, F_SETFL, fl) ? -errno : 0;
 }
 
 const char *ctl_strerror(int err)

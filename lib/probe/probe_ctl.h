@@ -7,6 +7,7 @@
 #define RDMACTL_PROBE_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "probe/probe_proto.h"
@@ -22,7 +23,11 @@ struct probe_ctl {
 	void *progress_arg;
 };
 
-/* Listen on @bind (NULL or "" for any) and @port; 0 or -errno. */
+/*
+ * Listen on @bind (NULL or "" for any) and @port, with the longest backlog
+ * the kernel allows, so that many clients connecting at once wait there
+ * instead of having their SYNs dropped; 0 or -errno.
+ */
 int ctl_listen(const char *bind, uint16_t port, int *fd);
 /*
  * Wait up to @timeout_ms for a connection (-ETIMEDOUT); on success fill
@@ -64,6 +69,41 @@ int ctl_recv(struct probe_ctl *c, struct probe_frame *f, int timeout_ms);
 int ctl_expect(struct probe_ctl *c, uint16_t type, struct probe_frame *f);
 /* True when a frame (or EOF) is waiting, without blocking. */
 int ctl_pending(struct probe_ctl *c);
+
+/*
+ * A frame read piece by piece, for a server that waits on many connections
+ * at once and must never block on one: ctl_rx_recv() takes what has
+ * arrived, never more than the frame still needs (so no byte of the next
+ * frame is taken), and says when the frame is whole.  The header is checked
+ * as soon as it is in, so a frame longer than the protocol allows is refused
+ * before its payload is read; the payload's buffer is allocated only then,
+ * so a connection that has sent nothing costs no buffer.
+ */
+struct ctl_rx {
+	uint8_t hdr[PROBE_HDR_LEN];
+	uint8_t *payload;	/* once the header is in: len bytes */
+	uint16_t type;
+	uint32_t len;		/* of the payload, once the header is in */
+	uint32_t have;		/* bytes of this frame so far, header included */
+};
+
+/*
+ * Take up to @n bytes of @p into @rx: 0 when a frame is whole (decoded
+ * into @f; @rx is ready for the next one), -EAGAIN when all were taken and
+ * more are needed, or ctl_recv()'s -EMSGSIZE, -EBADMSG, -EPROTO, -ENOMEM.
+ * *@used: the bytes taken.
+ */
+int ctl_rx_feed(struct ctl_rx *rx, const uint8_t *p, size_t n, size_t *used, struct probe_frame *f);
+/*
+ * Read from @c->fd what has arrived of the current frame, without
+ * blocking: ctl_rx_feed()'s results, and -ECONNRESET when the peer closed.
+ */
+int ctl_rx_recv(struct probe_ctl *c, struct ctl_rx *rx, struct probe_frame *f);
+/* Free what @rx holds (it may be used again). */
+void ctl_rx_free(struct ctl_rx *rx);
+
+/* Make @c's socket blocking or not; 0 or -errno. */
+int ctl_set_blocking(struct probe_ctl *c, int blocking);
 
 /* Text of a ctl_* error for messages ("timed out", "peer closed the connection"). */
 const char *ctl_strerror(int err);

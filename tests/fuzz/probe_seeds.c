@@ -6,6 +6,8 @@
  *   corpus/probe_server/NAME     what a client sends in whole sessions
  *   corpus/probe_client/NAME     what a server answers (first byte: 0 a
  *                                measuring session, 1 doctor's NODE_INFO)
+ *   corpus/probe_rx/NAME         what a client sends in its handshake
+ *                                (first byte: the seed of the piece sizes)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +154,7 @@ static struct probe_frame error(uint16_t code, const char *msg)
 	return f;
 }
 
-static struct probe_frame node_info(void)
+static struct probe_frame node_info_frame(void)
 {
 	struct probe_frame f = { .type = PROBE_MSG_NODE_INFO };
 
@@ -180,7 +182,7 @@ static void decode_seeds(const char *dir)
 		test_req(0, PROBE_F_VERIFY, 2), { .type = PROBE_MSG_TEST_ACK }, ep_info(0, 2),
 		sized(PROBE_MSG_START, 65536), sized(PROBE_MSG_READY, 65536), progress(65536),
 		done(65536, 2), result(PROBE_MSG_RESULT, 65536), result(PROBE_MSG_ROW, 65536),
-		{ .type = PROBE_MSG_BYE }, { .type = PROBE_MSG_NODE_INFO_REQ }, node_info(),
+		{ .type = PROBE_MSG_BYE }, { .type = PROBE_MSG_NODE_INFO_REQ }, node_info_frame(),
 		auth(PROBE_MSG_AUTH_RESPONSE), auth(PROBE_MSG_AUTH_PROOF),
 	};
 	size_t i;
@@ -248,8 +250,33 @@ static void client_error_seeds(const char *dir)
 	save(dir, "node-info-unsupported", &s);
 	s.len = 1;
 	f = hello(1), add(&s, &f);
-	f = node_info(), add(&s, &f);
+	f = node_info_frame(), add(&s, &f);
 	save(dir, "node-info", &s);
+}
+
+/* Handshakes as the server's loop reads them: with a token, doctor's, a stranger's. */
+static void rx_seeds(const char *dir)
+{
+	struct stream s = { .len = 1, .buf = { 7 } };
+	struct probe_frame f;
+
+	f = hello(0), f.u.hello.flags = PROBE_HELLO_AUTH, add(&s, &f);
+	f = auth(PROBE_MSG_AUTH_RESPONSE), add(&s, &f);
+	f = test_req(1, 0, 1), add(&s, &f);
+	save(dir, "token-test", &s);
+	s.len = 1;
+	s.buf[0] = 200;
+	f = hello(0), add(&s, &f);
+	f = (struct probe_frame){ .type = PROBE_MSG_NODE_INFO_REQ }, add(&s, &f);
+	save(dir, "node-info", &s);
+	s.len = 1;
+	s.buf[0] = 1;
+	f = hello(0), add(&s, &f);
+	f = error(PROBE_ERR_AUTH, "authentication failed: the client has no token"), add(&s, &f);
+	/* Then a header announcing more than PROBE_MAX_PAYLOAD. */
+	memcpy(s.buf + s.len, "\0\1\0\0\0\x10\0\0", 8);
+	s.len += 8;
+	save(dir, "error-then-oversize", &s);
 }
 
 int main(int argc, char **argv)
@@ -270,5 +297,7 @@ int main(int argc, char **argv)
 	client_seed(dir, "rdma-2qp", 2);
 	client_seed(dir, "rdma-1qp", 1);
 	client_error_seeds(dir);
+	snprintf(dir, sizeof(dir), "%s/probe_rx", argv[1]);
+	rx_seeds(dir);
 	return 0;
 }
