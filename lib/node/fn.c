@@ -230,10 +230,11 @@ static int fn_from_rdma(const struct ctx *ctx, struct fn_node *f, const struct r
 	if (!fn)
 		return add_failed();
 	snprintf(fn->rdma, sizeof(fn->rdma), "%s", dev->name);
-	if (kind == FN_VF && !link_base(ctx, sub, fn->parent, sizeof(fn->parent)) &&
-	    !fn_add(f, fn->parent, FN_PF, sub))
-		return add_failed();
-	return 0;
+	if (kind != FN_VF || link_base(ctx, sub, addr, sizeof(fn->parent)))
+		return 0;
+	memcpy(fn->parent, addr, strlen(addr) + 1);
+	/* From a copy: adding the PF may move the array @fn is in. */
+	return fn_add(f, addr, FN_PF, sub) ? 0 : add_failed();
 }
 
 struct vf_walk {
