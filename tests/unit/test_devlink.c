@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/ctx.h"
 #include "devlink_msgs.h"
 #include "node/devlink.h"
 #include "test.h"
@@ -158,6 +159,27 @@ static void many_ports(void)
 	devlink_free(&dl);
 }
 
+/*
+ * The live path against this machine's kernel: the controller resolves the
+ * family (or says there is none), dumps end with DONE, eswitch queries of
+ * instances without an eswitch are errors kept to themselves.
+ */
+static void live_kernel_answers(void)
+{
+	struct ctx ctx = { .root = "" };
+	struct dl_node dl;
+	size_t i;
+	int ret = devlink_load(&ctx, &dl);
+
+	CHECK(ret == 0 || ret == -ENOENT || ret == -EPROTONOSUPPORT);
+	for (i = 0; !ret && i < dl.nports; i++)
+		CHECK(dl.ports[i].bus[0] && dl.ports[i].dev[0]);
+	for (i = 0; !ret && i < dl.ndevs; i++)
+		CHECK(dl.devs[i].bus[0] && dl.devs[i].name[0]);
+	if (!ret)
+		devlink_free(&dl);
+}
+
 int main(void)
 {
 	RUN("devlink", family_id_from_controller);
@@ -166,5 +188,6 @@ int main(void)
 	RUN("devlink", eswitch_mode_and_its_errors);
 	RUN("devlink", odd_attributes_are_absent);
 	RUN("devlink", many_ports);
+	RUN("devlink", live_kernel_answers);
 	TEST_EXIT();
 }
