@@ -196,6 +196,18 @@ static int emit_reps(struct ctx *ctx, const struct view *v)
 	return table_emit(ctx, t, "representors");
 }
 
+/* "0000:03:00.0, 0000:03:00.1" as a JSON array. */
+static struct json_object *pci_list(const char *text)
+{
+	struct json_object *arr = json_object_new_array();
+	char buf[sizeof(((struct dpu *)0)->pci)], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+		json_object_array_add(arr, json_object_new_string(tok));
+	return arr;
+}
+
 /* BlueField: which side of the DPU this is. */
 static void emit_dpu(struct ctx *ctx, const struct dpu *d)
 {
@@ -209,7 +221,7 @@ static void emit_dpu(struct ctx *ctx, const struct dpu *d)
 		o = json_object_new_object();
 		json_object_object_add(o, "model", json_object_new_string(d->model));
 		json_object_object_add(o, "pci_id", json_object_new_string(id));
-		json_object_object_add(o, "pci", json_object_new_string(d->pci));
+		json_object_object_add(o, "pci", pci_list(d->pci));
 		json_object_object_add(o, "side", json_object_new_string(d->arm ? "arm" : "host"));
 		json_attach(ctx, "dpu", o);
 		return;

@@ -64,7 +64,7 @@ check arm-rep-host jq_is '.representors[] | select(.netdev == "pf0vf0") | [.cont
 	'[1,0,0,"mlx5_0",2]'
 check arm-rep-sf-function jq_is '.representors[] | select(.netdev == "en3f0pf0sf4") | [.controller, .sfnum, .function_device]' \
 	'[0,4,"mlx5_2"]'
-check arm-dpu jq_is '.dpu' '{"model":"BlueField-2","pci_id":"15b3:a2d6","pci":"0000:03:00.0, 0000:03:00.1","side":"arm"}'
+check arm-dpu jq_is '.dpu' '{"model":"BlueField-2","pci_id":"15b3:a2d6","pci":["0000:03:00.0","0000:03:00.1"],"side":"arm"}'
 
 run --root "$ARM" devices
 check arm-text-pf out_has '^mlx5_0 +mlx5 +CA +PF, switchdev +24\.35\.2000 +0000:03:00\.0 +- +5 +p0$'
