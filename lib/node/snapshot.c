@@ -315,9 +315,11 @@ static bool in_sysfs(const char *abs)
  * and, when given, @why instead of strerror(-err); once per path.  The
  * entry is the one read_warning() makes (sysfs.h), so that "warnings"
  * means the same in every command.  Not a gap: an absent file (ENOENT),
- * and a sysfs attribute the kernel has no value for (EINVAL: GID
- * attributes of empty entries, or in containers), which --root then reads
- * as absent, as the node itself reads it.
+ * a sysfs attribute the kernel has no value for (EINVAL: GID attributes
+ * of empty entries, or in containers), and one the driver does not
+ * implement (EOPNOTSUPP: phys_port_name and phys_switch_id of a netdev
+ * that is no switch port), which --root then reads as absent, as the node
+ * itself reads it.
  */
 static void snap_leftout(struct snap *s, const char *abs, int err, const char *why)
 {
@@ -325,7 +327,7 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 	char full[4096], reason[512];
 	struct json_object *w;
 
-	if (err == -ENOENT || (err == -EINVAL && in_sysfs(abs)))
+	if (err == -ENOENT || ((err == -EINVAL || err == -EOPNOTSUPP) && in_sysfs(abs)))
 		return;
 	if (set_add(&s->warned, abs) <= 0)
 		return;
