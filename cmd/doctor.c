@@ -646,6 +646,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 								 NODE_FACTS_FULL));
 	}
 	doctor_peer_free(&d);
+	doctor_free(&d);
 	if (!d.node_err)
 		rdma_node_free(&d.node);
 	free(sel);

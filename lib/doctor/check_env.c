@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "base/ctx.h"
 #include "base/opt.h"
@@ -98,6 +99,38 @@ static const char *did_you_mean(const char *word, const struct names *ns, char *
 	return buf;
 }
 
+/* The RDMA port whose netdev is @ifname, and its device; NULL when none. */
+static const struct rdma_port *port_of_netdev(const struct doctor *d, const char *ifname,
+					      const struct rdma_dev **dev)
+{
+	size_t i;
+	unsigned int j;
+
+	for (i = 0; i < d->node.n; i++)
+		for (j = 0; d->node.devs[i].ports && j < d->node.devs[i].nports; j++)
+			if (!strcmp(d->node.devs[i].ports[j].netdev, ifname)) {
+				*dev = &d->node.devs[i];
+				return &d->node.devs[i].ports[j];
+			}
+	return NULL;
+}
+
+/* The representor of another function @ifname is, or NULL (an uplink is none). */
+static const struct rep *fn_rep(struct doctor *d, const char *ifname)
+{
+	const struct rep *rep = ifname[0] ? doctor_rep(d, ifname) : NULL;
+
+	return rep && rep->flavour != REP_PHYSICAL ? rep : NULL;
+}
+
+static bool is_netdev(const struct doctor *d, const char *name)
+{
+	char full[4096];
+
+	return !strchr(name, '/') && !root_path(d->ctx, full, sizeof(full), "/sys/class/net/%s", name) &&
+	       access(full, F_OK) == 0;
+}
+
 /* ---- NCCL ---- */
 
 static const char *const nccl_vars[] = {
@@ -167,6 +200,128 @@ static void fixed_add(char *fixed, size_t len, const char *name, int port)
 			 fixed[off - 1] != '=' ? "," : "", name);
 }
 
+/*
+ * A device for this node's own traffic, to suggest instead of a
+ * representor: none of its ports stands for another function, and one is
+ * ACTIVE (on a DPU's Arm side, an SF's device).  NULL when none.
+ */
+static const struct rdma_dev *job_device(struct doctor *d, int *port)
+{
+	size_t i;
+	unsigned int j, reps, active;
+
+	for (i = 0; i < d->node.n; i++) {
+		const struct rdma_dev *dev = &d->node.devs[i];
+
+		for (j = reps = active = 0; dev->ports && j < dev->nports; j++) {
+			reps += fn_rep(d, dev->ports[j].netdev) != NULL;
+			if (!active && dev->ports[j].state == 4)
+				active = dev->ports[j].num;
+		}
+		if (!reps && active) {
+			*port = (int)active;
+			return dev;
+		}
+	}
+	return NULL;
+}
+
+/* Add to @fixed what a representor entry should have named: its function, or a job device. */
+static void fixed_instead_of_rep(struct doctor *d, const struct rep *rep, char *fixed, size_t flen,
+				 bool with_port)
+{
+	const struct rdma_dev *dev;
+	int port = 1;
+
+	if (rep && rep->function[0])
+		fixed_add(fixed, flen, rep->function, with_port ? 1 : -1);
+	else if ((dev = job_device(d, &port)))
+		fixed_add(fixed, flen, dev->name, with_port ? port : -1);
+}
+
+/* An entry of NCCL_IB_HCA that names a netdev, not an RDMA device; true when so. */
+static bool nccl_hca_netdev(struct doctor *d, struct check_result *r, const char *val,
+			    const struct env_item *it, char *fixed, size_t flen)
+{
+	const struct rdma_dev *dev = NULL;
+	const struct rdma_port *p;
+	const struct rep *rep;
+	char what[64];
+
+	if (!is_netdev(d, it->name))
+		return false;
+	if ((rep = fn_rep(d, it->name))) {
+		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s': '%.80s' is the representor of %s, a "
+			   "switch port standing for that function, not an RDMA device of this node",
+			   val, it->name, rep_describe(rep, what, sizeof(what)));
+		fixed_instead_of_rep(d, rep, fixed, flen, false);
+	} else if ((p = port_of_netdev(d, it->name, &dev))) {
+		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s': '%.80s' is the netdev of %s:%u; "
+			   "NCCL_IB_HCA names RDMA devices", val, it->name, dev->name, p->num);
+		fixed_add(fixed, flen, dev->name, (int)p->num);
+	} else {
+		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s': '%.80s' is a netdev with no RDMA "
+			   "device behind it (NCCL can use it only for sockets: NCCL_SOCKET_IFNAME)",
+			   val, it->name);
+		fixed_instead_of_rep(d, NULL, fixed, flen, false);
+	}
+	return true;
+}
+
+/*
+ * Ports an entry selects that are representors of other functions (a
+ * switchdev eswitch's ports): NCCL would send there.  Their names go to
+ * @reps, the entry's other ports to @own ("mlx5_0:5").
+ */
+static void hca_rep_ports(struct doctor *d, const struct env_list *l, size_t k, char *reps,
+			  size_t rlen, char *own, size_t olen)
+{
+	size_t i, ro = 0, oo = 0;
+	unsigned int j;
+
+	reps[0] = own[0] = '\0';
+	for (i = 0; i < d->node.n; i++) {
+		const struct rdma_dev *dev = &d->node.devs[i];
+
+		for (j = 0; j < dev->nports; j++) {
+			const struct rdma_port *p = &dev->ports[j];
+
+			if (!nccl_item_match(l, k, dev->name, (int)p->num))
+				continue;
+			if (fn_rep(d, p->netdev) && ro < rlen)
+				ro += (size_t)snprintf(reps + ro, rlen - ro, "%s%s:%u (%s)", ro ? ", " : "",
+						       dev->name, p->num, p->netdev);
+			else if (!fn_rep(d, p->netdev) && oo < olen)
+				oo += (size_t)snprintf(own + oo, olen - oo, "%s%s:%u", oo ? "," : "",
+						       dev->name, p->num);
+		}
+	}
+}
+
+/* True when the entry selects representor ports (noted, the fix in @fixed). */
+static bool nccl_hca_reps(struct doctor *d, struct check_result *r, const char *val,
+			  const struct env_list *l, size_t k, char *fixed, size_t flen)
+{
+	char reps[256], own[128], entry[ENV_NAME_MAX + 8];
+
+	hca_rep_ports(d, l, k, reps, sizeof(reps), own, sizeof(own));
+	if (!reps[0])
+		return false;
+	snprintf(entry, sizeof(entry), "%s", l->items[k].name);
+	if (l->items[k].port > 0)
+		snprintf(entry + strlen(entry), sizeof(entry) - strlen(entry), ":%d", l->items[k].port);
+	check_note(r, own[0] ? CHECK_WARN : CHECK_FAIL, "NCCL_IB_HCA='%.80s': '%s' selects "
+		   "representor ports %s: they stand for other functions (a DPU's host, VFs, SFs), "
+		   "not for this node's traffic", val, entry, reps);
+	if (own[0]) {
+		check_fix(r, "export NCCL_IB_HCA=%s (the ports that are not representors)", own);
+		fixed_add(fixed, flen, own, -1);
+	} else {
+		fixed_instead_of_rep(d, NULL, fixed, flen, false);
+	}
+	return true;
+}
+
 /* One entry of NCCL_IB_HCA; its corrected form goes to @fixed. */
 static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char *val,
 			   const struct env_list *l, size_t k, const struct names *devs,
@@ -176,6 +331,10 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 	char match[256], hint[128], all[256];
 
 	entry_matches(d, l, k, match, sizeof(match));
+	if (!match[0] && !l->negate && nccl_hca_netdev(d, r, val, it, fixed, flen))
+		return;
+	if (match[0] && !l->negate && nccl_hca_reps(d, r, val, l, k, fixed, flen))
+		return;
 	if (!match[0]) {
 		check_note(r, l->negate ? CHECK_WARN : CHECK_FAIL,
 			   "NCCL_IB_HCA='%.80s': '%.80s' names no device%s%s; devices: %s", val, it->name,
@@ -554,6 +713,11 @@ static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struc
 	} else if (!p) {
 		check_note(r, CHECK_FAIL, "%s has no port %d", it->name, it->port);
 		fixed_add(fixed, flen, it->name, dev->nports ? (int)dev->ports[0].num : 1);
+	} else if (fn_rep(d, p->netdev)) {
+		check_note(r, CHECK_FAIL, "%s:%d is a representor port (%s, %s): it stands for "
+			   "that function, not for this node's traffic", it->name, it->port, p->netdev,
+			   rep_describe(fn_rep(d, p->netdev), hint, sizeof(hint)));
+		fixed_instead_of_rep(d, fn_rep(d, p->netdev), fixed, flen, true);
 	} else if (p->state != 4) {
 		check_note(r, CHECK_FAIL, "%s:%d is %s (see the ports check)", it->name, it->port,
 			   port_state_str(p->state));
@@ -562,6 +726,33 @@ static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struc
 		check_note(r, CHECK_OK, "%s:%d is ACTIVE", it->name, it->port);
 		fixed_add(fixed, flen, it->name, it->port);
 	}
+}
+
+/*
+ * What an interface in UCX_NET_DEVICES is besides: a representor (wrong:
+ * true, noted), a netdev without an RDMA device (UCX runs only TCP on it:
+ * a warning, false), or an RDMA port's netdev (false).
+ */
+static bool ucx_netdev_role(struct doctor *d, struct check_result *r, const struct env_item *it,
+			    char *fixed, size_t flen)
+{
+	const struct rdma_dev *dev = NULL;
+	const struct rep *rep = fn_rep(d, it->name);
+	char what[64];
+
+	if (rep) {
+		check_note(r, CHECK_FAIL, "'%.80s' is the representor of %s: a switch port standing "
+			   "for that function, not this node's interface", it->name,
+			   rep_describe(rep, what, sizeof(what)));
+		fixed_instead_of_rep(d, rep, fixed, flen, true);
+		return true;
+	}
+	if (port_of_netdev(d, it->name, &dev))
+		return false;
+	check_note(r, CHECK_WARN, "interface %s has no RDMA device behind it: UCX uses only TCP on it",
+		   it->name);
+	check_fix(r, "add the RDMA device and port to UCX_NET_DEVICES (DEV:PORT, see rdmactl devices)");
+	return false;
 }
 
 /* A name without a port: a network interface (UCX's TCP transport). */
@@ -575,6 +766,8 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
 
 	for (i = 0; i < ifs->n && !found; i++)
 		found = !strcmp(ifs->p[i], it->name);
+	if (found && ucx_netdev_role(d, r, it, fixed, flen))
+		return;
 	if (found) {
 		fixed_add(fixed, flen, it->name, -1);
 		netdev_sysfs_state(d->ctx, it->name, state, sizeof(state));

@@ -168,6 +168,31 @@ static bool verbs_has(const char *name)
 	return found;
 }
 
+/* The netns mode, and the devices other namespaces hold (exclusive mode). */
+static void devices_netns(struct doctor *d, struct check_result *r)
+{
+	const struct rdma_netns *ns = doctor_netns(d);
+	char list[512];
+
+	if (ns->mode == NETNS_UNKNOWN)
+		return;
+	check_note(r, CHECK_OK, "RDMA netns mode %s%s%s", rdma_netns_mode_str(ns->mode),
+		   ns->n_hidden ? ", other namespaces hold " : "",
+		   rdma_netns_hidden_list(ns, list, sizeof(list)));
+}
+
+/* None here, because exclusive mode gave them to other namespaces; true when so. */
+static bool devices_elsewhere(struct doctor *d, struct check_result *r)
+{
+	char why[512], fix[256];
+
+	if (!rdma_netns_explain(doctor_netns(d), why, sizeof(why), fix, sizeof(fix)))
+		return false;
+	check_note(r, CHECK_FAIL, "no RDMA device in this network namespace: %s", why);
+	check_fix(r, "%s", fix);
+	return true;
+}
+
 void check_devices(struct doctor *d, struct check_result *r)
 {
 	char kdev[64];
@@ -179,6 +204,8 @@ void check_devices(struct doctor *d, struct check_result *r)
 		return;
 	}
 	if (!d->node.n) {
+		if (devices_elsewhere(d, r))
+			return;
 		if (first_entry(d, "/sys/class/infiniband", NULL, kdev, sizeof(kdev)))
 			devices_unopened(d, r, kdev);
 		else
@@ -195,6 +222,7 @@ void check_devices(struct doctor *d, struct check_result *r)
 		check_note(r, CHECK_OK, "%s (%s%s%u port%s)", dev->name, dev->driver,
 			   dev->driver[0] ? ", " : "", dev->nports, dev->nports == 1 ? "" : "s");
 	}
+	devices_netns(d, r);
 }
 
 /* Skip a check that needs devices when there are none; true when skipped. */
@@ -211,10 +239,20 @@ static bool is_roce(const struct rdma_port *p)
 	return p->link_layer == LINK_LAYER_ETHERNET;
 }
 
+/* IFF_UP of /sys/class/net/IF/flags ("0x1003"): up by the administrator. */
+static bool netdev_admin_up(const struct doctor *d, const char *ifname)
+{
+	char path[64 + IF_NAMESIZE], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", ifname);
+	return read_line(d->ctx, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & 0x1);
+}
+
 static void port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p)
 {
 	char state[32] = "unknown";
+	const struct fn *fn;
 
 	if (!p->netdev[0]) {
 		check_note(r, CHECK_FAIL, "%s/%u is %s (%s)", dev->name, p->num,
@@ -224,6 +262,15 @@ static void port_down(struct doctor *d, struct check_result *r, const struct rdm
 		return;
 	}
 	netdev_sysfs_state(d->ctx, p->netdev, state, sizeof(state));
+	fn = fn_of_rdma(doctor_fns(d), dev->name);
+	if (fn && fn->kind == FN_VF && netdev_admin_up(d, p->netdev)) {
+		check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is up but has no link "
+			   "(%s): a VF's link follows its PF %s (see the functions check)", dev->name,
+			   p->num, port_state_str(p->state), phys_state_str(p->phys_state), p->netdev,
+			   state, fn->parent);
+		check_fix(r, "bring up the link of PF %s (see the functions check)", fn->parent);
+		return;
+	}
 	check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is %s", dev->name, p->num,
 		   port_state_str(p->state), phys_state_str(p->phys_state), p->netdev, state);
 	if (strcmp(state, "up"))
@@ -233,10 +280,18 @@ static void port_down(struct doctor *d, struct check_result *r, const struct rdm
 			  p->netdev, dev->name, p->num);
 }
 
+/* A port that stands for another function on a switchdev eswitch (not the uplink). */
+static bool fn_rep_port(struct doctor *d, const struct rdma_port *p)
+{
+	const struct rep *rep = doctor_rep(d, p->netdev);
+
+	return rep && rep->flavour != REP_PHYSICAL;
+}
+
 void check_ports(struct doctor *d, struct check_result *r)
 {
 	size_t i;
-	unsigned int j;
+	unsigned int j, reps = 0;
 
 	if (need_devices(d, r))
 		return;
@@ -246,6 +301,11 @@ void check_ports(struct doctor *d, struct check_result *r)
 		for (j = 0; j < dev->nports; j++) {
 			const struct rdma_port *p = &dev->ports[j];
 
+			/* Its state is that of the function it stands for, not this node's. */
+			if (fn_rep_port(d, p)) {
+				reps++;
+				continue;
+			}
 			/* 4 = ACTIVE, 5 = LinkUp */
 			if (p->state == 4 && p->phys_state == 5)
 				check_note(r, CHECK_OK, "%s/%u ACTIVE LinkUp%s%s%s", dev->name, p->num,
@@ -255,6 +315,9 @@ void check_ports(struct doctor *d, struct check_result *r)
 				port_down(d, r, dev, p);
 		}
 	}
+	if (reps)
+		check_note(r, CHECK_OK, "%u representor port%s not judged (they stand for other "
+			   "functions: rdmactl devices)", reps, reps == 1 ? "" : "s");
 	if (!r->found[0])
 		check_note(r, CHECK_FAIL, "no device has a port");
 }
@@ -298,9 +361,11 @@ static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_f
 
 	if (need_devices(d, r))
 		return false;
+	/* Representors (and a switchdev uplink) are switch ports: no job addresses them. */
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++)
-			if (is_roce(&d->node.devs[i].ports[j]))
+			if (is_roce(&d->node.devs[i].ports[j]) &&
+			    !doctor_rep(d, d->node.devs[i].ports[j].netdev))
 				fn(d, r, &d->node.devs[i], &d->node.devs[i].ports[j]);
 	if (!r->found[0])
 		check_skip(r, "%s", why_none);

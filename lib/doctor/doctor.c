@@ -39,6 +39,8 @@ const struct check doctor_checks[] = {
 	  .desc = "NCCL_* variables name devices, interfaces and GIDs that exist" },
 	{ .id = "env.ucx", .fn = check_env_ucx, .node = true,
 	  .desc = "UCX_NET_DEVICES and UCX_IB_GID_INDEX name devices and GIDs that exist" },
+	{ .id = "functions", .fn = check_functions, .node = true,
+	  .desc = "SR-IOV VFs and SFs have their driver bound and SFs are active; no VF sits on a PF that is down" },
 	{ .id = "gpudirect", .fn = check_gpudirect,
 	  .desc = "with an NVIDIA driver, nvidia-peermem loaded or DMA-BUF usable" },
 	{ .id = "versions", .fn = check_versions,
@@ -267,3 +269,37 @@ void doctor_find_nccl(struct doctor *d)
 		d->nccl_version = nccl_find(d->ctx, d->nccl_lib, sizeof(d->nccl_lib));
 }
 
+
+const struct fn_node *doctor_fns(struct doctor *d)
+{
+	int ret;
+
+	if (!d->fns_loaded && !d->node_err) {
+		d->fns_loaded = true;
+		ret = fn_load(d->ctx, &d->node, &d->fns);
+		if (ret)
+			log_warn(d->ctx, "Failed to read the PCI functions of the RDMA devices: %s",
+				 strerror(-ret));
+	}
+	return &d->fns;
+}
+
+const struct rep *doctor_rep(struct doctor *d, const char *netdev)
+{
+	return rep_of_netdev(doctor_fns(d), netdev);
+}
+
+const struct rdma_netns *doctor_netns(struct doctor *d)
+{
+	if (!d->ns_loaded) {
+		d->ns_loaded = true;
+		rdma_netns_load(d->ctx, &d->node, &d->ns);
+	}
+	return &d->ns;
+}
+
+void doctor_free(struct doctor *d)
+{
+	fn_free(&d->fns);
+	d->fns_loaded = false;
+}

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "node/fn.h"
+#include "node/netns.h"
 #include "node/rdma.h"
 
 struct ctx;
@@ -54,6 +56,10 @@ struct doctor {
 	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */
 	int nccl_version;		/* 22103 for 2.21.3; 0 unknown; -1 not installed */
 	char nccl_lib[256];		/* where libnccl was found */
+	struct fn_node fns;		/* PFs, VFs, SFs, representors: doctor_fns() */
+	bool fns_loaded;
+	struct rdma_netns ns;		/* the RDMA netns mode: doctor_netns() */
+	bool ns_loaded;
 };
 
 struct check {
@@ -114,6 +120,7 @@ void check_memlock_systemd(struct doctor *d, struct check_result *r);
 void check_firewall(struct doctor *d, struct check_result *r);
 void check_env_nccl(struct doctor *d, struct check_result *r);
 void check_env_ucx(struct doctor *d, struct check_result *r);
+void check_functions(struct doctor *d, struct check_result *r);
 void check_gpudirect(struct doctor *d, struct check_result *r);
 void check_versions(struct doctor *d, struct check_result *r);
 void check_peer(struct doctor *d, struct check_result *r);
@@ -130,5 +137,14 @@ void doctor_peer_free(struct doctor *d);
 
 /* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
 void doctor_find_nccl(struct doctor *d);
+
+/* The node's functions and representors (node/fn.h), loaded on first use. */
+const struct fn_node *doctor_fns(struct doctor *d);
+/* The representor @netdev is (uplinks of a switchdev eswitch included), or NULL. */
+const struct rep *doctor_rep(struct doctor *d, const char *netdev);
+/* The RDMA netns mode and the devices of other namespaces, read on first use. */
+const struct rdma_netns *doctor_netns(struct doctor *d);
+/* What the helpers above loaded. */
+void doctor_free(struct doctor *d);
 
 #endif

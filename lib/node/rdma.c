@@ -259,9 +259,9 @@ int roce_netdev_mtu_needed(const char *provider, int rdma_mtu)
 
 const char *provider_from_driver(const char *kdriver)
 {
-	/* PCI drivers whose RDMA provider has another name. */
+	/* PCI (and auxiliary) drivers whose RDMA provider has another name. */
 	static const char *const map[][2] = {
-		{ "mlx5_core", "mlx5" }, { "mlx4_core", "mlx4" }, { "bnxt_en", "bnxt_re" },
+		{ "mlx5_core", "mlx5" }, { "mlx5_core.sf", "mlx5" }, { "mlx4_core", "mlx4" }, { "bnxt_en", "bnxt_re" },
 		{ "ice", "irdma" }, { "i40e", "irdma" }, { "qede", "qedr" }, { "hns3", "hns" },
 		{ "ib_mthca", "mthca" }, { "ib_qib", "qib" }, { "cxgb4", "cxgb4" },
 		{ "efa", "efa" }, { "erdma", "erdma" }, { "hfi1", "hfi1" },

@@ -44,6 +44,7 @@ static const enum mnl_attr_data_type policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_DEV_PROTOCOL] = MNL_TYPE_NUL_STRING,
 	/* u32 in today's kernels; read by length (see driver_id()). */
 	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID] = MNL_TYPE_UNSPEC,
+	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = MNL_TYPE_U8,
 };
 
 /* An attribute of the policy, valid for its type, goes into tb[]. */
@@ -255,4 +256,33 @@ int rdma_nl_load(const struct ctx *ctx, struct rdma_node *node, unsigned int wha
 err_free:
 	free(nl);
 	return ret;
+}
+
+/* RDMA_NLDEV_CMD_SYS_GET: NETNS_MODE is 1 in shared mode, 0 in exclusive. */
+static int sys_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+
+	parse_msg(nlh, tb);
+	if (tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
+		*(int *)data = mnl_attr_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]) ? 1 : 0;
+	return MNL_CB_OK;
+}
+
+int rdma_nl_netns_mode(void)
+{
+	struct req sys = { RDMA_NLDEV_CMD_SYS_GET, 0, 0, NULL };
+	struct nl *nl;
+	int mode = -ENODATA, ret;
+
+	nl = malloc(sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	ret = nl_open(nl);
+	if (!ret) {
+		ret = nl_request(nl, &sys, sys_cb, &mode);
+		mnl_socket_close(nl->sock);
+	}
+	free(nl);
+	return ret ? ret : mode;
 }

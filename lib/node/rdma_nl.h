@@ -18,4 +18,11 @@ struct rdma_node;
  */
 int rdma_nl_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
 
+/*
+ * The RDMA subsystem's network-namespace mode, as `rdma system show` reads
+ * it (RDMA_NLDEV_CMD_SYS_GET): 1 shared, 0 exclusive; -errno when the
+ * kernel cannot say (-EOPNOTSUPP before 5.2, -ENODATA without the attribute).
+ */
+int rdma_nl_netns_mode(void);
+
 #endif

@@ -315,9 +315,11 @@ static bool in_sysfs(const char *abs)
  * and, when given, @why instead of strerror(-err); once per path.  The
  * entry is the one read_warning() makes (sysfs.h), so that "warnings"
  * means the same in every command.  Not a gap: an absent file (ENOENT),
- * and a sysfs attribute the kernel has no value for (EINVAL: GID
- * attributes of empty entries, or in containers), which --root then reads
- * as absent, as the node itself reads it.
+ * a sysfs attribute the kernel has no value for (EINVAL: GID attributes
+ * of empty entries, or in containers), and one the driver does not
+ * implement (EOPNOTSUPP: phys_port_name and phys_switch_id of a netdev
+ * that is no switch port), which --root then reads as absent, as the node
+ * itself reads it.
  */
 static void snap_leftout(struct snap *s, const char *abs, int err, const char *why)
 {
@@ -325,7 +327,7 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 	char full[4096], reason[512];
 	struct json_object *w;
 
-	if (err == -ENOENT || (err == -EINVAL && in_sysfs(abs)))
+	if (err == -ENOENT || ((err == -EINVAL || err == -EOPNOTSUPP) && in_sysfs(abs)))
 		return;
 	if (set_add(&s->warned, abs) <= 0)
 		return;
@@ -649,6 +651,62 @@ static void snap_port(struct snap *s, const char *dir, const char *name)
 			snap_each(s, path, NULL, snap_one);
 }
 
+/* A PF's "virtfnN" link: the VF, its IDs and its driver (node/fn.c). */
+static void snap_virtfn(struct snap *s, const char *dir, const char *name)
+{
+	static const char *const attrs[] = { "vendor", "device" };
+	char vf[4096], path[4096];
+
+	if (strncmp(name, "virtfn", 6) || !join(vf, sizeof(vf), dir, name))
+		return;
+	snap_attrs(s, vf, attrs, ARRAY_SIZE(attrs));
+	if (join(path, sizeof(path), vf, "driver"))
+		snap_path(s, path, LEAF_LINK);
+}
+
+/* What node/fn.c reads of the PCI function (or SF) behind a device, and of its PF. */
+static void snap_function(struct snap *s, const char *dev)
+{
+	static const char *const attrs[] = {
+		"vendor", "device", "sriov_numvfs", "sriov_totalvfs", "sfnum",
+	};
+	static const char *const fns[] = { "device", "device/physfn" };
+	char fn[4096], path[4096];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		if (!join(fn, sizeof(fn), dev, fns[i]))
+			continue;
+		snap_path(s, fn, LEAF_LINK);
+		snap_attrs(s, fn, attrs, ARRAY_SIZE(attrs));
+		if (i && join(path, sizeof(path), fn, "driver"))
+			snap_path(s, path, LEAF_LINK);
+		snap_each(s, fn, NULL, snap_virtfn);
+	}
+}
+
+/* An auxiliary device that is an SF: its sfnum and driver, at its place under its PF. */
+static void snap_aux(struct snap *s, const char *dir, const char *name)
+{
+	char aux[4096], path[4096];
+
+	if (!join(aux, sizeof(aux), dir, name) || !join(path, sizeof(path), aux, "sfnum") ||
+	    snap_path(s, path, LEAF_FOLLOW))
+		return;
+	if (join(path, sizeof(path), aux, "driver"))
+		snap_path(s, path, LEAF_LINK);
+}
+
+/* uverbsN/ibdev: the verbs class names the devices of other network namespaces too. */
+static void snap_uverbs(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (!strncmp(name, "uverbs", 6) && (size_t)snprintf(path, sizeof(path), "%s/%s/ibdev", dir,
+							     name) < sizeof(path))
+		snap_path(s, path, LEAF_FOLLOW);
+}
+
 /* What lib/rdma_sysfs.c reads of a device (keep the two in step). */
 static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 {
@@ -668,16 +726,24 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 		snap_path(s, path, LEAF_LINK);
 	if (join(path, sizeof(path), dev, "ports"))
 		snap_each(s, path, NULL, snap_port);
+	snap_function(s, dev);
 }
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	/* What lib/netdev.c reads with --root, and the address. */
-	static const char *const attrs[] = { "mtu", "ifindex", "operstate", "flags", "address" };
-	char path[4096];
+	/* What lib/netdev.c reads with --root, the address, and what says a representor. */
+	static const char *const attrs[] = {
+		"mtu", "ifindex", "operstate", "flags", "address", "carrier", "phys_port_name",
+		"phys_switch_id",
+	};
+	char path[4096], link[4096];
 
-	if (join(path, sizeof(path), dir, name))
-		snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
+	if (!join(path, sizeof(path), dir, name))
+		return;
+	snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
+	/* The eswitch manager of a representor is the PCI function this names. */
+	if (join(link, sizeof(link), path, "device"))
+		snap_path(s, link, LEAF_LINK);
 }
 
 /*
@@ -747,6 +813,9 @@ static int snap_all(struct snap *s)
 {
 	snap_each(s, "/sys/class/infiniband", &s->st->rdma_devs, snap_rdma_dev);
 	snap_each(s, "/sys/class/net", &s->st->netdevs, snap_netdev);
+	snap_each(s, "/sys/bus/auxiliary/devices", NULL, snap_aux);
+	snap_each(s, "/sys/class/infiniband_verbs", NULL, snap_uverbs);
+	snap_path(s, "/sys/module/ib_core/parameters/netns_mode", LEAF_FOLLOW);
 	snap_self(s);
 	snap_config(s);
 	/* Names are bytes from the node; JSON must be UTF-8. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A snapshot: the files of a node that rdmactl reads (sysfs of the RDMA
- * devices and their netdevs, /proc/self/limits, the PAM and systemd
+ * devices and their netdevs, the PCI functions, VFs and SFs behind them,
+ * the RDMA netns mode, /proc/self/limits, the PAM and systemd
  * limit files, /etc/passwd and /etc/group) written as a gzip'd tar, laid
  * out so that "tar xzf" of it is a tree --root reads like the node itself.
  * Symlinks stay symlinks (sys/class/infiniband/X -> ../../devices/...,

@@ -23,10 +23,14 @@ check ib-ports json_ok '.devices[0].ports == 1'
 check ib-netdevs-null json_ok '.devices[0].netdevs == [null]'
 
 run --root "$IB" devices
-check ib-text-header out_has '^DEVICE +PROVIDER +TYPE +NODE_GUID +FIRMWARE +PCI +NUMA +PORTS +NETDEVS$'
-check ib-text-row out_has '^mlx5_0 +mlx5 +CA +b859:9f03:00d4:6a10 +20\.35\.2000 +0000:3b:00\.0 +0 +1 +-$'
+check ib-text-header out_has '^DEVICE +PROVIDER +TYPE +FUNCTION +FIRMWARE +PCI +NUMA +PORTS +NETDEVS$'
+check ib-text-row out_has '^mlx5_0 +mlx5 +CA +PF +20\.35\.2000 +0000:3b:00\.0 +0 +1 +-$'
 run --root "$IB" -v devices
 check ib-verbose-sys-image-guid out_has 'SYS_IMAGE_GUID'
+# The GUIDs moved to -v to leave room for the function on 100 columns.
+check ib-verbose-header out_has '^DEVICE +PROVIDER +TYPE +NODE_GUID +SYS_IMAGE_GUID +FUNCTION +FIRMWARE +PCI +NUMA +PORTS +NETDEVS$'
+check ib-verbose-row out_has '^mlx5_0 +mlx5 +CA +b859:9f03:00d4:6a10 +b859:9f03:00d4:6a10 +PF +20\.35\.2000 '
+
 
 run --root "$DUAL" -j devices
 check dual-two-devices json_ok '[.devices[].name] == ["mlx5_0", "mlx5_1"]'

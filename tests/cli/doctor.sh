@@ -19,9 +19,9 @@ unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_R
 # ---- a healthy node ----
 run --root "$OK" -j doctor
 check healthy-rc rc_is 0
-check healthy-one-doc json_ok '.checks | length == 14'
+check healthy-one-doc json_ok '.checks | length == 15'
 check healthy-nothing-failed json_ok '[.checks[] | select(.status == "FAIL" or .status == "warn")] == []'
-check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 3 and .summary.problems == []'
+check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 4 and .summary.problems == []'
 check healthy-fix-null json_ok '[.checks[].fix] | all(. == null)'
 check healthy-devices found devices '^mlx5_0 \(1 port\); mlx5_1 \(1 port\); mlx5_10 \(1 port\)$'
 check healthy-ports found ports 'mlx5_0/1 ACTIVE LinkUp \(ens19f0np0\)'
@@ -42,7 +42,7 @@ run --root "$OK" doctor
 check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
 check healthy-text-no-fix-lines bash -c '! grep -q "^ *fix:" <<<"$0"' "$OUT"
 check healthy-text-row out_has '^ok +roce.gid +mlx5_0/1: use GID index 5'
-check healthy-text-summary out_has '^11 ok, 3 skipped: nothing to fix$'
+check healthy-text-summary out_has '^11 ok, 4 skipped: nothing to fix$'
 check healthy-no-color bash -c '! grep -q $'"'"'\033'"'"' <<<"$0"' "$OUT"
 
 run --root "$OK" --color always doctor --only devices
@@ -190,12 +190,12 @@ check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
 # ---- options ----
 run doctor --list
 check list-rc rc_is 0
-check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx gpudirect versions peer " ]' "$OUT"
+check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx functions gpudirect versions peer " ]' "$OUT"
 run -j doctor --list
-check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 14'
+check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 15'
 run --root "$OK" -j doctor --only memlock
 check only-group json_ok '[.checks[].id] == ["memlock.shell", "memlock.login", "memlock.systemd"]'
-run --root "$OK" -j doctor --skip memlock,env,peer,gpudirect
+run --root "$OK" -j doctor --skip memlock,env,peer,gpudirect,functions
 check skip-group json_ok '[.checks[].id] == ["devices", "ports", "roce.ipv4", "roce.gid", "mtu", "firewall", "versions"]'
 run --root "$OK" doctor --only mtus
 check only-typo-rc rc_is 2

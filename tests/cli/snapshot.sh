@@ -1,7 +1,8 @@
 #!/bin/bash
 # rdmactl snapshot: the archive holds what --root reads, and reading it back
 # gives the same answers: live limits, and limits, devices and gids of
-# recorded trees (symlinked sysfs, masked systemd drop-ins) snapshotted
+# recorded trees (symlinked sysfs, masked systemd drop-ins, SR-IOV VFs,
+# SFs and representors, the RDMA netns mode) snapshotted
 # through --root.  Long names (pax), bad output paths, missing -o.
 . "$(dirname "$0")/lib.sh"
 
@@ -81,6 +82,23 @@ if [ -d "$TMPD/dual-port" ]; then
 	check dual-port-driver-link [ "$(basename "$(readlink "$TMPD/dual-port/sys/class/infiniband/mlx5_0/device/driver")")" = \
 		"$(basename "$(readlink "$FIXTURES/dual-port/sys/class/infiniband/mlx5_0/device/driver")")" ]
 fi
+
+# --- SR-IOV, a DPU's Arm side, a pod: functions, representors, netns mode ---
+for fx in sriov-cx6dx bluefield2-arm container-vf; do
+	roundtrip "$fx" "$FIXTURES/$fx"
+	same "$fx-devices" "$FIXTURES/$fx" "$X" devices
+	# The checks of the devices (the node facts hold more than a snapshot records).
+	run -j --root "$FIXTURES/$fx" doctor --only devices,ports,functions,roce,mtu
+	a=$(jq -c .checks <<<"$OUT")
+	run -j --root "$X" doctor --only devices,ports,functions,roce,mtu
+	check "$fx-doctor" bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$a" "$(jq -c .checks <<<"$OUT")"
+done
+LIST=$(tar tzf "$TMPD/bluefield2-arm.tar.gz")
+check arm-has-sfnum grep -q '/0000:03:00.0/mlx5_core.sf.5/sfnum$' <<<"$LIST"
+check arm-has-phys-port-name grep -q '/net/pf0vf0/phys_port_name$' <<<"$LIST"
+check arm-has-netns-mode grep -qx 'sys/module/ib_core/parameters/netns_mode' <<<"$LIST"
+check sriov-virtfn-link [ -L "$TMPD/sriov-cx6dx/sys/class/infiniband/mlx5_0/device/virtfn3" ]
+check pod-uverbs [ "$(cat "$TMPD/container-vf/sys/class/infiniband_verbs/uverbs1/ibdev")" = mlx5_1 ]
 
 # --- names longer than ustar holds go through pax headers ---
 LONG=$TMPD/long

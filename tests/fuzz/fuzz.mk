@@ -51,3 +51,12 @@ fuzz-probe-seeds: $(FUZZ_BUILD)/probe_seeds
 $(FUZZ_BUILD)/probe_seeds: tests/fuzz/probe_seeds.c lib/probe/probe_proto.c lib/probe/probe_proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -iquote lib -o $@ tests/fuzz/probe_seeds.c lib/probe/probe_proto.c
+
+# Regenerate the devlink seeds from the messages the unit tests parse.
+.PHONY: fuzz-devlink-seeds
+fuzz-devlink-seeds: $(FUZZ_BUILD)/devlink_seeds
+	@mkdir -p tests/fuzz/corpus/devlink
+	$(FUZZ_BUILD)/devlink_seeds tests/fuzz/corpus
+$(FUZZ_BUILD)/devlink_seeds: tests/fuzz/devlink_seeds.c tests/unit/devlink_msgs.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -o $@ tests/fuzz/devlink_seeds.c $(PKG_LIBS)

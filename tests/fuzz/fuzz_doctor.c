@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_VERBOSE"))
 		show(&counts);
 	table_free(t);
+	doctor_free(&d);
 	if (!d.node_err)
 		rdma_node_free(&d.node);
 	return 0;

@@ -8,11 +8,14 @@
  *
  * Input: the message stream (struct nlmsghdr, struct nlattr, ...), run
  * through the device callback; then, for each device found, through the
- * chardev and port callbacks as load_dev_details() does.
+ * chardev and port callbacks as load_dev_details() does; and through the
+ * system callback of `rdma system show` (the netns mode).
  */
 #define rdma_nl_load fuzz_rdma_nl_load_unused
+#define rdma_nl_netns_mode fuzz_rdma_nl_netns_mode_unused
 #include "../../lib/node/rdma_nl.c"
 #undef rdma_nl_load
+#undef rdma_nl_netns_mode
 
 #include "fuzz.h"
 
@@ -64,9 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rdma_node node = { 0 };
 	size_t i;
 	unsigned int j;
+	int mode = -1;
 
 	if (size > 32768)
 		return 0;
+	run(data, size, sys_cb, &mode);
+	if (mode < -1 || mode > 1)
+		fuzz_fail("netns mode %d is neither shared nor exclusive", mode);
 	run(data, size, dev_cb, &node);
 	for (i = 0; i < node.n; i++) {
 		struct rdma_dev *d = &node.devs[i];

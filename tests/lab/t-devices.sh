@@ -42,8 +42,16 @@ check_eq "numa_node (no $sys/device)" null "$(j '.devices[0].numa_node')"
 text=$("$RDMACTL" devices) || fail "rdmactl devices exited $?"
 echo "$text"
 row=$(grep '^rxe0 ' <<<"$text")
-want="rxe0 rxe CA $(cat $sys/node_guid) ${fw:--} - - $(devinfo phys_port_cnt) $(cat $sys/parent)"
+# A Soft-RoCE device is no PCI function: FUNCTION says "-"; the GUIDs are under -v.
+want="rxe0 rxe CA - ${fw:--} - - $(devinfo phys_port_cnt) $(cat $sys/parent)"
 check_eq "text row" "$want" "$(tr -s ' ' <<<"$row")"
+check_eq "netns mode line" "RDMA netns mode: shared (every network namespace sees every device)" \
+	"$(grep '^RDMA netns mode' <<<"$text")"
+vrow=$("$RDMACTL" -v devices | grep '^rxe0 ')
+want="rxe0 rxe CA $(cat $sys/node_guid) $(cat $sys/sys_image_guid) - ${fw:--} - - $(devinfo phys_port_cnt) $(cat $sys/parent)"
+check_eq "text row with -v" "$want" "$(tr -s ' ' <<<"$vrow")"
+check_eq "function (rdma_rxe: none)" null "$(j '.devices[0].function')"
+check_eq "netns_mode (rdma system show)" "$(rdma system show | awk '$1 == "netns" { print $2 }')" "$(j '.netns_mode')"
 
 one=$("$RDMACTL" devices rxe0) || fail "rdmactl devices rxe0 exited $?"
 check_eq "devices rxe0: rows" 1 "$(grep -c '^rxe0 ' <<<"$one")"

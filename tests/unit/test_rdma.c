@@ -77,6 +77,8 @@ static void roce_mtu_follows_kernel_rules(void)
 static void providers_from_driver(void)
 {
 	CHECK_STR(provider_from_driver("mlx5_core"), "mlx5");
+	/* An SF's RDMA device hangs off its auxiliary device, bound to mlx5_core.sf. */
+	CHECK_STR(provider_from_driver("mlx5_core.sf"), "mlx5");
 	CHECK_STR(provider_from_driver("bnxt_en"), "bnxt_re");
 	CHECK(provider_from_driver("e1000e") == NULL);
 	CHECK_STR(provider_from_driver_id(1), "mlx5");
