@@ -448,13 +448,20 @@ static int pick_launcher(const struct ctx *ctx, const char *name, enum launcher 
 	return -ENOENT;
 }
 
-/* The command every node runs: its own doctor, as JSON, with the same checks. */
-static void remote_argv(const struct doctor_args *a, char **argv, char *port, size_t plen)
+/*
+ * The command every node runs: its own doctor, as JSON, with the same
+ * checks.  Under srun, indented: srun -l cuts a long line into labelled
+ * pieces, and a document on one line can be several KiB.
+ */
+static void remote_argv(const struct doctor_args *a, enum launcher l, char **argv, char *port,
+			size_t plen)
 {
 	size_t k = 0;
 
 	argv[k++] = (char *)(a->c.rdmactl ? a->c.rdmactl : "rdmactl");
 	argv[k++] = "-j";
+	if (l == LAUNCHER_SRUN)
+		argv[k++] = "-p";
 	argv[k++] = "doctor";
 	argv[k++] = "--local";
 	if (a->for_arg)
@@ -481,7 +488,7 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 
 	if (pick_launcher(ctx, a->c.launcher, &l.launcher))
 		return RC_USAGE;
-	remote_argv(a, argv, port, sizeof(port));
+	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;
 	if (fanout_doctor(ctx, nodes, &l, &counts))
 		return RC_PROBLEM;
