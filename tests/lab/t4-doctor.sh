@@ -7,7 +7,8 @@
 #   lab-a  healthy, but its job environment sets NCCL_IB_GID_INDEX=1
 #          (sshd's user environment, Slurm's TaskProlog): drift, a warning
 #   lab-b  RoCE v2 (UDP 4791) dropped by nftables: the firewall check fails
-#   lab-c  eth0 at MTU 1500 where the others run 9000: a warning, and drift
+#   lab-c  eth0 at MTU 1500 where the others run 9000 (eth1 too): a warning,
+#          and drift: its netdev MTUs are 1500,9000, the others' 9000
 #   lab-d  no rdmactl where the others have it: unreachable, exit 127
 #   lab-x  a name that does not resolve: unreachable
 # The lab's own memlock limits (8 MiB for logins and services) would fail
@@ -59,7 +60,7 @@ report() {
 	check_eq "$l: unreachable nodes" '"lab-d,lab-x"' "$(jq -c .summary.unreachable_nodes "$l.json")"
 	check_eq "$l: firewall fails on lab-b" lab-b \
 		"$(jq -r '.checks[] | select(.id == "firewall" and .status == "FAIL") | .nodes' "$l.json")"
-	check_eq "$l: the MTU drift names lab-c" "1500 lab-c" \
+	check_eq "$l: the MTU drift names lab-c" "1500,9000 lab-c" \
 		"$(jq -r '.drift[] | select(.fact == "netdev_mtu") | .differs[] | "\(.value) \(.nodes)"' "$l.json")"
 	check_eq "$l: the NCCL drift names lab-a" "1 lab-a" \
 		"$(jq -r '.drift[] | select(.fact == "env.NCCL_IB_GID_INDEX") | .differs[] |
