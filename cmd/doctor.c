@@ -71,19 +71,8 @@ const struct opt doctor_opts[] = {
 	{ 0 }
 };
 
-static enum color status_color(const char *text)
-{
-	if (!strcmp(text, "ok"))
-		return COLOR_GREEN;
-	if (!strcmp(text, "warn"))
-		return COLOR_YELLOW;
-	if (!strcmp(text, "FAIL"))
-		return COLOR_RED;
-	return COLOR_DIM;
-}
-
 static const struct column doctor_cols[] = {
-	{ "status", "STATUS", 0, status_color },
+	{ "status", "STATUS", 0, check_status_color },
 	{ "id", "CHECK", 0, NULL },
 	{ "found", "FOUND", 0, NULL },
 	{ "fix", "FIX", COL_BELOW, NULL },

@@ -241,3 +241,30 @@ char *strtrim(char *s)
 		s[--n] = '\0';
 	return s;
 }
+
+bool root_exists(const struct ctx *ctx, const char *path)
+{
+	char full[4096];
+
+	return !root_path(ctx, full, sizeof(full), "%s", path) && access(full, F_OK) == 0;
+}
+
+int read_link_base(const struct ctx *ctx, const char *path, char *buf, size_t len)
+{
+	char full[4096], target[4096];
+	const char *base;
+	ssize_t n;
+
+	if (root_path(ctx, full, sizeof(full), "%s", path))
+		return -ENAMETOOLONG;
+	n = readlink(full, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base || strlen(base) >= len)
+		return -EINVAL;
+	memcpy(buf, base, strlen(base) + 1);
+	return 0;
+}

@@ -6,6 +6,7 @@
 #ifndef RDMACTL_SYSFS_H
 #define RDMACTL_SYSFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ctx;
@@ -52,5 +53,15 @@ size_t read_warnings(const struct ctx *ctx);
 
 /* Trim white space at both ends, in place. */
 char *strtrim(char *s);
+
+/* True when @path exists below the root (a symlink counts only if it resolves). */
+bool root_exists(const struct ctx *ctx, const char *path);
+
+/*
+ * The last part of the symlink @path below the root ("../../mlx5_core" ->
+ * "mlx5_core"): sysfs names drivers, PCI functions and parents this way.
+ * 0, -EINVAL (empty, or longer than @len), or -errno.
+ */
+int read_link_base(const struct ctx *ctx, const char *path, char *buf, size_t len);
 
 #endif

@@ -14,6 +14,7 @@
 #include "cluster/drift.h"
 #include "cluster/gather.h"
 #include "cluster/report.h"
+#include "doctor/doctor.h"
 
 /*
  * Text cells that come from the documents are cut to these widths (a
@@ -120,19 +121,8 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 	return buf;
 }
 
-static enum color status_color(const char *text)
-{
-	if (!strcmp(text, "ok"))
-		return COLOR_GREEN;
-	if (!strcmp(text, "warn"))
-		return COLOR_YELLOW;
-	if (!strcmp(text, "FAIL"))
-		return COLOR_RED;
-	return COLOR_DIM;
-}
-
 static const struct column check_cols[] = {
-	{ "status", "STATUS", 0, status_color },
+	{ "status", "STATUS", 0, check_status_color },
 	{ "id", "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
 	{ "found", "FOUND", COL_FILL, NULL },

@@ -63,24 +63,6 @@ static bool first_entry(const struct doctor *d, const char *dir, const char *exc
 	return found;
 }
 
-/* Last part of the symlink @path ("../../bus/pci/drivers/mlx5_core" -> "mlx5_core"). */
-static void link_base(const struct doctor *d, const char *path, char *buf, size_t len)
-{
-	char full[4096], target[4096];
-	const char *base;
-	ssize_t n;
-
-	buf[0] = '\0';
-	if (root_path(d->ctx, full, sizeof(full), "%s", path))
-		return;
-	n = readlink(full, target, sizeof(target) - 1);
-	if (n <= 0)
-		return;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	copy_str(buf, len, base ? base + 1 : target);
-}
-
 /* An up netdev to offer in "rdma link add ... netdev IF". */
 static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 {
@@ -118,7 +100,8 @@ static void devices_unopened(struct doctor *d, struct check_result *r, const cha
 		return;
 	}
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/driver", kdev);
-	link_base(d, path, driver, sizeof(driver));
+	if (read_link_base(d->ctx, path, driver, sizeof(driver)))
+		driver[0] = '\0';
 	check_note(r, CHECK_FAIL, "the kernel has %s%s%s%s but libibverbs could not open it: its "
 		   "provider library is missing (libibverbs warns \"couldn't load driver\")", kdev,
 		   driver[0] ? " (driver " : "", driver, driver[0] ? ")" : "");

@@ -59,6 +59,17 @@ size_t doctor_count(void)
 	return n;
 }
 
+enum color check_status_color(const char *text)
+{
+	if (!strcmp(text, "ok"))
+		return COLOR_GREEN;
+	if (!strcmp(text, "warn"))
+		return COLOR_YELLOW;
+	if (!strcmp(text, "FAIL"))
+		return COLOR_RED;
+	return COLOR_DIM;
+}
+
 const char *check_status_str(enum check_status s)
 {
 	static const char *const names[] = { "ok", "warn", "FAIL", "skip" };

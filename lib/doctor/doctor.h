@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/output.h"
 #include "node/fn.h"
 #include "node/netns.h"
 #include "node/rdma.h"
@@ -87,6 +88,8 @@ void check_skip(struct check_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 const char *check_status_str(enum check_status s);	/* "ok", "warn", "FAIL", "skip" */
+/* The colour of a status as check_status_str() writes it (a column's colour). */
+enum color check_status_color(const char *text);
 
 /*
  * Select checks from a comma-separated list of IDs for --only or --skip.

@@ -36,34 +36,6 @@ static const struct {
 
 /* ---- sysfs below the root ---- */
 
-static bool exists(const struct ctx *ctx, const char *path)
-{
-	char full[4096];
-
-	return !root_path(ctx, full, sizeof(full), "%s", path) && access(full, F_OK) == 0;
-}
-
-/* The last part of the link @path ("../0000:3b:00.0" -> "0000:3b:00.0"). */
-static int link_base(const struct ctx *ctx, const char *path, char *buf, size_t len)
-{
-	char full[4096], target[4096];
-	const char *base;
-	ssize_t n;
-
-	if (root_path(ctx, full, sizeof(full), "%s", path))
-		return -ENAMETOOLONG;
-	n = readlink(full, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (!*base || strlen(base) >= len)
-		return -EINVAL;
-	memcpy(buf, base, strlen(base) + 1);
-	return 0;
-}
-
 /*
  * The name of the directory above @path once its links are resolved
  * (an SF's parent: ".../0000:03:00.0/mlx5_core.sf.4" -> "0000:03:00.0"),
@@ -214,23 +186,23 @@ static int fn_from_rdma(const struct ctx *ctx, struct fn_node *f, const struct r
 	struct fn *fn;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev->name);
-	if (link_base(ctx, path, addr, sizeof(addr)))
+	if (read_link_base(ctx, path, addr, sizeof(addr)))
 		return 0;	/* a software device: no parent */
 	snprintf(sub, sizeof(sub), "%s/sfnum", path);
-	if (exists(ctx, sub))
+	if (root_exists(ctx, sub))
 		kind = FN_SF;
 	else if (is_pci_addr(addr))
 		kind = FN_PF;
 	else
 		return 0;
 	snprintf(sub, sizeof(sub), "%s/physfn", path);
-	if (kind == FN_PF && exists(ctx, sub))
+	if (kind == FN_PF && root_exists(ctx, sub))
 		kind = FN_VF;
 	fn = fn_add(f, addr, kind, path);
 	if (!fn)
 		return add_failed();
 	snprintf(fn->rdma, sizeof(fn->rdma), "%s", dev->name);
-	if (kind != FN_VF || link_base(ctx, sub, addr, sizeof(fn->parent)))
+	if (kind != FN_VF || read_link_base(ctx, sub, addr, sizeof(fn->parent)))
 		return 0;
 	memcpy(fn->parent, addr, strlen(addr) + 1);
 	/* From a copy: adding the PF may move the array @fn is in. */
@@ -255,7 +227,7 @@ static void vf_entry(const struct ctx *ctx, const char *dir, const char *name, v
 	    end == name + 6)
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (link_base(ctx, path, addr, sizeof(addr)) || !is_pci_addr(addr))
+	if (read_link_base(ctx, path, addr, sizeof(addr)) || !is_pci_addr(addr))
 		return;
 	memcpy(pf, w->f->fns[w->pf].addr, sizeof(pf));
 	vf = fn_add(w->f, addr, FN_VF, path);
@@ -365,7 +337,7 @@ static void fn_fill(const struct ctx *ctx, const struct rdma_node *node, struct 
 	if (!fn->path[0])
 		return;
 	snprintf(path, sizeof(path), "%s/driver", fn->path);
-	if (link_base(ctx, path, fn->driver, sizeof(fn->driver)))
+	if (read_link_base(ctx, path, fn->driver, sizeof(fn->driver)))
 		fn->driver[0] = '\0';
 	if (fn->kind != FN_SF) {
 		long v;
@@ -541,7 +513,7 @@ static void rep_entry(const struct ctx *ctx, const char *dir, const char *name, 
 		return;
 	memcpy(r.netdev, name, strlen(name) + 1);
 	snprintf(path, sizeof(path), "%s/%s/device", dir, name);
-	link_base(ctx, path, r.pci, sizeof(r.pci));
+	read_link_base(ctx, path, r.pci, sizeof(r.pci));
 	snprintf(path, sizeof(path), "%s/%s/operstate", dir, name);
 	if (read_line(ctx, path, r.operstate, sizeof(r.operstate)) < 0)
 		r.operstate[0] = '\0';

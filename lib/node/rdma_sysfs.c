@@ -75,29 +75,6 @@ static int read_guid(const struct ctx *ctx, const char *path, uint64_t *out)
 	return parse_guid(buf, out) ? junk(ctx, path, "a GUID", buf) : 0;
 }
 
-/* Last component of a symlink below the root ("../../mlx5_core" -> "mlx5_core"). */
-static int read_link_base(const struct ctx *ctx, const char *path, char *buf, size_t len)
-{
-	char full[4096], target[4096];
-	ssize_t n;
-
-	if (root_path(ctx, full, sizeof(full), "%s", path))
-		return -ENAMETOOLONG;
-	n = readlink(full, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	snprintf(buf, len, "%s", basename(target));
-	return 0;
-}
-
-static bool path_exists(const struct ctx *ctx, const char *path)
-{
-	char full[4096];
-
-	return !root_path(ctx, full, sizeof(full), "%s", path) && access(full, F_OK) == 0;
-}
-
 static enum link_layer parse_link_layer(const char *s)
 {
 	if (!strcmp(s, "InfiniBand"))
@@ -286,7 +263,7 @@ static void load_provider(const struct ctx *ctx, struct rdma_dev *dev)
 	}
 	/* No parent device but a "parent" netdev: a software device (rxe, siw). */
 	snprintf(path, sizeof(path), IB_CLASS "/%s/parent", dev->name);
-	if (path_exists(ctx, path))
+	if (root_exists(ctx, path))
 		provider_from_name(dev);
 }
 
