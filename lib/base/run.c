@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +73,27 @@ static int read_child(int fd, pid_t pid, char **out)
 	return ret;
 }
 
+/*
+ * execvp(), then the sbin directories: the tools of these facts (nft,
+ * iptables-save, ofed_info) live there, and a PATH without them is common:
+ * an ordinary user's, or none at all where Slurm runs its HealthCheckProgram.
+ */
+static void exec_sbin(char *const argv[])
+{
+	static const char *const dirs[] = { "/usr/local/sbin", "/usr/sbin", "/sbin" };
+	char path[4096];
+	size_t i;
+
+	execvp(argv[0], argv);
+	if (errno != ENOENT || strchr(argv[0], '/'))
+		return;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], argv[0]);
+		execv(path, argv);
+	}
+	errno = ENOENT;
+}
+
 static int run_capture(char *const argv[], char **out)
 {
 	int fds[2], status, ret;
@@ -94,7 +116,7 @@ static int run_capture(char *const argv[], char **out)
 			dup2(null, STDERR_FILENO);
 			dup2(null, STDIN_FILENO);
 		}
-		execvp(argv[0], argv);
+		exec_sbin(argv);
 		_exit(127);
 	}
 	close(fds[1]);

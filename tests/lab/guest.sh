@@ -220,6 +220,9 @@ setup_slurm() {
 			InactiveLimit=0
 			MinJobAge=60
 			TaskProlog=$d/taskprolog
+			HealthCheckProgram=$d/healthcheck
+			HealthCheckInterval=10
+			HealthCheckNodeState=ANY
 		EOF
 		for n in $LAB__ALL; do
 			echo "NodeName=lab-$n NodeAddr=10.99.0.$i CPUs=1 State=UNKNOWN"
@@ -231,6 +234,9 @@ setup_slurm() {
 	# "export NAME=VALUE" of /run/lab/task.env (Slurm's TaskProlog protocol).
 	printf '#!/bin/sh\n[ -r /run/lab/task.env ] && cat /run/lab/task.env\nexit 0\n' >"$d/taskprolog" &&
 		chmod 755 "$d/taskprolog" || return
+	# Slurm's health check runs what a test puts at /run/lab/healthcheck.
+	printf '#!/bin/sh\n[ -x /run/lab/healthcheck ] && exec /run/lab/healthcheck\nexit 0\n' >"$d/healthcheck" &&
+		chmod 755 "$d/healthcheck" || return
 	# slurmd sets up its cgroup plugin whatever the proctrack and task
 	# plugins: cgroup v2 is mounted as systemd would, and no systemd is asked
 	# for a scope.

@@ -98,16 +98,26 @@ if [[ $LAB_NODE == a ]]; then
 fi
 lab_barrier reports-done 1100
 
-# Slurm's HealthCheckProgram mode on the faulty node drains it, for real.
+# --slurm-health on the faulty node: its line, then slurmd running it as the
+# cluster's HealthCheckProgram (every 10 s in the lab) drains the node.
 if [[ $LAB_NODE == b ]]; then
-	out=$("$RDMACTL" doctor --slurm-health --drain --skip "$SKIP" 2>&1)
+	out=$("$RDMACTL" doctor --slurm-health --skip "$SKIP" 2>&1)
 	rc=$?
 	echo "$out"
 	check_eq "slurm-health exit" 1 "$rc"
 	grep -q '^ERROR: rdmactl: firewall: ' <<<"$out" || fail "health line"
-	state=$(sinfo -h -n lab-b -o '%t')
-	[[ $state == drain* ]] || fail "lab-b is '$state', not drained"
-	scontrol show node lab-b | grep -o 'Reason=[^[]*'
+	grep -q '^scontrol update nodename=lab-b state=drain reason="rdmactl: firewall: ' <<<"$out" ||
+		fail "drain command line"
+	check_eq "not drained without --drain" idle "$(sinfo -h -n lab-b -o '%t')"
+	printf '#!/bin/sh\nexec %s doctor --slurm-health --drain --skip %s\n' "$RDMACTL" "$SKIP" \
+		>/run/lab/healthcheck
+	chmod 755 /run/lab/healthcheck
+	drained() { [[ $(sinfo -h -n lab-b -o '%t') == drain* ]]; }
+	lab__await "slurmd's health check drains lab-b" 90 drained || fail "lab-b was not drained"
+	reason=$(sinfo -h -n lab-b -o '%E')
+	echo "Reason: $reason"
+	[[ $reason == "rdmactl: firewall: "* ]] || fail "drain reason '$reason'"
+	rm -f /run/lab/healthcheck
 	scontrol update nodename=lab-b state=resume
 fi
 lab_barrier health-done 300
