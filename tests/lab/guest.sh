@@ -296,8 +296,12 @@ run_test() {
 	else
 		verdict="fail exit $rc"
 	fi
+	# Back to the start state (the test may have left a link down), and say
+	# so: another guest checks the wire only against guests that did.
+	net_up || say "warning: could not restore the network state after $id"
+	mkdir -p "$RUN/restored" && : >"$RUN/restored/$id.$NODE"
 	# Before the verdict is out, so the harness's report of it includes this.
-	[[ $verdict == pass ]] || wire_report >>"$log"
+	[[ $verdict == pass ]] || wire_report "$id" "$limit" >>"$log"
 	put_result "$id" "$verdict"
 	say "$id done in $((SECONDS - start)) s: $verdict"
 }
@@ -311,13 +315,16 @@ answers() {
 	[[ $? == 0 || $out == *"Connection refused"* ]]
 }
 
-# wire_report: after a failed test, say whether every other guest still
-# answers on each rail and, if one does not, record this guest's view of
-# that link (and the host's view of the switch) in the test's log, for a
-# failure that can only be understood in the state it left.
+# wire_report ID LIMIT: after failed test ID, say whether every other guest
+# still answers on each rail and, if one does not, record this guest's view
+# of that link (and the host's view of the switch) in the test's log, for a
+# failure that can only be understood in the state it left. A guest is
+# asked once it has restored its own network after the test (it may still
+# be in it, its link down on purpose, for up to the test's LIMIT).
 wire_report() {
-	local n r ip dev silent=() devs=()
+	local id=$1 limit=$2 n r ip dev silent=() devs=()
 	for n in $LAB__OTHERS; do
+		lab__await "lab-$n's network after $id" $((limit + 30)) test -e "$RUN/restored/$id.$n"
 		for ((r = 0; r < LAB_RAILS; r++)); do
 			ip=$(lab_ip "$n" "$r")
 			answers "$ip" && continue
@@ -421,7 +428,6 @@ for i in "${!T_ID[@]}"; do
 		exit 1
 	fi
 	run_test "$i"
-	net_up || say "warning: could not restore the network state after ${T_ID[$i]}"
 	wait_limit=$((T_TIMEOUT[i] + 60))
 done
 : >"$RUN/done.$NODE"
