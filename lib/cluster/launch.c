@@ -212,7 +212,7 @@ static void node_fail(struct run *r, struct node_state *ns, const char *fmt, ...
 /* ---- children ---- */
 
 /* The process groups of running children, for a signal that ends rdmactl. */
-static volatile pid_t live_groups[1024];
+static volatile pid_t live_groups[4096];	/* --fanout is at most 4096 */
 
 static void group_track(pid_t pid, bool on)
 {

@@ -96,18 +96,33 @@ bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file,
 }
 
 /* "MLNX_OFED_LINUX-5.8-1.0.1.1:" -> "MLNX_OFED_LINUX-5.8-1.0.1.1" */
+/*
+ * ofed_info is a script that may take its time, and doctor -j asks twice
+ * (the versions check, the node's facts): run once per root (tests and
+ * fuzzers read many roots in one process).
+ */
 bool ofed_version(const struct ctx *ctx, char *buf, size_t len)
 {
+	static char known[128], root[4096];
+	static int state;	/* 0 not asked, 1 found, -1 absent */
 	char *argv[] = { "ofed_info", "-s", NULL };
 	char *out = NULL, *line;
 
-	if (run_output(ctx, "ofed_info-s", argv, &out))
-		return false;
-	line = strtrim(out);
-	line[strcspn(line, "\n")] = '\0';
-	if (*line && line[strlen(line) - 1] == ':')
-		line[strlen(line) - 1] = '\0';
-	snprintf(buf, len, "%s", line);
-	free(out);
-	return buf[0] != '\0';
+	if (state && strcmp(root, ctx->root))
+		state = 0;
+	if (!state) {
+		snprintf(root, sizeof(root), "%s", ctx->root);
+		state = -1;
+		if (!run_output(ctx, "ofed_info-s", argv, &out)) {
+			line = strtrim(out);
+			line[strcspn(line, "\n")] = '\0';
+			if (*line && line[strlen(line) - 1] == ':')
+				line[strlen(line) - 1] = '\0';
+			snprintf(known, sizeof(known), "%s", line);
+			state = known[0] ? 1 : -1;
+		}
+		free(out);
+	}
+	snprintf(buf, len, "%s", state > 0 ? known : "");
+	return state > 0;
 }
