@@ -289,7 +289,8 @@ static void result_line(int fd, const struct capture *c, int err)
 	json_object_object_add(o, "seq_err", json_object_new_int64((int64_t)c->seq_err));
 	json_object_object_add(o, "cnp", json_object_new_int64((int64_t)c->cnp));
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (write(fd, s, strlen(s)) < 0 || write(fd, "\n", 1) < 0)
+	/* One write, under PIPE_BUF: the agent reads the line whole. */
+	if (dprintf(fd, "%.4000s\n", s) < 0)
 		_exit(1);
 	json_object_put(o);
 }
@@ -422,7 +423,12 @@ static int on_line(struct agent *a, const char *line)
 static int on_job(struct agent *a, struct job *j)
 {
 	char buf[4096];
-	ssize_t n = read(j->out, buf, sizeof(buf) - 1);
+	ssize_t n = read(j->out, buf, sizeof(buf) - 1), more;
+
+	/* The client writes its line and ends: read on to the newline or the end. */
+	while (!j->server && n > 0 && !memchr(buf, '\n', (size_t)n) && (size_t)n < sizeof(buf) - 1 &&
+	       (more = read(j->out, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += more;
 
 	if (j->server) {
 		if (n == 1)

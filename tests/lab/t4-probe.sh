@@ -1,0 +1,138 @@
+#!/bin/bash
+# `rdmactl probe -w` on four guests: every pair measured, and the report
+# names exactly the nodes that were made wrong, under srun and ssh:
+#
+#   lab-b  RoCE v2 (UDP 4791) dropped by nftables: a blocked node
+#   lab-c  its eth0 sends through a token bucket at a tenth of the lab's
+#          rate: a slow node (every write from it slow)
+#   lab-a, lab-d and their link: fine
+#
+# Then, on both rails, lab-d's eth1 alone slowed: only lab-d's second rail
+# is named.  Then lab-d drops off the network in the middle of a run (its
+# links go down, as when it is powered off): it is named as down and the
+# run still ends with its report.  pdsh and clush start a short run each.
+# After every run, no rdmactl is left on any guest.
+#
+# The emulated guests' rates vary by a quarter from run to run, so the
+# runs here call a link slow below half the median (--slow 0.5): the faults
+# are ten times slower, the noise is not.
+# lab-needs: ssh slurm
+# lab-timeout: 1500
+
+lab_need_guests 4
+BIN=/run/lab/bin/rdmactl
+mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
+COMMON=(--rdmactl "$BIN" --slow 0.5 -D 1 --timeout 5 --lat-iters 200)
+
+# leftovers: no rdmactl process on any guest, a few seconds after a run.
+leftovers() {
+	local left
+	lab_sleep 3
+	left=$(pdsh -w "$LAB_NODES" 'pgrep -a -x rdmactl || true' 2>&1)
+	check_eq "$1: no rdmactl left on the guests" "" "$left"
+}
+
+# findings FILE: "kind node[ rail]" a line, sorted, of the failures.
+findings() {
+	jq -r '.findings[] | select(.failure) |
+		"\(.kind) \(.node)\(if .rail != null and .rail != "all" then " rail \(.rail)" else "" end)"' \
+		"$1" | sort -u
+}
+
+# run NAME ARGS...: the cluster probe from lab-a, its JSON in NAME.json.
+run() {
+	local name=$1 rc=0 start=$SECONDS
+	shift
+	timeout 900 "$RDMACTL" -j probe "$@" "${COMMON[@]}" >"$name.json" 2>"$name.err" || rc=$?
+	sed "s/^/$name stderr: /" "$name.err"
+	jq -r '.findings[]? | "\(.kind): \(.text)"' "$name.json" | sed "s/^/$name: /"
+	jq -c '.run' "$name.json" | sed "s/^/$name: /"
+	echo "$name: exit $rc in $((SECONDS - start)) s"
+	RC=$rc
+}
+
+# ---- 1. the faults: lab-b blocked, lab-c slow on eth0
+case $LAB_NODE in
+b)
+	nft -f - <<-'EOF'
+		table inet rocefw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	;;
+c) tc qdisc add dev eth0 root tbf rate 6mbit burst 32kb latency 400ms ;;
+esac
+lab_barrier faults-set 120
+
+if [[ $LAB_NODE == a ]]; then
+	for l in srun ssh; do
+		run "faults-$l" -w "$LAB_NODES" --launcher "$l" --rails 1
+		check_eq "$l: exit status" 1 "$RC"
+		check_eq "$l: findings" "$(printf 'blocked_node lab-b\nslow_node lab-c')" \
+			"$(findings "faults-$l.json")"
+		check_eq "$l: lab-b's cause" roce_blocked \
+			"$(jq -r '.findings[] | select(.kind == "blocked_node") | .cause' "faults-$l.json")"
+		check_eq "$l: the lab-a/lab-d link measured both ways" 2 \
+			"$(jq '[.links[] | select(.ok and ((.client == "lab-a" and .server == "lab-d") or
+				(.client == "lab-d" and .server == "lab-a")))] | length' "faults-$l.json")"
+		check_eq "$l: four nodes joined" 4 "$(jq .run.joined "faults-$l.json")"
+		leftovers "$l"
+	done
+	# The text report: the matrix and the findings, names in full.
+	"$RDMACTL" probe -w "$LAB_NODES" --launcher ssh --rails 1 "${COMMON[@]}" >text.out 2>&1
+	cat text.out
+	grep -q 'lab-b' text.out && grep -q 'lab-c' text.out || fail "text report names lab-b and lab-c"
+	leftovers text
+fi
+lab_barrier faults-done 1200
+nft delete table inet rocefw 2>/dev/null || true
+tc qdisc del dev eth0 root 2>/dev/null || true
+
+# ---- 2. two rails: lab-d's eth1 slowed, only its rail 1 named
+[[ $LAB_NODE == d ]] && tc qdisc add dev eth1 root tbf rate 6mbit burst 32kb latency 400ms
+lab_barrier rail-set 120
+if [[ $LAB_NODE == a ]]; then
+	run rails -w "$LAB_NODES" --launcher ssh
+	check_eq "rails: two rails probed" 2 "$(jq .run.rails rails.json)"
+	check_eq "rails: findings" "slow_rail lab-d rail 1" "$(findings rails.json)"
+	leftovers rails
+fi
+lab_barrier rail-done 600
+[[ $LAB_NODE == d ]] && tc qdisc del dev eth1 root
+
+# ---- 3. lab-d drops off the network mid-run
+if [[ $LAB_NODE == d ]]; then
+	# When the run's agent has joined, wait a step and pull both links.
+	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
+	lab_sleep 4
+	ip link set eth0 down
+	ip link set eth1 down
+	lab_sleep 60
+	ip link set eth0 up
+	ip link set eth1 up
+fi
+if [[ $LAB_NODE == a ]]; then
+	run down -w "$LAB_NODES" --launcher ssh --rails 1
+	check_eq "down: exit status" 1 "$RC"
+	check_eq "down: findings" "down_node lab-d" "$(findings down.json)"
+	jq -r '.findings[] | select(.kind == "down_node") | .text' down.json | grep -q 'answering\|closed' ||
+		fail "down: lab-d's finding does not say it stopped answering"
+fi
+lab_barrier down-done 600
+# Its agent ended on its own once the coordinator fell silent (rdv.h).
+[[ $LAB_NODE == d ]] && lab__await "no agent left on lab-d" 60 bash -c '! pgrep -x rdmactl'
+
+# ---- 4. pdsh and clush start the agents too
+if [[ $LAB_NODE == a ]]; then
+	for l in pdsh clush; do
+		run "quick-$l" -w "$LAB_NODES" --launcher "$l" --pattern quick --rails 1
+		check_eq "$l: exit status" 0 "$RC"
+		check_eq "$l: four links measured" 4 "$(jq '[.links[] | select(.ok)] | length' "quick-$l.json")"
+		leftovers "$l"
+	done
+fi
+lab_barrier launchers-done 600
+rm -f "$BIN"
