@@ -28,7 +28,8 @@ const char *link_cause_name(enum link_cause c)
 	return (unsigned int)c < sizeof(cause_names) / sizeof(cause_names[0]) ? cause_names[c] : "unknown";
 }
 
-void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails, double slow)
+void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails,
+		  double slow)
 {
 	memset(m, 0, sizeof(*m));
 	m->names = names;

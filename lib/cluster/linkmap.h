@@ -149,7 +149,8 @@ struct linkmap {
 	size_t nfind;
 };
 
-void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails, double slow);
+void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails,
+		  double slow);
 /*
  * A result, copied.  A directed link (client, server, rail) added again
  * (a retest) counts with its last result.  -EINVAL for an index out of

@@ -184,8 +184,8 @@ static void blocked_finding(const struct lm_state *st, struct fvec *v, uint32_t 
 		return;
 	f->cause = common_cause(ns);
 	why = why_of(st, node, f->cause);
-	text_add(f, "%s: every link to or from it failed (%" PRIu32 " partners), %s%s%s", name(st->m, node),
-		 ns->failpart, cause_text(f->cause), why ? ": " : "", why ? why : "");
+	text_add(f, "%s: every link to or from it failed (%" PRIu32 " partners), %s%s%s",
+		 name(st->m, node), ns->failpart, cause_text(f->cause), why ? ": " : "", why ? why : "");
 }
 
 static void node_findings(const struct lm_state *st, struct fvec *v)
@@ -246,8 +246,8 @@ static struct finding *link_add(const struct lm_state *st, struct fvec *v, enum 
 	return f;
 }
 
-static void link_counters(const struct lm_state *st, struct finding *f, const struct link_result **d,
-			  size_t n)
+static void link_counters(const struct lm_state *st, struct finding *f,
+			  const struct link_result **d, size_t n)
 {
 	size_t i;
 
@@ -289,7 +289,8 @@ static bool asymmetric(const struct lm_state *st, const struct pairlink *pl)
 static void asymmetric_link(const struct lm_state *st, struct fvec *v, const struct pairlink *pl)
 {
 	const struct link_result *d[2] = { pl->d[0], pl->d[1] };
-	const struct link_result *slow = lm_slow(st, d[0]) ? d[0] : d[1], *fast = slow == d[0] ? d[1] : d[0];
+	const struct link_result *slow = lm_slow(st, d[0]) ? d[0] : d[1];
+	const struct link_result *fast = slow == d[0] ? d[1] : d[0];
 	struct finding *f = find_add(v, FIND_ASYMMETRIC, slow->client, slow->server, pl->rail);
 
 	if (!f)
@@ -408,7 +409,8 @@ int linkmap_analyse(struct linkmap *m)
 		free(v.f);
 		return v.err;
 	}
-	qsort(v.f, v.n, sizeof(*v.f), by_finding);
+	if (v.n)
+		qsort(v.f, v.n, sizeof(*v.f), by_finding);
 	free(m->find);
 	m->find = v.f;
 	m->nfind = v.n;

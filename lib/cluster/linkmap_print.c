@@ -80,7 +80,7 @@ static struct json_object *jdouble(double v, int decimals)
 
 struct matrix {
 	struct column cols[MATRIX_MAX + 2];
-	char keys[MATRIX_MAX + 1][8];
+	char keys[MATRIX_MAX + 1][12];
 	char heads[MATRIX_MAX + 1][HEAD_MAX * 4 + 16];
 };
 
@@ -177,7 +177,7 @@ static struct json_object *matrix_rows(const struct linkmap *m, const struct cel
 	return rows;
 }
 
-/* {"names": [...], "gbps": [[null, 97.1], ...], "lat_us": ...}: null where nothing was measured ok. */
+/* {"names": [...], "gbps": [[null, 97.1], ...], "lat_us": ...}: null where nothing measured ok. */
 static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct cell *cells)
 {
 	struct json_object *mx = json_object_new_object(), *names = json_object_new_array();

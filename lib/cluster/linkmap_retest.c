@@ -56,7 +56,8 @@ static void open_ends(const struct lm_state *st, const bool *vs_good, bool *rete
  * ends writing to their good nodes, then the other way: one direction at
  * a time, as the pairs pattern measured the links they are compared to.
  */
-static int pack(struct schedule *s, const uint32_t *ends, size_t ne, const uint32_t *good, size_t ng)
+static int pack(struct schedule *s, const uint32_t *ends, size_t ne, const uint32_t *good,
+		size_t ng)
 {
 	size_t b, i, k, batches = (ne + ng - 1) / ng;
 

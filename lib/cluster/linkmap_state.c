@@ -150,7 +150,8 @@ static size_t node_typical(const struct lm_state *st, bool lat, double *vals, si
 static int medians(struct lm_state *st)
 {
 	size_t nodes = st->m->nodes, n;
-	double *vals = malloc((2 * st->neff + 1) * sizeof(*vals)), *typ = malloc((nodes + 1) * sizeof(*typ));
+	double *vals = malloc((2 * st->neff + 1) * sizeof(*vals));
+	double *typ = malloc((nodes + 1) * sizeof(*typ));
 	size_t *off = malloc((2 * nodes + 2) * sizeof(*off));
 
 	if (!vals || !typ || !off) {
@@ -203,7 +204,8 @@ static void count(const struct lm_state *st, struct nstat *ns, const struct link
 }
 
 /* Partners are counted once per pair (or pair and rail), links once per direction. */
-static void count_group(struct lm_state *st, size_t i, size_t end, struct nstat *lo, struct nstat *hi)
+static void count_group(struct lm_state *st, size_t i, size_t end, struct nstat *lo,
+			struct nstat *hi)
 {
 	bool ok = false, failed = false;
 

@@ -191,7 +191,10 @@ char *schedule_encode(const struct schedule *s)
 	return buf;
 }
 
-/* Decimal digits only (no sign, no blank), at most UINT32_MAX; the text after them in @end. */
+/*
+ * Decimal digits only (no sign, no blank, no leading zero: one text per
+ * schedule), at most UINT32_MAX; the text after them in @end.
+ */
 static int parse_u32(const char *s, const char **end, uint32_t *out)
 {
 	uint64_t v = 0;
@@ -202,7 +205,7 @@ static int parse_u32(const char *s, const char **end, uint32_t *out)
 		if (v > UINT32_MAX)
 			return -EINVAL;
 	}
-	if (p == s)
+	if (p == s || (s[0] == '0' && p - s > 1))
 		return -EINVAL;
 	*end = p;
 	*out = (uint32_t)v;
