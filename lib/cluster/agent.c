@@ -295,6 +295,16 @@ static void result_line(int fd, const struct capture *c, int err)
 	json_object_put(o);
 }
 
+static void quiet_stderr(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (null >= 0) {
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
+
 /* In the child: the test of one job; never returns. */
 static void job_child(struct agent *a, struct probe_cfg *cfg, const char *host, int fd)
 {
@@ -304,6 +314,12 @@ static void job_child(struct agent *a, struct probe_cfg *cfg, const char *host, 
 	int ret;
 
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The test's lines on stderr (the server's "listening on") would be
+	 * taken by the launcher for the node's last word; its failure goes
+	 * into the result instead (log_last_error()).
+	 */
+	quiet_stderr();
 	log_last_error_clear();
 	cfg->token = a->token;
 	if (!host) {

@@ -79,9 +79,10 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/* Joined, not gone, and not yet told goodbye (its connection then closed). */
 static bool alive(const struct coord *co, uint32_t i)
 {
-	return co->nodes[i].joined && !co->nodes[i].down;
+	return co->nodes[i].joined && !co->nodes[i].down && co->nodes[i].c.fd >= 0;
 }
 
 /* ---- the launcher's thread ---- */

@@ -94,7 +94,7 @@ static void rail_text(const struct linkmap *m, struct finding *f, uint32_t rail)
 
 static void ratio_text(const struct lm_state *st, struct finding *f)
 {
-	text_add(f, ", %.0f%% of the median %.1f Gb/s", f->ratio * 100, st->median);
+	text_add(f, ", %.0f%% of the median %s Gb/s", f->ratio * 100, lm_gbps(st->median));
 }
 
 /* " (rxe0/1 counted 12 retransmissions, 3 CNPs)": the port counters that grew on @r. */
@@ -154,6 +154,21 @@ static const char *dev_of(const struct linkmap *m, uint32_t v, uint32_t rail)
 	return NULL;
 }
 
+/* Gb/s of the ok links @node wrote (@out) or received on @rail (UINT32_MAX: all rails). */
+static double slow_sum(const struct lm_state *st, uint32_t node, uint32_t rail, bool out)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < st->neff; i++) {
+		const struct link_result *r = lm_eff(st, i);
+
+		if (r->ok && (out ? r->client : r->server) == node && (rail == UINT32_MAX || r->rail == rail))
+			sum += r->gbps;
+	}
+	return sum;
+}
+
 static void slow_finding(const struct lm_state *st, struct fvec *v, uint32_t node, uint32_t rail)
 {
 	const struct linkmap *m = st->m;
@@ -169,8 +184,16 @@ static void slow_finding(const struct lm_state *st, struct fvec *v, uint32_t nod
 	text_add(f, "%s", name(m, node));
 	if (rail != UINT32_MAX)
 		text_add(f, " rail %" PRIu32 "%s%s%s", rail, dev ? " (" : "", dev ? dev : "", dev ? ")" : "");
-	text_add(f, " is slow: its %" PRIu32 " links to %" PRIu32 " partners average %.1f Gb/s", ns->ok,
-		 ns->okpart, f->gbps);
+	if (ns->dir == DIR_OUT)
+		f->gbps = ns->out_slow ? slow_sum(st, node, rail, true) / ns->out_ok : 0;
+	else if (ns->dir == DIR_IN)
+		f->gbps = ns->in_slow ? slow_sum(st, node, rail, false) / ns->in_ok : 0;
+	f->ratio = st->median > 0 ? f->gbps / st->median : 0;
+	text_add(f, " is slow%s: its %" PRIu32 " %s %" PRIu32 " partners average %s Gb/s",
+		 ns->dir == DIR_OUT ? " writing" : ns->dir == DIR_IN ? " receiving" : "",
+		 ns->dir == DIR_OUT ? ns->out_ok : ns->dir == DIR_IN ? ns->in_ok : ns->ok,
+		 ns->dir == DIR_OUT ? "writes to" : ns->dir == DIR_IN ? "writes from" : "links to",
+		 ns->okpart, lm_gbps(f->gbps));
 	ratio_text(st, f);
 }
 
@@ -297,9 +320,9 @@ static void asymmetric_link(const struct lm_state *st, struct fvec *v, const str
 		return;
 	f->gbps = slow->gbps;
 	f->ratio = slow->gbps / fast->gbps;
-	text_add(f, "%s -> %s %.1f Gb/s but %s -> %s %.1f Gb/s", name(st->m, slow->client),
-		 name(st->m, slow->server), slow->gbps, name(st->m, fast->client),
-		 name(st->m, fast->server), fast->gbps);
+	text_add(f, "%s -> %s %s Gb/s but %s -> %s %s Gb/s", name(st->m, slow->client),
+		 name(st->m, slow->server), lm_gbps(slow->gbps), name(st->m, fast->client),
+		 name(st->m, fast->server), lm_gbps(fast->gbps));
 	rail_text(st->m, f, pl->rail);
 	text_add(f, ": %.0f%% of the other direction", f->ratio * 100);
 	link_counters(st, f, d, 2);
@@ -326,9 +349,9 @@ static void slow_link(const struct lm_state *st, struct fvec *v, const struct pa
 	f->ratio = f->gbps / st->median;
 	rail_text(st->m, f, pl->rail);
 	if (n == 2)
-		text_add(f, " is slow both ways: %.1f and %.1f Gb/s", d[0]->gbps, d[1]->gbps);
+		text_add(f, " is slow both ways: %s and %s Gb/s", lm_gbps(d[0]->gbps), lm_gbps(d[1]->gbps));
 	else
-		text_add(f, " is slow: %.1f Gb/s", d[0]->gbps);
+		text_add(f, " is slow: %s Gb/s", lm_gbps(d[0]->gbps));
 	ratio_text(st, f);
 	link_counters(st, f, d, n);
 }

@@ -107,7 +107,7 @@ static void matrix_cell(struct json_object *row, const char *key, const struct c
 	if (lat && c->nlat)
 		row_fmt(row, key, "%.1f", c->lat / c->nlat);
 	else if (!lat && c->ok)
-		row_fmt(row, key, "%.1f", c->gbps / c->ok);
+		row_fmt(row, key, "%s", lm_gbps(c->gbps / c->ok));
 	else if (!lat && c->failed)
 		row_str(row, key, "FAIL");
 	else
@@ -301,8 +301,8 @@ static void summary(struct ctx *ctx, const struct linkmap *m, const struct count
 	struct json_object *s;
 
 	if (!ctx->json) {
-		print_text(ctx, "\n%zu link%s measured, %zu failed, median %.1f Gb/s", c->links,
-			   c->links == 1 ? "" : "s", c->failed, m->median_gbps);
+		print_text(ctx, "\n%zu link%s measured, %zu failed, median %s Gb/s", c->links,
+			   c->links == 1 ? "" : "s", c->failed, lm_gbps(m->median_gbps));
 		if (m->median_lat_us >= 0)
 			print_text(ctx, ", median latency %.1f us", m->median_lat_us);
 		if (c->down)
@@ -325,8 +325,8 @@ static void findings_text(struct ctx *ctx, const struct linkmap *m)
 	size_t i;
 
 	if (!m->nfind) {
-		print_text(ctx, "\nno finding: every link within %.0f%% of the median %.1f Gb/s\n",
-			   (1 - m->slow) * 100, m->median_gbps);
+		print_text(ctx, "\nno finding: every link within %.0f%% of the median %s Gb/s\n",
+			   (1 - m->slow) * 100, lm_gbps(m->median_gbps));
 		return;
 	}
 	print_text(ctx, "\nFindings:\n");

@@ -8,6 +8,7 @@
  * however lucky the best pair was.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,13 +191,18 @@ size_t lm_group_end(const struct lm_state *st, size_t i, bool by_rail)
 	return j;
 }
 
-/* The counts of one end of @r, and of the partner when the group brings a new one. */
-static void count(const struct lm_state *st, struct nstat *ns, const struct link_result *r)
+/* The counts of one end of @r (@writer: the end that wrote). */
+static void count(const struct lm_state *st, struct nstat *ns, const struct link_result *r,
+		  bool writer)
 {
 	if (r->ok) {
+		bool slow = lm_slow(st, r);
+
 		ns->ok++;
-		ns->slow += lm_slow(st, r);
+		ns->slow += slow;
 		ns->sum += r->gbps;
+		*(writer ? &ns->out_ok : &ns->in_ok) += 1;
+		*(writer ? &ns->out_slow : &ns->in_slow) += slow;
 	} else {
 		ns->failed++;
 		ns->cause[(unsigned int)r->cause < NCAUSES ? r->cause : CAUSE_OTHER]++;
@@ -212,8 +218,8 @@ static void count_group(struct lm_state *st, size_t i, size_t end, struct nstat 
 	for (; i < end; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
-		count(st, lo, r);
-		count(st, hi, r);
+		count(st, lo, r, lo_of(r) == r->client);
+		count(st, hi, r, hi_of(r) == r->client);
 		ok |= r->ok;
 		failed |= !r->ok;
 	}
@@ -251,6 +257,30 @@ static bool all_slow(const struct nstat *ns)
 	return ns->okpart >= 2 && ns->ok && ns->slow == ns->ok;
 }
 
+/*
+ * A NIC or a cable may be slow one way only (a bad transmit lane, a
+ * shaper on egress): every write from the node slow, or every write to
+ * it, to two partners or more, names the node as well; its partners each
+ * have one slow link of many and are not named.  Sets ns->dir.
+ */
+static bool slow_node(struct nstat *ns)
+{
+	ns->dir = DIR_BOTH;
+	if (all_slow(ns))
+		return true;
+	if (ns->okpart < 2)
+		return false;
+	if (ns->out_ok >= 2 && ns->out_slow == ns->out_ok) {
+		ns->dir = DIR_OUT;
+		return true;
+	}
+	if (ns->in_ok >= 2 && ns->in_slow == ns->in_ok) {
+		ns->dir = DIR_IN;
+		return true;
+	}
+	return false;
+}
+
 static void classify(struct lm_state *st)
 {
 	const struct linkmap *m = st->m;
@@ -259,13 +289,23 @@ static void classify(struct lm_state *st)
 	for (v = 0; v < m->nodes; v++) {
 		struct nstat *ns = &st->node[v];
 
-		ns->named = all_slow(ns);
+		ns->named = slow_node(ns);
 		ns->blocked = !ns->ok && ns->failed && ns->failpart >= 2;
 		ns->good = !lm_node_down(m, v) && ns->ok && !ns->slow && !ns->failed;
 		/* One rail slow (not all: then the node is named) names the rail. */
 		for (r = 0; m->rails > 1 && !ns->named && r < m->rails; r++)
-			st->rail[v * m->rails + r].named = all_slow(&st->rail[v * m->rails + r]);
+			st->rail[v * m->rails + r].named = slow_node(&st->rail[v * m->rails + r]);
 	}
+}
+
+const char *lm_gbps(double gbps)
+{
+	static char buf[8][32];
+	static unsigned int next;
+	char *b = buf[next++ % 8];
+
+	snprintf(b, sizeof(buf[0]), gbps >= 10 || gbps == 0 ? "%.1f" : gbps >= 1 ? "%.2f" : "%.3g", gbps);
+	return b;
 }
 
 void lm_state_free(struct lm_state *st)

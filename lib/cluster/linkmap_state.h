@@ -22,7 +22,10 @@ struct nstat {
 	uint32_t okpart, failpart;	/* partners with an ok / a failed link */
 	double sum;			/* Gb/s of the ok links */
 	uint32_t cause[NCAUSES];	/* failed links by cause */
+	uint32_t out_ok, out_slow;	/* ok links it wrote, and the slow ones of them */
+	uint32_t in_ok, in_slow;	/* ok links it received */
 	bool named;			/* slow node (node) or slow rail (rail) */
+	enum nstat_dir { DIR_BOTH, DIR_OUT, DIR_IN } dir;	/* named: which of its links are slow */
 	bool blocked;			/* every link failed, two partners or more */
 	bool good;			/* measured, nothing slow or failed, not down */
 };
@@ -40,6 +43,14 @@ struct lm_state {
 };
 
 int lm_state_make(const struct linkmap *m, struct lm_state *st);
+
+/*
+ * @gbps for a line of text: one decimal from 10 Gb/s up (a fabric's
+ * rates), three significant digits below (an emulated or throttled link
+ * at 0.0523 Gb/s must not read 0.1).  One of eight rotating buffers: at
+ * most eight in one printf.
+ */
+const char *lm_gbps(double gbps);
 void lm_state_free(struct lm_state *st);
 
 static inline const struct link_result *lm_eff(const struct lm_state *st, size_t i)

@@ -355,6 +355,41 @@ static void slow_node(void)
 	linkmap_free(&m);
 }
 
+/* A shaper on n2's egress: its writes slow, what it receives at full rate. */
+static double node2_sends_slow(uint32_t c, uint32_t s, uint32_t rail)
+{
+	(void)rail;
+	(void)s;
+	return c == 2 ? 0.005 : 0.05;
+}
+
+static double node1_receives_slow(uint32_t c, uint32_t s, uint32_t rail)
+{
+	(void)rail;
+	(void)c;
+	return s == 1 ? 10 : 100;
+}
+
+static void slow_one_way_node(void)
+{
+	struct linkmap m;
+
+	linkmap_init(&m, names, 4, 1, 0.5);
+	full(&m, 4, 1, node2_sends_slow);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	one_finding(&m, FIND_SLOW_NODE, 2, UINT32_MAX);
+	CHECK_STR(m.find[0].text, "n2 is slow writing: its 3 writes to 3 partners average 0.005 Gb/s, "
+			"10% of the median 0.05 Gb/s");
+	linkmap_free(&m);
+	linkmap_init(&m, names, 4, 1, 0.8);
+	full(&m, 4, 1, node1_receives_slow);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	one_finding(&m, FIND_SLOW_NODE, 1, UINT32_MAX);
+	CHECK_STR(m.find[0].text, "n1 is slow receiving: its 3 writes from 3 partners average 10.0 Gb/s, "
+			"10% of the median 100.0 Gb/s");
+	linkmap_free(&m);
+}
+
 static double link01_slow(uint32_t c, uint32_t s, uint32_t rail)
 {
 	(void)rail;
@@ -690,6 +725,7 @@ int main(void)
 	RUN("linkmap", parse_bad);
 	RUN("linkmap", all_equal);
 	RUN("linkmap", slow_node);
+	RUN("linkmap", slow_one_way_node);
 	RUN("linkmap", slow_link);
 	RUN("linkmap", asymmetric);
 	RUN("linkmap", blocked_node);
