@@ -3,11 +3,11 @@
 # names exactly the nodes that were made wrong, under srun and ssh:
 #
 #   lab-b  RoCE v2 (UDP 4791) dropped by nftables: a blocked node
-#   lab-c  loses 3% of the RoCE packets it sends (a bad transmit lane or
-#          cable): every write from it is many times slower, a slow node
+#   lab-c  loses 3% of the RoCE packets it receives and sends (a bad cable):
+#          its links are many times slower, a slow node
 #   lab-a, lab-d and their link: fine
 #
-# Then, on both rails, lab-d loses RoCE packets it sends on eth1 alone:
+# Then, on both rails, lab-d loses RoCE packets on eth1 alone:
 # only lab-d's second rail is named.  (The loss is nftables' random drop,
 # as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
 # a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a run (its
@@ -53,10 +53,14 @@ run() {
 	RC=$rc
 }
 
-# lossy NETDEV: drop 3% of the RoCE packets this guest sends on NETDEV.
+# lossy NETDEV: drop 3% of the RoCE packets this guest receives and sends on
+# NETDEV (t-probe-loss found 3% on the receiver costs a link about 95% of
+# its rate: every loss waits for rxe's ACK timeout).
 lossy() {
 	nft add table inet lossy
+	nft add chain inet lossy in '{ type filter hook input priority 0; policy accept; }'
 	nft add chain inet lossy out '{ type filter hook output priority 0; policy accept; }'
+	nft add rule inet lossy in iifname "$1" udp dport 4791 numgen random mod 100 lt 3 counter drop
 	nft add rule inet lossy out oifname "$1" udp dport 4791 numgen random mod 100 lt 3 counter drop
 }
 
