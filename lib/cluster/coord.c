@@ -69,6 +69,7 @@ struct coord {
 	struct linkmap map;
 	bool tty;
 	unsigned int steps_done, steps_total;
+	long steps_t0;			/* when the first step started */
 };
 
 static long now_ms(void)
@@ -631,13 +632,21 @@ static int run_step(struct coord *co, const struct sched_step *st, uint32_t roun
 	return ret;
 }
 
+/* On a terminal: the step, and the time left at the pace of the steps so far. */
 static void progress(struct coord *co, uint32_t round, bool retest)
 {
+	long now = now_ms();
+
+	if (!co->steps_done)
+		co->steps_t0 = now;
 	co->steps_done++;
 	if (!co->tty)
 		return;
 	fprintf(stderr, "\r\033[K  %s step %u of %u (round %u)", retest ? "retest" : "probe",
 		co->steps_done, co->steps_total, round);
+	if (co->steps_done > 1)
+		fprintf(stderr, ", about %.0f s left", (double)(now - co->steps_t0) / 1000 /
+			(co->steps_done - 1) * (co->steps_total - co->steps_done + 1));
 	fflush(stderr);
 }
 
@@ -870,8 +879,8 @@ static int retests(struct coord *co, size_t *steps)
 		return 0;
 	ret = linkmap_analyse(&co->map) ?: linkmap_retests(&co->map, &rs);
 	if (!ret && rs.n) {
-		fprintf(stderr, "rdmactl probe: retesting the ends of %zu slow link(s) against a node "
-			"known good\n", rs.n);
+		fprintf(stderr, "rdmactl probe: %zu more step(s): the ends of slow or failed links "
+			"against a node known good\n", rs.n);
 		co->steps_total += (unsigned int)rs.n;
 		ret = run_schedule(co, &rs, true);
 		*steps = rs.n;
