@@ -225,6 +225,16 @@ static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, c
 	return -ENOENT;
 }
 
+/* The metrics options; -ENOENT when @opt is none of them. */
+static int metrics_opt(struct doctor_args *a, int opt, const char *val)
+{
+	switch (opt) {
+	case OPT_METRICS: a->metrics = true; return 0;
+	case 'o': a->output = val; return 0;
+	}
+	return -ENOENT;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -237,7 +247,10 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(&p)) != OPT_END) {
-		if ((ret = cluster_opt(ctx, &a->c, c, p.optarg)) != -ENOENT) {
+		ret = cluster_opt(ctx, &a->c, c, p.optarg);
+		if (ret == -ENOENT)
+			ret = metrics_opt(a, c, p.optarg);
+		if (ret != -ENOENT) {
 			if (ret)
 				return -RC_USAGE;
 			continue;
@@ -276,12 +289,6 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 			break;
 		case OPT_GATHERED:
 			a->gathered = p.optarg;
-			break;
-		case OPT_METRICS:
-			a->metrics = true;
-			break;
-		case 'o':
-			a->output = p.optarg;
 			break;
 		case OPT_HELP:
 			/* main() shows the help before any command runs; never run the checks after it. */
