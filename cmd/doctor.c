@@ -433,32 +433,6 @@ static int cluster_alone(const struct ctx *ctx, const struct doctor_args *a)
 	return -EINVAL;
 }
 
-static int pick_launcher(const struct ctx *ctx, const char *name, enum launcher *out)
-{
-	static const char *const pkg[] = { "slurm-client", "pdsh", "clustershell", "openssh-client" };
-	const char *from = name ? "--launcher" : "RDMACTL_LAUNCHER";
-
-	if (!name && (name = getenv("RDMACTL_LAUNCHER")) && !*name)
-		name = NULL;
-	if (!name) {
-		if (!launcher_default(out))
-			return 0;
-		log_err(ctx, "Failed to find a launcher: none of srun (in an allocation), pdsh, clush "
-			"or ssh is installed; install pdsh, clustershell or openssh-client");
-		return -ENOENT;
-	}
-	if (launcher_parse(name, out)) {
-		log_err(ctx, "Failed to use %s '%s': not a launcher; use srun, pdsh, clush or ssh",
-			from, name);
-		return -EINVAL;
-	}
-	if (launcher_installed(*out))
-		return 0;
-	log_err(ctx, "Failed to use %s '%s': %s is not on PATH (Debian package %s)", from, name,
-		name, pkg[*out]);
-	return -ENOENT;
-}
-
 /*
  * The command every node runs: its own doctor, as JSON, with the same
  * checks.  Under srun, indented: srun -l cuts a long line into labelled
@@ -497,7 +471,7 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 	struct report_counts counts;
 	char *argv[16], port[16];
 
-	if (pick_launcher(ctx, a->c.launcher, &l.launcher))
+	if (launch_pick(ctx, a->c.launcher, &l.launcher))
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;

@@ -23,6 +23,9 @@
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_ctl.h"
+#include "cluster/agent.h"
+#include "cluster/coord.h"
+#include "cluster/fanout.h"
 
 enum {
 	OPT_SERVER = OPT_LONG_BASE,
@@ -42,6 +45,17 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_LAT_ITERS,
 	OPT_TOKEN,
+	OPT_EXCLUDE,
+	OPT_LAUNCHER,
+	OPT_NODE_TIMEOUT,
+	OPT_RDMACTL,
+	OPT_PATTERN,
+	OPT_PAIRS,
+	OPT_SLOW,
+	OPT_RAILS,
+	OPT_RENDEZVOUS,
+	OPT_NO_RETEST,
+	OPT_AGENT,
 };
 
 const struct opt probe_opts[] = {
@@ -67,6 +81,20 @@ const struct opt probe_opts[] = {
 	{ "max-size", OPT_MAX_SIZE, ARG_STR, "SIZE", "server: refuse tests whose buffers exceed SIZE (default 1G)" },
 	{ "lat-iters", OPT_LAT_ITERS, ARG_INT, "N", "ping-pong round trips per size (0: no latency)" },
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "shared secret both ends must hold (prefer RDMACTL_TOKEN)" },
+	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)" },
+	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
+	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
+	  "srun pdsh clush ssh" },
+	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)" },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
+	  "pairs ring quick" },
+	{ "pairs", OPT_PAIRS, ARG_FILE, "FILE", "with -w: the schedule, one 'ROUND NODE_A NODE_B' a line" },
+	{ "slow", OPT_SLOW, ARG_STR, "FRACTION", "with -w: a link below this part of the median is slow (default 0.8)" },
+	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)" },
+	{ "rendezvous", OPT_RENDEZVOUS, ARG_STR, "ADDR[:PORT]", "with -w: this host's address the agents connect to" },
+	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node" },
+	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there" },
 	{ 0 }
 };
 
@@ -152,6 +180,12 @@ struct probe_args {
 	/* The first server-only and client-only option given, as written ("" when none). */
 	char server_opt[32], client_opt[32];
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
+	/* The cluster probe (-w) and its agents (--agent). */
+	struct coord_cfg cl;
+	const char *w, *x, *launcher, *agent;
+	char cluster_opt[32];	/* the first option of -w's, as given */
+	char *fwd[40];		/* the test's options, for every agent */
+	size_t nfwd;
 };
 
 /*
@@ -361,11 +395,46 @@ static int opt_path(struct ctx *ctx, struct probe_args *a, int c, const char *va
 	return -ENOENT;
 }
 
+/* The cluster probe's options (-w) and the agent's (--agent). */
+static int opt_cluster(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+{
+	struct coord_cfg *cl = &a->cl;
+	long l;
+
+	switch (c) {
+	case 'w': a->w = val; return 0;
+	case OPT_EXCLUDE: a->x = val; return 0;
+	case OPT_LAUNCHER: a->launcher = val; return 0;
+	case OPT_RDMACTL: cl->rdmactl = val; return 0;
+	case OPT_PAIRS: cl->pairs_file = val; return 0;
+	case OPT_RENDEZVOUS: cl->rendezvous = val; return 0;
+	case OPT_NO_RETEST: cl->retest = false; return 0;
+	case OPT_AGENT: a->agent = val; return 0;
+	case OPT_NODE_TIMEOUT:
+		if (set_long(ctx, "--node-timeout", val, 1, 3600, &l))
+			return -EINVAL;
+		cl->launch.node_timeout = (unsigned int)l;
+		return 0;
+	case OPT_RAILS:
+		if (set_long(ctx, "--rails", val, 1, 16, &l))
+			return -EINVAL;
+		cl->rails = (unsigned int)l;
+		return 0;
+	case OPT_PATTERN:
+		return pattern_parse(val, &cl->pattern) ? bad_value(ctx, "--pattern", val,
+								    "use pairs, ring or quick") : 0;
+	case OPT_SLOW:
+		return parse_seconds(val, 0.01, 0.99, &cl->slow)
+		       ? bad_value(ctx, "--slow", val, "expected a fraction of the median, 0.01 to 0.99") : 0;
+	}
+	return -ENOENT;
+}
+
 /* One option; 0 or -EINVAL (message printed). */
 static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
 	static int (*const groups[])(struct ctx *, struct probe_args *, int, const char *) = {
-		opt_role, opt_sizes, opt_amount, opt_path,
+		opt_role, opt_sizes, opt_amount, opt_path, opt_cluster,
 	};
 	size_t i;
 	int ret;
@@ -389,6 +458,9 @@ static void args_defaults(struct probe_args *a)
 	a->cfg.req.depth = PROBE_DEFAULT_DEPTH;
 	a->size = PROBE_DEFAULT_SIZE;
 	a->sweep_max = 8u << 20;
+	a->cl.slow = 0.8;
+	a->cl.retest = true;
+	a->cl.launch.node_timeout = 60;
 }
 
 /* An option of the other role; 0 or -EINVAL. */
@@ -428,18 +500,11 @@ static int bind_check(struct ctx *ctx, const struct probe_args *a)
 	return -EINVAL;
 }
 
-/* Options that only make sense together; 0 or -EINVAL. */
-static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
+/* The test's options that only make sense together; 0 or -EINVAL. */
+static int test_finish(struct ctx *ctx, struct probe_args *a)
 {
 	struct probe_test_req *r = &a->cfg.req;
 
-	if (a->server == !!peer) {
-		log_err(ctx, a->server ? "Failed to start: --server takes no PEER"
-				       : "Failed to start: give PEER, or --server on the other node");
-		return -EINVAL;
-	}
-	if (role_check(ctx, a) || bind_check(ctx, a))
-		return -EINVAL;
 	if (a->have_n && a->have_D) {
 		log_err(ctx, "Failed to start: -n and -D exclude each other; give one");
 		return -EINVAL;
@@ -463,6 +528,19 @@ static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
 	srand48((long)time(NULL) ^ getpid());
 	r->seed = (uint32_t)lrand48();
 	return 0;
+}
+
+/* Options that only make sense together; 0 or -EINVAL. */
+static int args_finish(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	if (a->server == !!peer) {
+		log_err(ctx, a->server ? "Failed to start: --server takes no PEER"
+				       : "Failed to start: give PEER, or --server on the other node");
+		return -EINVAL;
+	}
+	if (role_check(ctx, a) || bind_check(ctx, a))
+		return -EINVAL;
+	return test_finish(ctx, a);
 }
 
 /* ---- printing ---- */
@@ -670,12 +748,156 @@ static int run(struct ctx *ctx, struct probe_args *a, const char *peer)
 	return rc;
 }
 
+/* ---- many nodes: -w and the agents it starts ---- */
+
+/* Options of the test itself: every agent of -w gets them as given. */
+static const int test_opts[] = {
+	's', OPT_SWEEP, OPT_SWEEP_MAX, 'n', 'D', OPT_QPS, OPT_DEPTH, OPT_BIDIR, OPT_VERIFY,
+	OPT_RDMA_CM, OPT_TRANSPORT, OPT_LAT_ITERS, 'x', OPT_TIMEOUT,
+};
+static const int cluster_opts[] = {
+	OPT_EXCLUDE, OPT_LAUNCHER, OPT_NODE_TIMEOUT, OPT_RDMACTL, OPT_PATTERN, OPT_PAIRS, OPT_SLOW,
+	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST,
+};
+
+static int forward_word(struct probe_args *a, const char *name, const char *val)
+{
+	char *w;
+
+	if (a->nfwd >= sizeof(a->fwd) / sizeof(a->fwd[0]) - 1)
+		return -E2BIG;
+	if (val ? asprintf(&w, "--%s=%s", name, val) < 0 : !(w = strdup(name - 2)))
+		return -ENOMEM;
+	a->fwd[a->nfwd++] = w;
+	return 0;
+}
+
+/* Keep a test option for the agents, and the first cluster option for its check. */
+static int note_cluster(struct probe_args *a, const struct optparser *p, int c, const char *val)
+{
+	static char dashed[64];
+	const struct opt *o;
+
+	if (in_list(cluster_opts, sizeof(cluster_opts) / sizeof(*cluster_opts), c) && !a->cluster_opt[0])
+		opt_typed(p, c, a->cluster_opt, sizeof(a->cluster_opt));
+	if (!in_list(test_opts, sizeof(test_opts) / sizeof(*test_opts), c))
+		return 0;
+	for (o = probe_opts; o->name && o->val != c; o++)
+		;
+	if (!o->name)
+		return 0;
+	snprintf(dashed, sizeof(dashed), "--%s", o->name);
+	return forward_word(a, dashed + 2, o->arg == ARG_NONE ? NULL : val);
+}
+
+static int fwd_done(struct probe_args *a, int rc)
+{
+	while (a->nfwd)
+		free(a->fwd[--a->nfwd]);
+	return rc;
+}
+
+/* Options -w cannot take, or takes only with others; 0 or -EINVAL. */
+static int cluster_check(struct ctx *ctx, const struct probe_args *a, const char *peer)
+{
+	const char *bad = NULL, *why = "";
+
+	if (peer)
+		bad = peer, why = ": -w measures the nodes of its list; give PEER without -w";
+	else if (a->server)
+		bad = "--server", why = " with -w: the nodes' agents serve as the schedule says";
+	else if (a->server_opt[0])
+		bad = a->server_opt, why = " with -w: the agents choose their servers' settings";
+	else if (a->cfg.token)
+		bad = "--token or RDMACTL_TOKEN", why = " with -w: the run makes a token of its own "
+						       "and hands it to the agents on stdin";
+	else if (a->cl.pairs_file && a->cluster_opt[0] && !strcmp(a->cluster_opt, "--pattern"))
+		bad = "--pattern", why = " with --pairs: the file is the schedule";
+	if (!bad)
+		return 0;
+	log_err(ctx, "Failed to use %s%s", bad, why);
+	return -EINVAL;
+}
+
+/* -w's test: 2 s a size unless -n or -D says otherwise; its expected length. */
+static int cluster_test(struct ctx *ctx, struct probe_args *a)
+{
+	struct probe_test_req *r = &a->cfg.req;
+	unsigned int sizes = 1;
+
+	if (!a->have_n && !a->have_D) {
+		a->have_D = true;
+		r->duration_ms = 2000;
+		if (forward_word(a, "duration", "2"))
+			return -ENOMEM;
+	}
+	if (test_finish(ctx, a))
+		return -EINVAL;
+	while (a->sweep && (2ull << sizes) <= r->size_max)
+		sizes++;
+	a->cl.timed = a->have_D;
+	a->cl.test_s = sizes * (r->duration_ms / 1000.0 + 0.5) + 1;
+	a->cl.probe = a->cfg;
+	if (!a->cl.probe.port || a->cl.probe.port == PROBE_DEFAULT_PORT)
+		a->cl.probe.port = PROBE_DEFAULT_PORT + 1;
+	a->fwd[a->nfwd] = NULL;
+	a->cl.test_args = a->fwd;
+	return 0;
+}
+
+static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
+			 const char *peer)
+{
+	int ret;
+
+	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
+	    launch_pick(ctx, a->launcher, &a->cl.launch.launcher))
+		return RC_USAGE;
+	if (nodes->n < 2) {
+		log_err(ctx, "Failed to probe a cluster of one: -w '%s' names one node; give two or more",
+			nodes->names[0]);
+		return RC_USAGE;
+	}
+	ret = coord_run(ctx, nodes, &a->cl);
+	if (ret < 0)
+		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
+	return ret ? RC_PROBLEM : RC_OK;
+}
+
+static int probe_agent(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	if (peer || a->server || a->cluster_opt[0] || a->w) {
+		log_err(ctx, "Failed to start the agent: --agent takes none of PEER, --server, -w and "
+			"their options; `rdmactl probe -w` gives it what it needs");
+		return RC_USAGE;
+	}
+	if (test_finish(ctx, a))
+		return RC_USAGE;
+	return agent_run(ctx, a->agent, &a->cfg) ? RC_PROBLEM : RC_OK;
+}
+
+/* -w, or no PEER inside a Slurm allocation: many nodes; -1 when it is not that. */
+static int maybe_cluster(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	struct hostlist nodes;
+	int rc = -1;
+
+	if (!a->w && (peer || a->server))
+		return -1;
+	if (fanout_nodes(ctx, a->w, a->x, &nodes))
+		rc = RC_USAGE;
+	else if (nodes.n)
+		rc = probe_cluster(ctx, a, &nodes, peer);
+	hostlist_free(&nodes);
+	return rc;
+}
+
 int cmd_probe(struct ctx *ctx, int argc, char **argv)
 {
 	struct probe_args a;
 	struct optparser p;
 	const char *peer;
-	int c;
+	int c, rc;
 
 	args_defaults(&a);
 	if (opt_init(&p, ctx, command_find("probe"), argc, argv))
@@ -684,13 +906,27 @@ int cmd_probe(struct ctx *ctx, int argc, char **argv)
 		if (c < 0)
 			return c == OPT_HELP ? RC_OK : RC_USAGE;
 		if (probe_opt(ctx, &a, c, p.optarg))
-			return RC_USAGE;
+			return fwd_done(&a, RC_USAGE);
 		note_role(&a, &p, c);
+		if (note_cluster(&a, &p, c, p.optarg))
+			return fwd_done(&a, RC_PROBLEM);
 	}
 	if (opt_check_args(&p))
-		return RC_USAGE;
+		return fwd_done(&a, RC_USAGE);
 	peer = p.optind < argc ? argv[p.optind] : NULL;
-	if (args_finish(ctx, &a, peer) || env_token(ctx, &a))
-		return RC_USAGE;
-	return run(ctx, &a, peer);
+	if (env_token(ctx, &a))
+		return fwd_done(&a, RC_USAGE);
+	if (a.agent)
+		return fwd_done(&a, probe_agent(ctx, &a, peer));
+	rc = maybe_cluster(ctx, &a, peer);
+	if (rc >= 0)
+		return fwd_done(&a, rc);
+	if (a.cluster_opt[0]) {
+		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
+			a.cluster_opt);
+		return fwd_done(&a, RC_USAGE);
+	}
+	if (args_finish(ctx, &a, peer))
+		return fwd_done(&a, RC_USAGE);
+	return fwd_done(&a, run(ctx, &a, peer));
 }

@@ -96,6 +96,32 @@ int launcher_default(enum launcher *out)
 	return -ENOENT;
 }
 
+int launch_pick(const struct ctx *ctx, const char *name, enum launcher *out)
+{
+	static const char *const pkg[] = { "slurm-client", "pdsh", "clustershell", "openssh-client" };
+	const char *from = name ? "--launcher" : "RDMACTL_LAUNCHER";
+
+	if (!name && (name = getenv("RDMACTL_LAUNCHER")) && !*name)
+		name = NULL;
+	if (!name) {
+		if (!launcher_default(out))
+			return 0;
+		log_err(ctx, "Failed to find a launcher: none of srun (in an allocation), pdsh, clush "
+			"or ssh is installed; install pdsh, clustershell or openssh-client");
+		return -ENOENT;
+	}
+	if (launcher_parse(name, out)) {
+		log_err(ctx, "Failed to use %s '%s': not a launcher; use srun, pdsh, clush or ssh",
+			from, name);
+		return -EINVAL;
+	}
+	if (launcher_installed(*out))
+		return 0;
+	log_err(ctx, "Failed to use %s '%s': %s is not on PATH (Debian package %s)", from, name,
+		name, pkg[*out]);
+	return -ENOENT;
+}
+
 /* ---- quoting ---- */
 
 static bool shell_safe(const char *w)
@@ -225,24 +251,36 @@ static void group_track(pid_t pid, bool on)
 		}
 }
 
-static void on_signal(int sig)
+void launch_abort(void)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(live_groups) / sizeof(live_groups[0]); i++)
 		if (live_groups[i] > 0)
 			kill(-live_groups[i], SIGTERM);
+}
+
+static void on_signal(int sig)
+{
+	launch_abort();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void child_exec(char *const argv[], const int out[2], const int err[2])
+#define INPUT_ENV "RDMACTL_LAUNCH_INPUT"	/* pdsh: the line, for the local shell */
+
+static void child_exec(char *const argv[], const int out[2], const int err[2], int in,
+		       const char *input)
 {
-	int null = open("/dev/null", O_RDONLY);
+	int null = in >= 0 ? in : open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
+	if (input)
+		setenv(INPUT_ENV, input, 1);
+	else
+		unsetenv(INPUT_ENV);
 	dup2(out[1], STDOUT_FILENO);
 	dup2(err[1], STDERR_FILENO);
 	execvp(argv[0], argv);
@@ -250,22 +288,59 @@ static void child_exec(char *const argv[], const int out[2], const int err[2])
 	_exit(127);
 }
 
-static int proc_start(struct proc *p, char *const argv[], long deadline)
+/*
+ * A pipe holding @input and its newline, for a child's stdin: the line is
+ * written before the child starts (it fits the pipe's buffer) and the
+ * write end closed, so the command reads it and then end of file.  -1
+ * with errno set on failure.
+ */
+static int input_pipe(const char *input)
 {
-	int out[2], err[2];
+	size_t len = strlen(input);
+	int fds[2];
 
-	if (pipe2(out, O_CLOEXEC))
+	if (len >= 4096) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	if (write(fds[1], input, len) != (ssize_t)len || write(fds[1], "\n", 1) != 1) {
+		close(fds[0]);
+		close(fds[1]);
+		errno = EIO;
+		return -1;
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static int proc_start(struct proc *p, char *const argv[], long deadline, const char *input,
+		      bool pipe_input)
+{
+	int out[2], err[2], in = -1;
+
+	if (pipe_input && input && (in = input_pipe(input)) < 0)
 		return -errno;
+	if (pipe2(out, O_CLOEXEC)) {
+		if (in >= 0)
+			close(in);
+		return -errno;
+	}
 	if (pipe2(err, O_CLOEXEC)) {
 		close(out[0]);
 		close(out[1]);
+		if (in >= 0)
+			close(in);
 		return -errno;
 	}
 	p->pid = fork();
 	if (p->pid == 0)
-		child_exec(argv, out, err);
+		child_exec(argv, out, err, in, input);
 	close(out[1]);
 	close(err[1]);
+	if (in >= 0)
+		close(in);
 	if (p->pid < 0) {
 		close(out[0]);
 		close(err[0]);
@@ -584,7 +659,7 @@ static bool ssh_start(struct run *r, struct proc *p)
 	argv[6] = (char *)ns->name;
 	memset(p, 0, sizeof(*p));
 	p->node = ns;
-	ret = proc_start(p, argv, now_ms() + r->l->node_timeout * 1000L);
+	ret = proc_start(p, argv, now_ms() + r->l->node_timeout * 1000L, r->l->input, true);
 	if (ret) {
 		p->pid = 0;
 		node_fail(r, ns, "cannot run ssh: %s", strerror(-ret));
@@ -645,7 +720,8 @@ static long whole_deadline(const struct run *r)
 static int run_whole(struct run *r, char **argv, line_fn fn)
 {
 	struct proc p = { 0 };
-	int ret = proc_start(&p, argv, whole_deadline(r));
+	int ret = proc_start(&p, argv, whole_deadline(r), r->l->input,
+			     r->l->launcher != LAUNCHER_PDSH);
 
 	if (ret) {
 		snprintf(r->err, sizeof(r->err), "cannot run %s: %s", argv[0], strerror(-ret));
@@ -655,10 +731,19 @@ static int run_whole(struct run *r, char **argv, line_fn fn)
 	return 0;
 }
 
+/*
+ * pdsh with a line for stdin: its exec module runs this local shell per
+ * node (%h is the node), which pipes the line from its environment into
+ * ssh, as pdsh's ssh module would run ssh.
+ */
+#define PDSH_INPUT_SH "printf '%%s\\n' \"$" INPUT_ENV "\" | exec ssh -T -o BatchMode=yes %h \"$1\""
+
 static int run_pdsh_clush(struct run *r)
 {
 	char fan[16], tmo[16], *list = node_list(r);
 	char *pdsh[] = { "pdsh", "-R", "ssh", "-f", fan, "-u", tmo, "-w", list, r->cmd, NULL };
+	char *pdsh_in[] = { "pdsh", "-R", "exec", "-f", fan, "-u", tmo, "-w", list, "sh", "-c",
+			    PDSH_INPUT_SH, "sh", r->cmd, NULL };
 	char *clush[] = { "clush", "-f", fan, "-u", tmo, "-o", "-oBatchMode=yes", "-w", list,
 			  r->cmd, NULL };
 	int ret;
@@ -667,7 +752,8 @@ static int run_pdsh_clush(struct run *r)
 		return -ENOMEM;
 	snprintf(fan, sizeof(fan), "%u", r->l->fanout);
 	snprintf(tmo, sizeof(tmo), "%u", r->l->node_timeout);
-	ret = run_whole(r, r->l->launcher == LAUNCHER_PDSH ? pdsh : clush, pdsh_line);
+	ret = run_whole(r, r->l->launcher != LAUNCHER_PDSH ? clush : r->l->input ? pdsh_in : pdsh,
+			pdsh_line);
 	free(list);
 	return ret;
 }

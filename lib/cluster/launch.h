@@ -52,6 +52,15 @@ struct launch {
 	unsigned int fanout;		/* nodes at once (pdsh -f, clush -f, ssh) */
 	unsigned int node_timeout;	/* seconds one node may take */
 	char *const *argv;		/* the command each node runs; argv[0] its path there */
+	/*
+	 * One line every node's command reads on its standard input, or NULL
+	 * (stdin is then /dev/null).  The way to hand a node a secret: never
+	 * on a command line, where `ps` shows it.  srun and clush copy their
+	 * stdin to every node; ssh gets it per node; pdsh does not forward
+	 * stdin, so it runs ssh through its exec module with the line piped in
+	 * from the environment of the local shell it starts.
+	 */
+	const char *input;
 };
 
 /*
@@ -62,6 +71,19 @@ struct launch {
  */
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink);
+
+/*
+ * End every launcher launch_run() has running now (SIGTERM to their process
+ * groups; srun passes it on to its tasks): for a caller that decides, in
+ * another thread, that the run is over.
+ */
+void launch_abort(void);
+
+/*
+ * The launcher @name (--launcher), else RDMACTL_LAUNCHER, else the
+ * default (launcher_default()); 0, or -EINVAL / -ENOENT explained on stderr.
+ */
+int launch_pick(const struct ctx *ctx, const char *name, enum launcher *out);
 
 /*
  * @argv as one command line for a remote shell (ssh, pdsh and clush join

@@ -35,6 +35,7 @@ struct probe_cfg {
 	int gid_index;			/* -x; -1 automatic */
 	double expect_gbps;		/* --expect; 0 none */
 	const char *token;		/* --token or RDMACTL_TOKEN; NULL none (probe_auth.h) */
+	int ready_fd;			/* server: > 0, one byte written once it listens */
 };
 
 /* One size's row, as both ends print it. */

@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cluster probe's coordinator (coord.h).  The launcher runs in a
+ * thread of its own (launch_run() blocks until every node's agent has
+ * ended); the coordinator's loop polls the rendezvous socket, the agents'
+ * connections and a pipe by which the launcher's thread says that a node
+ * failed to start.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/opt.h"
+#include "base/output.h"
+#include "cluster/coord.h"
+#include "cluster/rdv.h"
+#include "probe/probe_auth.h"
+
+#define RAILS_MAX	16
+#define HANDSHAKE_MS	3000	/* each message of an agent's handshake */
+
+struct cnode {
+	const char *name;
+	struct rdv_conn c;		/* fd -1 until it joins, and once it is gone */
+	bool joined, down;
+	long heard_ms;
+	char why[512];			/* why it is down */
+	char launch_why[512];		/* what the launcher said (its thread writes it) */
+	unsigned int nports;
+	char dev[RAILS_MAX][64], ip[RAILS_MAX][64];
+};
+
+struct cjob {
+	bool ready, done;
+	struct link_result res;
+};
+
+struct coord {
+	struct ctx *ctx;
+	struct coord_cfg *cfg;
+	struct cnode *nodes;
+	uint32_t n;
+	char *const *names;
+	int lfd, wake[2];
+	char addr[INET_ADDRSTRLEN + 8];	/* what the agents connect to: "IP:PORT" */
+	char token[RDV_HEX_LEN + 1];
+	struct launch launch;		/* the agents' launcher run */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	bool launched, launch_done;
+	long ping_ms;
+	unsigned int rails, step;	/* step: the one running, numbered for the agents */
+	struct cjob *jobs;
+	size_t njobs;
+	struct linkmap map;
+	bool tty;
+	unsigned int steps_done, steps_total;
+	long steps_t0;			/* when the first step started */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* Joined, not gone, and not yet told goodbye (its connection then closed). */
+static bool alive(const struct coord *co, uint32_t i)
+{
+	return co->nodes[i].joined && !co->nodes[i].down && co->nodes[i].c.fd >= 0;
+}
+
+/* ---- the launcher's thread ---- */
+
+static void sink_line(void *arg, const char *node, const char *line)
+{
+	(void)arg;
+	(void)node;
+	(void)line;	/* the agents report over the rendezvous; stdout says only "done" */
+}
+
+static void sink_fail(void *arg, const char *node, const char *why)
+{
+	struct coord *co = arg;
+	uint32_t i;
+
+	pthread_mutex_lock(&co->mu);
+	for (i = 0; i < co->n; i++)
+		if (!strcmp(co->nodes[i].name, node))
+			snprintf(co->nodes[i].launch_why, sizeof(co->nodes[i].launch_why), "%s", why);
+	pthread_mutex_unlock(&co->mu);
+	if (write(co->wake[1], "f", 1) < 0) {
+		/* the loop also wakes every 200 ms */
+	}
+}
+
+static void *launch_thread(void *arg)
+{
+	struct coord *co = arg;
+	struct launch_sink sink = { .line = sink_line, .fail = sink_fail, .arg = co };
+	int ret = launch_run(co->ctx, &co->launch, co->names, co->n, &sink);
+
+	if (ret)
+		log_err(co->ctx, "Failed to run %s: %s", launcher_name(co->launch.launcher),
+			strerror(-ret));
+	pthread_mutex_lock(&co->mu);
+	co->launch_done = true;
+	pthread_mutex_unlock(&co->mu);
+	if (write(co->wake[1], "d", 1) < 0) {
+		/* as above */
+	}
+	return NULL;
+}
+
+/* ---- the rendezvous socket ---- */
+
+/* The address of this host that routes to the first node that resolves. */
+static int route_addr(struct coord *co, char *ip)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM }, *res;
+	struct sockaddr_in me;
+	socklen_t len = sizeof(me);
+	uint32_t i;
+	int fd, ret;
+
+	for (i = 0; i < co->n; i++) {
+		if (getaddrinfo(co->names[i], "9", &hints, &res))
+			continue;
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ret = fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) ||
+		      getsockname(fd, (struct sockaddr *)&me, &len);
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		if (!ret) {
+			inet_ntop(AF_INET, &me.sin_addr, ip, INET_ADDRSTRLEN);
+			return 0;
+		}
+	}
+	return -EHOSTUNREACH;
+}
+
+/* --rendezvous ADDR[:PORT] into @ip and @port; 0 or -EINVAL (said). */
+static int rdv_arg(struct coord *co, char *ip, long *port)
+{
+	const char *s = co->cfg->rendezvous, *colon = strrchr(s, ':');
+	struct in_addr a;
+	char host[INET_ADDRSTRLEN];
+
+	*port = 0;
+	if (colon && parse_long(colon + 1, 1, 65535, port))
+		colon = NULL, *port = -1;
+	snprintf(host, sizeof(host), "%.*s", (int)(colon ? colon - s : (long)strlen(s)), s);
+	if (*port < 0 || inet_pton(AF_INET, host, &a) != 1) {
+		log_err(co->ctx, "Failed to parse --rendezvous '%s': expected an IPv4 address of this "
+			"host, with :PORT if a firewall leaves only that port open", s);
+		return -EINVAL;
+	}
+	snprintf(ip, INET_ADDRSTRLEN, "%s", host);
+	return 0;
+}
+
+static int rdv_listen(struct coord *co)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	char ip[INET_ADDRSTRLEN];
+	long port = 0;
+	int one = 1, ret;
+
+	ret = co->cfg->rendezvous ? rdv_arg(co, ip, &port) : route_addr(co, ip);
+	if (ret == -EHOSTUNREACH)
+		log_err(co->ctx, "Failed to find this host's address toward the nodes: none of them "
+			"resolves or routes; give --rendezvous ADDR");
+	if (ret)
+		return ret;
+	sa.sin_port = htons((uint16_t)port);
+	co->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (co->lfd < 0 || setsockopt(co->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(co->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(co->lfd, 4096) ||
+	    getsockname(co->lfd, (struct sockaddr *)&sa, &len)) {
+		ret = -errno;
+		log_err(co->ctx, "Failed to listen for the nodes' agents on port %ld: %s", port,
+			strerror(-ret));
+		return ret;
+	}
+	snprintf(co->addr, sizeof(co->addr), "%s:%u", ip, ntohs(sa.sin_port));
+	return 0;
+}
+
+/* ---- agents joining ---- */
+
+/* The node an agent names itself: the same name, or the same short name. */
+static int node_match(const struct coord *co, const char *name)
+{
+	size_t a = strcspn(name, ".");
+	uint32_t i;
+
+	for (i = 0; i < co->n; i++)
+		if (!strcmp(co->nodes[i].name, name))
+			return (int)i;
+	for (i = 0; i < co->n; i++)
+		if (strcspn(co->nodes[i].name, ".") == a && !strncmp(co->nodes[i].name, name, a))
+			return (int)i;
+	return -1;
+}
+
+/* "rxe0/1=10.99.0.1,rxe1/1=10.99.1.1" into the node's rails. */
+static void ports_parse(struct cnode *nd, char *ports)
+{
+	char *save = NULL, *tok;
+
+	nd->nports = 0;
+	for (tok = strtok_r(ports, ",", &save); tok && nd->nports < RAILS_MAX;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		struct in_addr a;
+
+		if (!eq || eq == tok || (size_t)(eq - tok) >= sizeof(nd->dev[0]) ||
+		    inet_pton(AF_INET, eq + 1, &a) != 1)
+			continue;
+		*eq = '\0';
+		snprintf(nd->dev[nd->nports], sizeof(nd->dev[0]), "%s", tok);
+		snprintf(nd->ip[nd->nports++], sizeof(nd->ip[0]), "%s", eq + 1);
+	}
+}
+
+/* The agent's HELLO and AUTH; its node index, or -1 (the reason said with -v). */
+static int handshake(struct coord *co, struct rdv_conn *c, const char *from)
+{
+	static char line[RDV_LINE_MAX + 1];
+	char name[256], anh[RDV_HEX_LEN + 1], ports[RDV_LINE_MAX], mac[RDV_HEX_LEN + 1], cnh[RDV_HEX_LEN + 1];
+	uint8_t an[PROBE_NONCE_LEN], cn[PROBE_NONCE_LEN];
+	int proto, i;
+
+	if (rdv_wait_line(c, line, HANDSHAKE_MS) != 1 ||
+	    sscanf(line, "HELLO %d %255s %64s %16383s", &proto, name, anh, ports) != 4 ||
+	    proto != RDV_PROTO || rdv_unhex(anh, an, sizeof(an)))
+		return -1;
+	i = node_match(co, name);
+	if (i < 0 || co->nodes[i].joined) {
+		log_warn(co->ctx, "an agent on %s calls itself '%s', %s; refused", from, name,
+			 i < 0 ? "which is none of the nodes" : "which has joined already");
+		return -1;
+	}
+	if (probe_auth_nonce(cn) || rdv_mac_hex(co->token, an, cn, mac))
+		return -1;
+	rdv_hex(cn, sizeof(cn), cnh);
+	if (rdv_send(c, "CHALLENGE %s %s", cnh, mac) || rdv_wait_line(c, line, HANDSHAKE_MS) != 1 ||
+	    sscanf(line, "AUTH %64s", mac) != 1 || !rdv_mac_ok(co->token, cn, an, mac)) {
+		log_warn(co->ctx, "an agent on %s as '%s' did not prove the run's token; refused", from,
+			 name);
+		return -1;
+	}
+	if (rdv_send(c, "WELCOME %d %u", i, co->n))
+		return -1;
+	ports_parse(&co->nodes[i], ports);
+	return i;
+}
+
+static void accept_agents(struct coord *co)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	char from[INET_ADDRSTRLEN] = "?";
+	struct rdv_conn c;
+	int fd, i;
+
+	while ((fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		inet_ntop(AF_INET, &sa.sin_addr, from, sizeof(from));
+		rdv_init(&c, fd);
+		i = handshake(co, &c, from);
+		if (i < 0) {
+			rdv_close(&c);
+			continue;
+		}
+		co->nodes[i].c = c;
+		co->nodes[i].joined = true;
+		co->nodes[i].heard_ms = now_ms();
+		len = sizeof(sa);
+	}
+}
+
+/* ---- the loop ---- */
+
+static void job_fail(struct cjob *j, enum link_cause cause, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void job_fail(struct cjob *j, enum link_cause cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->done)
+		return;
+	j->done = true;
+	j->res.ok = false;
+	j->res.cause = cause;
+	va_start(ap, fmt);
+	vsnprintf(j->res.why, sizeof(j->res.why), fmt, ap);
+	va_end(ap);
+}
+
+static void node_gone(struct coord *co, uint32_t i, const char *why)
+{
+	struct cnode *nd = &co->nodes[i];
+	size_t k;
+
+	if (nd->down)
+		return;
+	nd->down = true;
+	snprintf(nd->why, sizeof(nd->why), "%s", why);
+	rdv_close(&nd->c);
+	for (k = 0; k < co->njobs; k++)
+		if (co->jobs[k].res.client == i || co->jobs[k].res.server == i)
+			job_fail(&co->jobs[k], CAUSE_NODE_DOWN, "%s went down: %s", nd->name, why);
+}
+
+static enum link_cause cause_parse(const char *s)
+{
+	int c;
+
+	for (c = CAUSE_NONE; c <= CAUSE_OTHER; c++)
+		if (!strcmp(link_cause_name((enum link_cause)c), s))
+			return (enum link_cause)c;
+	return CAUSE_OTHER;
+}
+
+static double jnum(struct json_object *o, const char *key, double dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
+		return dflt;
+	return json_object_get_double(v);
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+	       ? json_object_get_string(v) : "";
+}
+
+/* An agent's RESULT into the job; a malformed one is the link's failure, said as such. */
+static void result_parse(struct cjob *j, const char *node, const char *text)
+{
+	struct json_object *o = json_tokener_parse(text), *ok;
+	struct link_result *r = &j->res;
+
+	if (!o || !json_object_object_get_ex(o, "ok", &ok) || !json_object_is_type(ok, json_type_boolean)) {
+		job_fail(j, CAUSE_OTHER, "%s sent a result that is not one: '%.80s'", node, text);
+		json_object_put(o);
+		return;
+	}
+	j->done = true;
+	r->ok = json_object_get_boolean(ok);
+	r->gbps = jnum(o, "gbps", 0);
+	r->lat_us = jnum(o, "lat_us", -1);
+	r->retrans = (uint64_t)jnum(o, "retrans", 0);
+	r->seq_err = (uint64_t)jnum(o, "seq_err", 0);
+	r->cnp = (uint64_t)jnum(o, "cnp", 0);
+	snprintf(r->dev, sizeof(r->dev), "%s", jstr(o, "dev"));
+	if (!r->ok) {
+		r->cause = cause_parse(jstr(o, "cause"));
+		snprintf(r->why, sizeof(r->why), "%s", jstr(o, "why"));
+	}
+	if (r->ok && !(r->gbps >= 0 && r->gbps < 1e5))
+		job_fail(j, CAUSE_OTHER, "%s sent an impossible rate", node);
+	json_object_put(o);
+}
+
+static struct cjob *job_find(struct coord *co, uint32_t node, unsigned int rail, bool server)
+{
+	size_t k;
+
+	for (k = 0; k < co->njobs; k++)
+		if ((server ? co->jobs[k].res.server : co->jobs[k].res.client) == node &&
+		    co->jobs[k].res.rail == rail)
+			return &co->jobs[k];
+	return NULL;
+}
+
+/* One line of agent @i. */
+static void on_line(struct coord *co, uint32_t i, char *line)
+{
+	unsigned int step, rail;
+	struct cjob *j;
+	int off = 0;
+
+	co->nodes[i].heard_ms = now_ms();
+	if (!strcmp(line, "PONG"))
+		return;
+	if (sscanf(line, "READY %u %u", &step, &rail) == 2) {
+		if (step == co->step && (j = job_find(co, i, rail, true)))
+			j->ready = true;
+		return;
+	}
+	if (sscanf(line, "RESULT %u %u %n", &step, &rail, &off) == 2 && off && step == co->step) {
+		if ((j = job_find(co, i, rail, false)) && !j->done)
+			result_parse(j, co->nodes[i].name, line + off);
+		else if ((j = job_find(co, i, rail, true)))
+			job_fail(j, CAUSE_OTHER, "the server on %s did not start", co->nodes[i].name);
+	}
+}
+
+static void read_agent(struct coord *co, uint32_t i)
+{
+	static char line[RDV_LINE_MAX + 1];
+	int ret = rdv_fill(&co->nodes[i].c);
+
+	while (co->nodes[i].c.fd >= 0 && rdv_line(&co->nodes[i].c, line))
+		on_line(co, i, line);
+	if (ret)
+		node_gone(co, i, ret == -EMSGSIZE ? "its agent sent a line too long"
+						  : "its agent's connection closed (the node or the agent died)");
+}
+
+/* Keep-alives out, and silent agents declared gone. */
+static void keepalive(struct coord *co)
+{
+	long now = now_ms();
+	char why[128];
+	uint32_t i;
+
+	for (i = 0; i < co->n; i++) {
+		if (!alive(co, i))
+			continue;
+		if (now - co->nodes[i].heard_ms > RDV_SILENCE_S * 1000L) {
+			snprintf(why, sizeof(why), "it stopped answering (nothing for %d s)", RDV_SILENCE_S);
+			node_gone(co, i, why);
+		} else if (now - co->ping_ms >= RDV_PING_S * 1000L && rdv_send(&co->nodes[i].c, "PING")) {
+			node_gone(co, i, "its agent's connection broke");
+		}
+	}
+	if (now - co->ping_ms >= RDV_PING_S * 1000L)
+		co->ping_ms = now;
+}
+
+/* One round of poll: up to @ms, for everything that may say something. */
+static void pump(struct coord *co, int ms, bool accepting)
+{
+	struct pollfd *p = calloc(co->n + 2, sizeof(*p));
+	uint32_t *who = calloc(co->n + 2, sizeof(*who)), i;
+	size_t n = 0, k;
+	char drain[64];
+
+	if (!p || !who)
+		goto out;
+	p[n++] = (struct pollfd){ .fd = co->wake[0], .events = POLLIN };
+	if (accepting)
+		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
+	for (i = 0; i < co->n; i++)
+		if (alive(co, i)) {
+			who[n] = i;
+			p[n++] = (struct pollfd){ .fd = co->nodes[i].c.fd, .events = POLLIN };
+		}
+	if (poll(p, n, ms) > 0) {
+		if (p[0].revents && read(co->wake[0], drain, sizeof(drain)) < 0) {
+			/* nothing to do: it only wakes us */
+		}
+		if (accepting && p[1].revents)
+			accept_agents(co);
+		for (k = 1 + accepting; k < n; k++)
+			if (p[k].revents && alive(co, who[k]))
+				read_agent(co, who[k]);
+	}
+	keepalive(co);
+out:
+	free(p);
+	free(who);
+}
+
+/* ---- a step ---- */
+
+static unsigned int rail_port(const struct coord *co, unsigned int rail)
+{
+	return co->cfg->probe.port + rail;
+}
+
+/* Where a job's server listens and its client connects, and their devices. */
+static void job_path(const struct coord *co, const struct cjob *j, const char **sdev,
+		     const char **sbind, const char **cdev, const char **host)
+{
+	const struct cnode *s = &co->nodes[j->res.server], *c = &co->nodes[j->res.client];
+	const char *dev = co->cfg->probe.dev[0] ? co->cfg->probe.dev : "-";
+
+	if (co->rails == 1) {
+		/* One rail: the pair's path is the one the server's name routes to, as two nodes probe. */
+		*sdev = *cdev = dev;
+		*sbind = "-";
+		*host = s->name;
+		return;
+	}
+	*sdev = s->dev[j->res.rail];
+	*sbind = *host = s->ip[j->res.rail];
+	*cdev = c->dev[j->res.rail];
+}
+
+static int jobs_make(struct coord *co, const struct sched_step *st, uint32_t round)
+{
+	size_t k, n = 0;
+	unsigned int r;
+
+	free(co->jobs);
+	co->njobs = 0;
+	co->jobs = calloc(st->n * co->rails + 1, sizeof(*co->jobs));
+	if (!co->jobs)
+		return -ENOMEM;
+	for (k = 0; k < st->n; k++)
+		for (r = 0; r < co->rails; r++) {
+			struct link_result *res = &co->jobs[n].res;
+
+			if (!alive(co, st->pairs[k].client) || !alive(co, st->pairs[k].server))
+				continue;
+			*res = (struct link_result){ .client = st->pairs[k].client, .lat_us = -1,
+						     .server = st->pairs[k].server, .rail = r, .round = round };
+			n++;
+		}
+	co->njobs = n;
+	return 0;
+}
+
+/* Pump until every job has @ready (or is done), or @ms passed. */
+static void wait_jobs(struct coord *co, long ms, bool ready)
+{
+	long end = now_ms() + ms;
+	size_t k;
+
+	for (;;) {
+		for (k = 0; k < co->njobs; k++)
+			if (!co->jobs[k].done && !(ready && co->jobs[k].ready))
+				break;
+		if (k == co->njobs || now_ms() >= end)
+			return;
+		pump(co, 200, false);
+	}
+}
+
+static void send_or_gone(struct coord *co, uint32_t i, int ret)
+{
+	if (ret)
+		node_gone(co, i, "its agent's connection broke");
+}
+
+static void start_servers(struct coord *co)
+{
+	const char *sdev, *sbind, *cdev, *host;
+	size_t k;
+
+	for (k = 0; k < co->njobs; k++) {
+		struct cjob *j = &co->jobs[k];
+
+		if (j->done || !alive(co, j->res.server))
+			continue;
+		job_path(co, j, &sdev, &sbind, &cdev, &host);
+		send_or_gone(co, j->res.server, rdv_send(&co->nodes[j->res.server].c, "SERVE %u %u %u %s %s",
+							 co->step, j->res.rail, rail_port(co, j->res.rail),
+							 sdev, sbind));
+	}
+	wait_jobs(co, co->cfg->probe.timeout_ms + 5000L, true);
+}
+
+static void start_clients(struct coord *co)
+{
+	const char *sdev, *sbind, *cdev, *host;
+	size_t k;
+
+	for (k = 0; k < co->njobs; k++) {
+		struct cjob *j = &co->jobs[k];
+
+		if (j->done)
+			continue;
+		if (!j->ready) {
+			job_fail(j, CAUSE_OTHER, "the server on %s did not start within %d s",
+				 co->nodes[j->res.server].name, co->cfg->probe.timeout_ms / 1000 + 5);
+			continue;
+		}
+		job_path(co, j, &sdev, &sbind, &cdev, &host);
+		send_or_gone(co, j->res.client, rdv_send(&co->nodes[j->res.client].c, "CLIENT %u %u %u %s %s",
+							 co->step, j->res.rail, rail_port(co, j->res.rail),
+							 cdev, host));
+	}
+}
+
+/* How long a step's tests may take before their clients count as stuck. */
+static long step_budget_ms(const struct coord *co)
+{
+	const struct coord_cfg *c = co->cfg;
+	double s = c->timed ? 3 * c->test_s + 30 : 600;
+
+	return (long)(s * 1000) + 2L * c->probe.timeout_ms;
+}
+
+static int run_step(struct coord *co, const struct sched_step *st, uint32_t round)
+{
+	size_t k;
+	uint32_t i;
+	int ret;
+
+	co->step++;
+	ret = jobs_make(co, st, round);
+	if (ret)
+		return ret;
+	start_servers(co);
+	start_clients(co);
+	wait_jobs(co, step_budget_ms(co), false);
+	for (k = 0; k < co->njobs; k++)
+		job_fail(&co->jobs[k], CAUSE_TIMEOUT, "no result within %ld s", step_budget_ms(co) / 1000);
+	for (i = 0; i < co->n; i++)
+		if (alive(co, i))
+			send_or_gone(co, i, rdv_send(&co->nodes[i].c, "END %u", co->step));
+	for (k = 0; k < co->njobs && !ret; k++)
+		ret = linkmap_add(&co->map, &co->jobs[k].res);
+	return ret;
+}
+
+/* On a terminal: the step, and the time left at the pace of the steps so far. */
+static void progress(struct coord *co, uint32_t round, bool retest)
+{
+	long now = now_ms();
+
+	if (!co->steps_done)
+		co->steps_t0 = now;
+	co->steps_done++;
+	if (!co->tty)
+		return;
+	fprintf(stderr, "\r\033[K  %s step %u of %u (round %u)", retest ? "retest" : "probe",
+		co->steps_done, co->steps_total, round);
+	if (co->steps_done > 1)
+		fprintf(stderr, ", about %.0f s left", (double)(now - co->steps_t0) / 1000 /
+			(co->steps_done - 1) * (co->steps_total - co->steps_done + 1));
+	fflush(stderr);
+}
+
+static int run_schedule(struct coord *co, const struct schedule *s, bool retest)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < s->n && !ret; k++) {
+		progress(co, s->steps[k].round, retest);
+		ret = run_step(co, &s->steps[k], retest ? 0 : s->steps[k].round);
+	}
+	if (co->tty)
+		fprintf(stderr, "\r\033[K");
+	return ret;
+}
+
+/* ---- the run ---- */
+
+static bool launch_over(struct coord *co)
+{
+	bool done;
+
+	pthread_mutex_lock(&co->mu);
+	done = co->launch_done;
+	pthread_mutex_unlock(&co->mu);
+	return done;
+}
+
+/* True when node @i can no longer join: the launcher said it failed, or is over. */
+static bool lost(struct coord *co, uint32_t i)
+{
+	bool l;
+
+	pthread_mutex_lock(&co->mu);
+	l = co->nodes[i].launch_why[0] || co->launch_done;
+	pthread_mutex_unlock(&co->mu);
+	return l;
+}
+
+/* Every node's agent joins, fails to start, or runs out of --node-timeout. */
+static void gather(struct coord *co)
+{
+	long end = now_ms() + co->cfg->launch.node_timeout * 1000L;
+	uint32_t i, waiting;
+
+	do {
+		pump(co, 200, true);
+		for (i = waiting = 0; i < co->n; i++)
+			waiting += !co->nodes[i].joined && !lost(co, i);
+	} while (waiting && now_ms() < end);
+	for (i = 0; i < co->n; i++)
+		if (!co->nodes[i].joined && !co->nodes[i].down) {
+			co->nodes[i].down = true;
+			snprintf(co->nodes[i].why, sizeof(co->nodes[i].why),
+				 "its agent did not reach this host at %s within %u s (--node-timeout; a "
+				 "firewall? see --rendezvous)", co->addr, co->cfg->launch.node_timeout);
+		}
+}
+
+/* Rails every node has (at most --rails); one when any node has no addressed port. */
+static unsigned int rails_common(struct coord *co)
+{
+	unsigned int r = RAILS_MAX;
+	uint32_t i;
+
+	if (co->cfg->probe.dev[0])
+		return 1;
+	for (i = 0; i < co->n; i++)
+		if (alive(co, i) && co->nodes[i].nports < r)
+			r = co->nodes[i].nports;
+	if (co->cfg->rails && co->cfg->rails < r)
+		r = co->cfg->rails;
+	if (co->cfg->rails > r && r != RAILS_MAX)
+		log_warn(co->ctx, "--rails %u: some node has only %u active RDMA port(s) with an IPv4 "
+			 "address; probing %u", co->cfg->rails, r, r ? r : 1);
+	return r && r != RAILS_MAX ? r : 1;
+}
+
+static int schedule_for(struct coord *co, struct schedule *s)
+{
+	char err[512], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (!co->cfg->pairs_file)
+		return schedule_make(co->cfg->pattern, co->n, s);
+	f = fopen(co->cfg->pairs_file, "re");
+	if (!f || getdelim(&text, &len, '\0', f) < 0) {
+		ret = -errno ? -errno : -EIO;
+		log_err(co->ctx, "Failed to read --pairs '%s': %s", co->cfg->pairs_file,
+			f ? "empty" : strerror(-ret));
+		if (f)
+			fclose(f);
+		free(text);
+		return -EINVAL;
+	}
+	fclose(f);
+	ret = schedule_parse(text, co->cfg->pairs_file, co->names, co->n, s, err, sizeof(err));
+	if (ret)
+		log_err(co->ctx, "Failed to read --pairs: %s", err);
+	free(text);
+	return ret;
+}
+
+/* Before starting: what will run, and about how long it takes. */
+static void estimate(struct coord *co, const struct schedule *s)
+{
+	size_t k, tests = 0;
+
+	for (k = 0; k < s->n; k++)
+		tests += s->steps[k].n;
+	fprintf(stderr, "rdmactl probe: %u nodes, %s: %u round(s), %zu step(s), %zu tests; about %.0f s "
+		"(%zu steps of %.1f s) after the launcher has started the agents\n", co->n,
+		co->cfg->pairs_file ? "pairs from --pairs" : pattern_name(co->cfg->pattern), s->rounds,
+		s->n, tests, (double)s->n * (co->cfg->test_s + 1), s->n, co->cfg->test_s + 1);
+}
+
+static void say_bye(struct coord *co)
+{
+	long end;
+	uint32_t i;
+
+	for (i = 0; i < co->n; i++) {
+		if (alive(co, i) && rdv_send(&co->nodes[i].c, "BYE"))
+			node_gone(co, i, "its agent's connection broke");
+		rdv_close(&co->nodes[i].c);
+	}
+	/* Every agent ends on BYE or on the closed connection; the launcher then returns. */
+	end = now_ms() + 15000;
+	while (!launch_over(co) && now_ms() < end)
+		pump(co, 200, false);
+	if (!launch_over(co))
+		launch_abort();
+	pthread_join(co->thread, NULL);
+	co->launched = false;
+}
+
+static void downs_to_map(struct coord *co)
+{
+	uint32_t i;
+
+	for (i = 0; i < co->n; i++) {
+		struct cnode *nd = &co->nodes[i];
+		char why[1100];
+
+		if (!nd->down)
+			continue;
+		if (nd->launch_why[0] && !nd->joined)
+			snprintf(why, sizeof(why), "%s", nd->launch_why);
+		else if (nd->launch_why[0])
+			snprintf(why, sizeof(why), "%s; %s", nd->why, nd->launch_why);
+		else
+			snprintf(why, sizeof(why), "%s", nd->why);
+		linkmap_node_down(&co->map, i, why);
+	}
+}
+
+/* The agents' command: rdmactl probe --agent ADDR:PORT and the test's options. */
+static char **agent_argv(struct coord *co)
+{
+	size_t n = 0, k = 0;
+	char **argv;
+
+	while (co->cfg->test_args && co->cfg->test_args[n])
+		n++;
+	argv = calloc(n + 5, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[k++] = (char *)(co->cfg->rdmactl ? co->cfg->rdmactl : "rdmactl");
+	argv[k++] = "probe";
+	argv[k++] = "--agent";
+	argv[k++] = co->addr;
+	memcpy(argv + k, co->cfg->test_args, n * sizeof(*argv));
+	return argv;
+}
+
+static int start(struct coord *co, char **argv)
+{
+	int ret;
+
+	co->launch = co->cfg->launch;
+	co->launch.argv = argv;
+	co->launch.input = co->token;
+	/* Every agent runs for the whole run: all at once, and ended by the coordinator. */
+	co->launch.fanout = co->n;
+	co->launch.node_timeout = 86400;
+	ret = pthread_create(&co->thread, NULL, launch_thread, co);
+	if (ret)
+		return -ret;
+	co->launched = true;
+	return 0;
+}
+
+/* The run's facts for -j, and the times of its rounds for text. */
+static void run_info(struct coord *co, const struct schedule *s, double join_s, double probe_s,
+		     size_t retest_steps)
+{
+	struct json_object *o = json_object_new_object();
+	uint32_t i, joined = 0;
+
+	for (i = 0; i < co->n; i++)
+		joined += co->nodes[i].joined;
+	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
+	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
+	row_int(o, "nodes", co->n);
+	row_int(o, "joined", joined);
+	row_int(o, "rails", co->rails);
+	row_int(o, "rounds", s->rounds);
+	row_int(o, "steps", (int64_t)s->n);
+	row_int(o, "retest_steps", (int64_t)retest_steps);
+	row_double(o, "start_s", join_s, 1);
+	row_double(o, "probe_s", probe_s, 1);
+	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
+	json_attach(co->ctx, "run", o);
+	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
+		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,
+		   launcher_name(co->cfg->launch.launcher), s->rounds, probe_s,
+		   s->rounds ? probe_s / s->rounds : 0, retest_steps, co->rails);
+}
+
+static int retests(struct coord *co, size_t *steps)
+{
+	struct schedule rs = { 0 };
+	int ret;
+
+	*steps = 0;
+	if (!co->cfg->retest)
+		return 0;
+	ret = linkmap_analyse(&co->map) ?: linkmap_retests(&co->map, &rs);
+	if (!ret && rs.n) {
+		fprintf(stderr, "rdmactl probe: %zu more step(s): the ends of slow or failed links "
+			"against a node known good\n", rs.n);
+		co->steps_total += (unsigned int)rs.n;
+		ret = run_schedule(co, &rs, true);
+		*steps = rs.n;
+	}
+	schedule_free(&rs);
+	return ret;
+}
+
+static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *nodes,
+		      struct coord_cfg *cfg)
+{
+	uint32_t i;
+
+	*co = (struct coord){ .ctx = ctx, .cfg = cfg, .n = (uint32_t)nodes->n, .names = nodes->names,
+			      .lfd = -1, .wake = { -1, -1 }, .tty = isatty(STDERR_FILENO) };
+	pthread_mutex_init(&co->mu, NULL);
+	co->nodes = calloc(co->n, sizeof(*co->nodes));
+	if (!co->nodes || pipe2(co->wake, O_CLOEXEC | O_NONBLOCK) || rdv_token(co->token))
+		return -ENOMEM;
+	for (i = 0; i < co->n; i++) {
+		co->nodes[i].name = nodes->names[i];
+		co->nodes[i].c.fd = -1;
+	}
+	return 0;
+}
+
+static void coord_free(struct coord *co)
+{
+	uint32_t i;
+
+	for (i = 0; co->nodes && i < co->n; i++)
+		rdv_close(&co->nodes[i].c);
+	if (co->lfd >= 0)
+		close(co->lfd);
+	if (co->wake[0] >= 0)
+		close(co->wake[0]), close(co->wake[1]);
+	free(co->nodes);
+	free(co->jobs);
+	linkmap_free(&co->map);
+	pthread_mutex_destroy(&co->mu);
+	explicit_bzero(co->token, sizeof(co->token));
+}
+
+static double since(long t0)
+{
+	return (double)(now_ms() - t0) / 1000;
+}
+
+/* Start the agents, run @s and the retests, end the agents; the link map filled. */
+static int drive(struct coord *co, const struct schedule *s, char **argv)
+{
+	long t0 = now_ms(), t1;
+	double join_s;
+	size_t rsteps = 0;
+	int ret = start(co, argv);
+
+	if (ret) {
+		log_err(co->ctx, "Failed to start the launcher: %s", strerror(-ret));
+		return ret;
+	}
+	gather(co);
+	join_s = since(t0);
+	co->rails = rails_common(co);
+	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
+	co->steps_total = (unsigned int)s->n;
+	t1 = now_ms();
+	ret = run_schedule(co, s, false);
+	if (!ret)
+		ret = retests(co, &rsteps);
+	say_bye(co);
+	downs_to_map(co);
+	if (!ret)
+		run_info(co, s, join_s, since(t1), rsteps);
+	return ret;
+}
+
+int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *cfg)
+{
+	struct schedule s = { 0 };
+	struct coord co;
+	char **argv = NULL;
+	int ret;
+
+	ret = coord_init(&co, ctx, nodes, cfg);
+	if (ret)
+		log_err(ctx, "Failed to start the cluster probe: %s", strerror(-ret));
+	if (!ret)
+		ret = schedule_for(&co, &s);
+	if (!ret)
+		ret = rdv_listen(&co);
+	if (!ret && !(argv = agent_argv(&co)))
+		ret = -ENOMEM;
+	if (!ret) {
+		estimate(&co, &s);
+		ret = drive(&co, &s, argv);
+	}
+	if (!ret)
+		ret = linkmap_analyse(&co.map);
+	if (!ret)
+		ret = linkmap_print(ctx, &co.map);
+	if (co.launched)
+		say_bye(&co);
+	free(argv);
+	schedule_free(&s);
+	coord_free(&co);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rdmactl probe -w HOSTLIST`: the coordinator.  It listens for the
+ * nodes' agents (agent.h), starts `rdmactl probe --agent` on every node in
+ * one launcher run (launch.h) with the run's token on their stdin, then
+ * drives the schedule (linkmap.h) step by step over the agents'
+ * connections: the servers of a step first, their clients once all listen,
+ * every pair of a step and all its rails at the same time.  Links whose
+ * blame is open are retested against a node known good; then the link map
+ * is printed.
+ */
+#ifndef RDMACTL_COORD_H
+#define RDMACTL_COORD_H
+
+#include <stdbool.h>
+
+#include "cluster/hostlist.h"
+#include "cluster/launch.h"
+#include "cluster/linkmap.h"
+#include "probe/probe.h"
+
+struct ctx;
+
+struct coord_cfg {
+	struct probe_cfg probe;		/* the test of every pair (port: the first rail's) */
+	char *const *test_args;		/* those options again, as every agent gets them */
+	double test_s;			/* one test's expected length (estimate), s */
+	bool timed;			/* -D: the test's length is known */
+	enum pattern pattern;
+	const char *pairs_file;		/* --pairs FILE, or NULL */
+	double slow;			/* --slow */
+	unsigned int rails;		/* --rails; 0: every active port all nodes have */
+	const char *rendezvous;		/* --rendezvous ADDR[:PORT], or NULL */
+	bool retest;			/* retest open blame against a good node */
+	const char *rdmactl;		/* rdmactl on the nodes (--rdmactl) */
+	struct launch launch;		/* launcher; node_timeout: time to join (argv set here) */
+};
+
+/* Run it on @nodes and print the report: 0 or 1 (a finding failed), or -errno (said). */
+int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *cfg);
+
+#endif

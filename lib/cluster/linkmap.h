@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cluster probe's plan and verdicts (`rdmactl probe -w`): which nodes
+ * write to which in which step (the schedule), and what the measured links
+ * say (the link map): the N x N matrix, the median, and the findings that
+ * name a slow node, a slow or failed link, an asymmetric pair.
+ *
+ * Nodes are indexes into the run's node list (its order is the hostlist's).
+ */
+#ifndef RDMACTL_LINKMAP_H
+#define RDMACTL_LINKMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ctx;
+
+/* ---- the schedule ---- */
+
+enum pattern {
+	PATTERN_PAIRS,	/* round robin: N-1 rounds (N odd: N, one bye a round) of N/2 pairs */
+	PATTERN_RING,	/* one step: every node i writes to i+1 at once */
+	PATTERN_QUICK,	/* one round: node i with node i + ceil(N/2); N odd: node N/2 sits out */
+};
+
+/* One directed test: @client writes to @server (the server is the receiver). */
+struct sched_pair {
+	uint32_t client, server;
+	uint32_t rail;		/* which rail (0..rails-1); set by the caller, 0 here */
+};
+
+/*
+ * One step runs its pairs at the same time; every node is client in at
+ * most one and server in at most one pair of a step.  A round of the
+ * pairs pattern is two steps: A->B for its pairs, then B->A.
+ */
+struct sched_step {
+	uint32_t round;		/* 1-based, as --pairs files number them */
+	struct sched_pair *pairs;
+	size_t n;
+};
+
+struct schedule {
+	struct sched_step *steps;
+	size_t n;
+	uint32_t rounds;
+	uint32_t nodes;
+};
+
+/* "pairs", "ring", "quick" -> @out; -EINVAL otherwise. */
+int pattern_parse(const char *s, enum pattern *out);
+const char *pattern_name(enum pattern p);
+
+/*
+ * The schedule of @p for @nodes nodes (>= 2): both directions of every
+ * pair (ring: one direction, i -> i+1 mod N).  s->rounds: N-1 (N even) or
+ * N (N odd) for pairs, 1 for ring and quick.  0 or -errno (-EINVAL for
+ * fewer than 2 nodes, -ENOMEM).
+ */
+int schedule_make(enum pattern p, uint32_t nodes, struct schedule *s);
+
+/*
+ * A schedule chosen by the user: @text holds lines `ROUND NODE_A NODE_B`
+ * (blank lines and `#` comments skipped; ROUND a positive integer, rounds
+ * in any order, equal rounds run together); each pair is tested in both
+ * directions.  @names are the run's nodes.  -EINVAL with one line in @err
+ * naming the file line and the bad value: a name not in @names, a node
+ * twice in one round, A == B, a bad ROUND, text after NODE_B, no pair at
+ * all.  Steps keep the file's round numbers; s->rounds counts the rounds.
+ */
+int schedule_parse(const char *text, const char *file, char *const *names, size_t n,
+		   struct schedule *s, char *err, size_t errlen);
+
+/*
+ * A schedule as one compact printable string (what the coordinator hands
+ * to every node's agent on its command line: no secret in it) and back.
+ * Format is ours: "R:C>S,C>S;R:C>S" (indexes; `;` between steps; rails
+ * are not in it, every pair runs on the rails the agents were given).
+ * encode: NULL when out of memory.  decode: -EINVAL for anything
+ * malformed (an empty string, an empty step, a round 0), an index >=
+ * @nodes, C == S, or a node twice a client or twice a server in one step.
+ */
+char *schedule_encode(const struct schedule *s);
+int schedule_decode(const char *text, uint32_t nodes, struct schedule *s);
+
+void schedule_free(struct schedule *s);
+
+/* ---- the link map ---- */
+
+/* Why a directed test failed, as the two-node probe explains it. */
+enum link_cause {
+	CAUSE_NONE,
+	CAUSE_ROCE_BLOCKED,	/* control (TCP) fine, RDMA traffic lost: firewall on UDP 4791 */
+	CAUSE_MTU,		/* the ends' MTUs do not agree */
+	CAUSE_TIMEOUT,		/* the partner stopped answering */
+	CAUSE_UNREACHABLE,	/* the control connection could not be made */
+	CAUSE_NODE_DOWN,	/* one end's node did not run the step (launcher says why) */
+	CAUSE_OTHER,
+};
+
+/* One measured direction: @client wrote to @server. */
+struct link_result {
+	uint32_t client, server, rail;
+	uint32_t round;		/* 0 for a retest */
+	bool ok;
+	double gbps;		/* average, 10^9 bit/s; ok only */
+	double lat_us;		/* median half round trip; < 0 not measured */
+	enum link_cause cause;	/* !ok */
+	char why[256];		/* !ok: the probe's one line */
+	/* port counters that grew during the test, on the client's port */
+	uint64_t retrans, seq_err, cnp;
+	char dev[64];		/* client's device/port, e.g. "rxe1/1" ("" unknown) */
+};
+
+enum finding_kind {
+	FIND_SLOW_NODE,		/* every link of the node is slow: the node is named */
+	FIND_SLOW_RAIL,		/* every link of one rail of the node is slow */
+	FIND_SLOW_LINK,		/* this link is slow, its ends are fine elsewhere */
+	FIND_BLOCKED_NODE,	/* every link to or from the node failed, same cause */
+	FIND_FAILED_LINK,	/* this link failed; its ends work elsewhere */
+	FIND_DOWN_NODE,		/* the node did not take part (launcher's cause) */
+	FIND_ASYMMETRIC,	/* A->B fine, B->A slow (or the other way) */
+	FIND_HIGH_LATENCY,	/* a warning: latency above 2x the median */
+};
+
+struct finding {
+	enum finding_kind kind;
+	bool failure;		/* counts toward exit 1 (all but HIGH_LATENCY) */
+	uint32_t node, peer;	/* peer UINT32_MAX when a node alone is named */
+	uint32_t rail;		/* UINT32_MAX: all rails (node findings) */
+	double gbps, ratio;	/* measured and against the median (asymmetric: against the
+				 * other direction; high latency: latency over its median);
+				 * 0 when nothing was measured */
+	enum link_cause cause;
+	char text[512];		/* one line, names filled in */
+};
+
+struct linkmap {
+	char *const *names;	/* the run's nodes (not owned) */
+	uint32_t nodes, rails;
+	double slow;		/* --slow fraction of the median */
+	struct link_result *res;	/* every result (retests too), appended */
+	size_t n, cap;
+	char **down;		/* down[i]: why node i did not run, NULL if it ran (owned) */
+	double median_gbps;	/* 0: no link ok */
+	double median_lat_us;	/* < 0: no latency measured */
+	struct finding *find;
+	size_t nfind;
+};
+
+void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails,
+		  double slow);
+/*
+ * A result, copied.  A directed link (client, server, rail) added again
+ * (a retest) counts with its last result.  -EINVAL for an index out of
+ * range or client == server, -ENOMEM.
+ */
+int linkmap_add(struct linkmap *m, const struct link_result *r);
+/* Node @node did not take part: @why (copied); its links are left out of everything. */
+int linkmap_node_down(struct linkmap *m, uint32_t node, const char *why);
+
+/*
+ * The retests that would tell a slow (or failed) link's ends apart: for
+ * every such link that no slow, blocked or down node explains, each end
+ * that has not been measured against a node known good (measured, no
+ * slow or failed link) is paired with one, both directions, as one extra
+ * schedule: ends spread over the good nodes, each batch two steps (end ->
+ * good, then good -> end) of one round, rounds from 1.  Rails are 0, as
+ * in schedule_make().  0 with s->n == 0 when nothing needs a retest or no
+ * node is known good; -ENOMEM.
+ */
+int linkmap_retests(const struct linkmap *m, struct schedule *s);
+
+/*
+ * Medians and findings from the results that count (the last of each
+ * directed link, retests included; none of a down node's), sorted by
+ * kind, node, peer, rail.  Again after more results: findings replaced.
+ * The rules, from the largest thing that explains a link: a down node; a
+ * slow node (every ok link slow, two partners or more); a blocked node
+ * (every link failed, two partners or more); one slow rail of a node
+ * (rails > 1); then links: failed, asymmetric (one direction slow, under
+ * @slow of the other), slow, and high latency (over 2x the median, a
+ * warning), none of them touching a node named for it.  A link finding of
+ * both directions has node < peer; of one, node is the client.
+ */
+int linkmap_analyse(struct linkmap *m);
+
+/*
+ * The report: text (matrix of average Gb/s when the nodes fit, up to 32,
+ * else only the findings; latency matrix too when measured; findings one a
+ * line; a summary line) or JSON (`links` array, `matrix` object for up to
+ * 32 nodes, `findings` array, `median_gbps`, `slow`), through the ctx's
+ * printer; call linkmap_analyse() first.  JSON keys: median_gbps,
+ * median_lat_us, slow, matrix {names, gbps, lat_us}, links (every result
+ * added), findings, summary.  Returns 1 when any finding is a failure,
+ * else 0; -ENOMEM.
+ */
+int linkmap_print(struct ctx *ctx, const struct linkmap *m);
+
+void linkmap_free(struct linkmap *m);
+
+const char *link_cause_name(enum link_cause c);	/* "roce_blocked", ... */
+const char *finding_kind_name(enum finding_kind k);	/* "slow_node", ... as in -j */
+
+#endif

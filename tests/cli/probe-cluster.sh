@@ -1,0 +1,72 @@
+#!/bin/bash
+# `rdmactl probe -w` and `--agent`: bad input of every kind is one line
+# naming the value, exit 2, before anything starts on a node; the agent
+# refuses to run without the run's token on stdin and says why when the
+# coordinator is not there or does not prove the token.  (Runs with nodes
+# are lab tests: tests/lab/t4-probe.sh.)
+source "$(dirname "$0")/lib.sh"
+unset SLURM_JOB_NODELIST SLURM_JOB_ID RDMACTL_LAUNCHER RDMACTL_TOKEN
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+fails_with bad-pattern 2 "rdmactl probe: invalid --pattern value 'mesh': use pairs, ring or quick" \
+	probe -w 'n[1-4]' --pattern mesh
+fails_with bad-slow 2 "rdmactl probe: Failed to parse --slow '1.5': expected a fraction of the median, 0.01 to 0.99" \
+	probe -w 'n[1-4]' --slow 1.5
+fails_with bad-rails 2 "rdmactl probe: Failed to parse --rails '0': expected a whole number from 1 to 16" \
+	probe -w 'n[1-4]' --rails 0
+fails_with bad-hostlist 2 "rdmactl probe: Failed to read -w: invalid hostlist 'n[1-4': '[' is not closed" \
+	probe -w 'n[1-4'
+fails_with peer-and-w 2 "rdmactl probe: Failed to use n9: -w measures the nodes of its list; give PEER without -w" \
+	probe -w 'n[1-4]' n9
+fails_with server-and-w 2 "rdmactl probe: Failed to use --server with -w: the nodes' agents serve as the schedule says" \
+	probe -w 'n[1-4]' --server
+fails_with token-and-w 2 "rdmactl probe: Failed to use --token or RDMACTL_TOKEN with -w: the run makes a token of its own and hands it to the agents on stdin" \
+	probe -w 'n[1-4]' --token s3cret
+fails_with one-node 2 "rdmactl probe: Failed to probe a cluster of one: -w 'n1' names one node; give two or more" \
+	probe -w n1 --launcher ssh
+fails_with cluster-option-alone 2 "rdmactl probe: Failed to use --pattern: it is for a run on many nodes; give -w HOSTLIST too" \
+	probe 127.0.0.1 --pattern ring
+fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use srun, pdsh, clush or ssh" \
+	probe -w 'n[1-2]' --launcher mpirun
+fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
+	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
+
+# --pairs: the file's bad line is named with its value.
+printf '1 n1 n2\n2 n1 n7\n' >"$TMP/pairs"
+run probe -w 'n[1-4]' --launcher ssh --pairs "$TMP/pairs"
+check pairs-unknown-rc rc_is 2
+check pairs-unknown err_has "pairs:2: .*'n7'"
+check pairs-unknown-one-line err_one_line
+run probe -w 'n[1-4]' --launcher ssh --pairs "$TMP/nonexistent"
+check pairs-missing-rc rc_is 2
+check pairs-missing err_has "nonexistent"
+
+# The agent: no token on stdin, a bad address, nobody there, a wrong token.
+run probe --agent 127.0.0.1:1 </dev/null
+check agent-no-token-rc rc_is 1
+check agent-no-token err_has "no token on stdin"
+RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent nowhere 2>&1 >/dev/null) || RC=$?
+check agent-bad-address-rc rc_is 1
+check agent-bad-address err_has "Failed to parse --agent 'nowhere': expected HOST:PORT"
+PORT=$((20000 + ($$ + 11) % 20000))
+RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >/dev/null) || RC=$?
+check agent-refused-rc rc_is 1
+check agent-refused err_has "Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused"
+# A coordinator that cannot prove the token: the agent leaves at once.
+python3 - "$PORT" >"$TMP/fake.out" 2>&1 <<'PY' &
+import socket, sys, os
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+c, _ = s.accept(); f = c.makefile("rw")
+print(f.readline().split()[0])
+f.write("CHALLENGE %s %s\n" % (os.urandom(32).hex(), os.urandom(32).hex())); f.flush()
+print(repr(f.readline()))
+PY
+for _ in $(seq 50); do ss -Hltn "sport = :$PORT" | grep -q . && break; sleep 0.1; done
+RC=0; ERR=$(echo tok | timeout 20 "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >/dev/null) || RC=$?
+wait
+check agent-bad-proof-rc rc_is 1
+check agent-bad-proof err_has "did not prove the token"
+check agent-bad-proof-no-auth grep -qx "''" <(tail -1 "$TMP/fake.out")
+finish

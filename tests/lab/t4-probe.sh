@@ -1,0 +1,156 @@
+#!/bin/bash
+# `rdmactl probe -w` on four guests: every pair measured, and the report
+# names exactly the nodes that were made wrong, under srun and ssh:
+#
+#   lab-b  RoCE v2 (UDP 4791) dropped by nftables: a blocked node
+#   lab-c  loses 3% of the RoCE packets it receives and sends (a bad cable):
+#          its links are many times slower, a slow node
+#   lab-a, lab-d and their link: fine
+#
+# Then, on both rails, lab-d loses RoCE packets on eth1 alone:
+# only lab-d's second rail is named.  (The loss is nftables' random drop,
+# as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
+# a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a run (its
+# links go down, as when it is powered off): it is named as down and the
+# run still ends with its report.  pdsh and clush start a short run each.
+# After every run, no rdmactl is left on any guest.
+#
+# The emulated guests' rates vary by a quarter from run to run, so the
+# runs here call a link slow below half the median (--slow 0.5): the lossy
+# links are many times slower, the noise is not.
+# lab-needs: ssh slurm
+# lab-timeout: 900
+
+lab_need_guests 4
+BIN=/run/lab/bin/rdmactl
+mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
+# 20 round trips for the latency: the lab's take 30 ms each.
+COMMON=(--rdmactl "$BIN" --slow 0.5 -D 1 --timeout 5 --lat-iters 20)
+
+# leftovers: no rdmactl process on any guest, a few seconds after a run.
+leftovers() {
+	local left
+	lab_sleep 3
+	left=$(pdsh -w "$LAB_NODES" 'pgrep -a -x rdmactl || true' 2>&1)
+	check_eq "$1: no rdmactl left on the guests" "" "$left"
+}
+
+# findings FILE: "kind node[ rail]" a line, sorted, of the failures.
+findings() {
+	jq -r '.findings[] | select(.failure) |
+		"\(.kind) \(.node)\(if .rail != null and .rail != "all" then " rail \(.rail)" else "" end)"' \
+		"$1" | sort -u
+}
+
+# run NAME ARGS...: the cluster probe from lab-a, its JSON in NAME.json.
+run() {
+	local name=$1 rc=0 start=$SECONDS
+	shift
+	timeout 900 "$RDMACTL" -j probe "$@" "${COMMON[@]}" >"$name.json" 2>"$name.err" || rc=$?
+	sed "s/^/$name stderr: /" "$name.err"
+	jq -r '.findings[]? | "\(.kind): \(.text)"' "$name.json" | sed "s/^/$name: /"
+	jq -c '.run' "$name.json" | sed "s/^/$name: /"
+	echo "$name: exit $rc in $((SECONDS - start)) s"
+	RC=$rc
+}
+
+# lossy NETDEV: drop 3% of the RoCE packets this guest receives and sends on
+# NETDEV (t-probe-loss found 3% on the receiver costs a link about 95% of
+# its rate: every loss waits for rxe's ACK timeout).
+lossy() {
+	nft add table inet lossy
+	nft add chain inet lossy in '{ type filter hook input priority 0; policy accept; }'
+	nft add chain inet lossy out '{ type filter hook output priority 0; policy accept; }'
+	nft add rule inet lossy in iifname "$1" udp dport 4791 numgen random mod 100 lt 3 counter drop
+	nft add rule inet lossy out oifname "$1" udp dport 4791 numgen random mod 100 lt 3 counter drop
+}
+
+# ---- 1. the faults: lab-b blocked, lab-c lossy on eth0
+case $LAB_NODE in
+b)
+	nft -f - <<-'EOF'
+		table inet rocefw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	;;
+c) lossy eth0 ;;
+esac
+lab_barrier faults-set 120
+
+if [[ $LAB_NODE == a ]]; then
+	run faults-srun -w "$LAB_NODES" --launcher srun --rails 1
+	check_eq "srun: exit status" 1 "$RC"
+	check_eq "srun: findings" "$(printf 'blocked_node lab-b\nslow_node lab-c')" "$(findings faults-srun.json)"
+	check_eq "srun: lab-b's cause" roce_blocked \
+		"$(jq -r '.findings[] | select(.kind == "blocked_node") | .cause' faults-srun.json)"
+	check_eq "srun: the lab-a/lab-d link measured both ways" 2 \
+		"$(jq '[.links[] | select(.ok and ((.client == "lab-a" and .server == "lab-d") or
+			(.client == "lab-d" and .server == "lab-a")))] | length' faults-srun.json)"
+	check_eq "srun: four nodes joined" 4 "$(jq .run.joined faults-srun.json)"
+	leftovers srun
+	# ssh, and the text report: the same two findings, the fine link in the matrix.
+	rc=0
+	"$RDMACTL" probe -w "$LAB_NODES" --launcher ssh --rails 1 "${COMMON[@]}" >text.out 2>&1 || rc=$?
+	cat text.out
+	check_eq "ssh: exit status" 1 "$rc"
+	check_eq "ssh: findings" "$(printf 'lab-b: every link to or from it failed\nlab-c is slow')" \
+		"$(sed -n 's/^  FAIL  \(lab-b: every link to or from it failed\|lab-c is slow\).*/\1/p' text.out)"
+	check_eq "ssh: two findings" 2 "$(grep -c '^  FAIL  ' text.out)"
+	grep -qE '^lab-a +- +FAIL +[0-9.e-]+ +[0-9.e-]+$' text.out || fail "ssh: lab-a's row of the matrix"
+	grep -qE '^lab-d +[0-9.e-]+ +FAIL +[0-9.e-]+ +-$' text.out || fail "ssh: lab-d's row of the matrix"
+	grep -q '^4 of 4 nodes joined in .* through ssh; 3 round(s)' text.out || fail "ssh: the run's line"
+	leftovers ssh
+fi
+lab_barrier faults-done 1200
+nft delete table inet rocefw 2>/dev/null || true
+nft delete table inet lossy 2>/dev/null || true
+
+# ---- 2. two rails: lab-d lossy on eth1, only its rail 1 named
+[[ $LAB_NODE == d ]] && lossy eth1
+lab_barrier rail-set 120
+if [[ $LAB_NODE == a ]]; then
+	run rails -w "$LAB_NODES" --launcher ssh
+	check_eq "rails: two rails probed" 2 "$(jq .run.rails rails.json)"
+	check_eq "rails: findings" "slow_rail lab-d rail 1" "$(findings rails.json)"
+	leftovers rails
+fi
+lab_barrier rail-done 600
+nft delete table inet lossy 2>/dev/null || true
+
+# ---- 3. lab-d drops off the network mid-run
+if [[ $LAB_NODE == d ]]; then
+	# When the run's agent has joined, wait a step and pull both links.
+	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
+	lab_sleep 4
+	ip link set eth0 down
+	ip link set eth1 down
+	lab_sleep 60
+	ip link set eth0 up
+	ip link set eth1 up
+fi
+if [[ $LAB_NODE == a ]]; then
+	run down -w "$LAB_NODES" --launcher ssh --rails 1
+	check_eq "down: exit status" 1 "$RC"
+	check_eq "down: findings" "down_node lab-d" "$(findings down.json)"
+	jq -r '.findings[] | select(.kind == "down_node") | .text' down.json | grep -q 'answering\|closed' ||
+		fail "down: lab-d's finding does not say it stopped answering"
+fi
+lab_barrier down-done 600
+# Its agent ended on its own once the coordinator fell silent (rdv.h).
+[[ $LAB_NODE == d ]] && lab__await "no agent left on lab-d" 60 bash -c '! pgrep -x rdmactl'
+
+# ---- 4. pdsh and clush start the agents too
+if [[ $LAB_NODE == a ]]; then
+	for l in pdsh clush; do
+		run "quick-$l" -w "$LAB_NODES" --launcher "$l" --pattern quick --rails 1
+		check_eq "$l: exit status" 0 "$RC"
+		check_eq "$l: four links measured" 4 "$(jq '[.links[] | select(.ok)] | length' "quick-$l.json")"
+		leftovers "$l"
+	done
+fi
+lab_barrier launchers-done 600
+rm -f "$BIN"
