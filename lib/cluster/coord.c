@@ -948,6 +948,8 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	co->steps_total = (unsigned int)s->n;
 	t1 = now_ms();
 	ret = run_schedule(co, s, false);
+	/* A node gone explains its links: no retest of them. */
+	downs_to_map(co);
 	if (!ret)
 		ret = retests(co, &rsteps);
 	say_bye(co);

@@ -235,6 +235,8 @@ static void node_fail(struct run *r, struct node_state *ns, const char *fmt, ...
 	r->sink->fail(r->sink->arg, ns->name, why);
 }
 
+static void attribute(struct run *r, struct node_state *ns);
+
 /* ---- children ---- */
 
 /* The process groups of running children, for a signal that ends rdmactl. */
@@ -434,12 +436,15 @@ static bool launcher_note(struct run *r, char *line)
 		save_err(r->err, sizeof(r->err), line);
 		return true;
 	}
-	if (strstr(msg, "exit code "))
+	if (strstr(msg, "exit code ")) {
 		ns->rc = atoi(strstr(msg, "exit code ") + 10);
-	else if (strstr(msg, "timeout") || strstr(msg, "timed out"))
+		/* Said now, not when the launcher ends: a caller may be waiting for this node. */
+		attribute(r, ns);
+	} else if (strstr(msg, "timeout") || strstr(msg, "timed out")) {
 		ns->timed_out = true;
-	else
+	} else {
 		save_err(ns->err, sizeof(ns->err), msg);
+	}
 	return true;
 }
 
@@ -485,10 +490,12 @@ static bool srun_note(struct run *r, char *line)
 
 	if (strncmp(line, "srun: error: ", 13) || !(ns = prefixed(r, line + 13, &msg)))
 		return false;
-	if (strstr(msg, "exit code "))
+	if (strstr(msg, "exit code ")) {
 		ns->rc = atoi(strstr(msg, "exit code ") + 10);
-	else
+		attribute(r, ns);
+	} else {
 		save_err(ns->err, sizeof(ns->err), msg);
+	}
 	return true;
 }
 
@@ -669,13 +676,13 @@ static bool ssh_start(struct run *r, struct proc *p)
 
 static void ssh_done(struct run *r, struct proc *p)
 {
-	(void)r;
 	if (p->killed)
 		p->node->timed_out = true;
 	else if (WIFEXITED(p->status))
 		p->node->rc = WEXITSTATUS(p->status);
 	stream_close(&p->out);
 	stream_close(&p->err);
+	attribute(r, p->node);
 }
 
 static void whole_done(struct run *r, struct proc *p)
