@@ -1,4 +1,6 @@
-# rdmactl: build, test, install.  See README.md.
+# rdmactl: build, test, install, package.  See README.md.
+# The one place the version lives: --version, the JSON documents, the man
+# pages (stamped at install), the .deb and the .rpm all take it from here.
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -20,7 +22,7 @@ endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
 	      -D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -iquote lib -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
@@ -78,13 +80,15 @@ check: all unit
 
 # Debian packages to build and to run every test (run as root).
 DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev \
-	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev libssl-dev
+	      libnl-3-dev libnl-route-3-dev libjson-c-dev zlib1g-dev libssl-dev \
+	      debhelper dpkg-dev fakeroot rpm
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
 	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
-	      slurm-client
+	      slurm-client \
+	      lintian rpmlint rpm2cpio prometheus man-db systemd
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
@@ -99,19 +103,26 @@ bench: all
 lint:
 	mandoc -T lint -W warning $(MANS)
 
+# zsh's directory for packaged completions: Debian's; RHEL's is site-functions.
+ZSH_COMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
+# The man pages' .TH line names "rdmactl" without a version in the tree:
+# install stamps VERSION into it, so no page can drift from the binary.
 install: all
 	install -Dm755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rdmactl
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man8/
+	for m in $(MANS); do \
+	  sed '1s/ "rdmactl[^"]*" / "rdmactl $(VERSION)" /' $$m >$(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/} && \
+	  chmod 644 $(DESTDIR)$(PREFIX)/share/man/man8/$${m#man/} || exit 1; done
 	install -Dm644 completion/rdmactl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdmactl
-	install -Dm644 completion/_rdmactl $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_rdmactl
+	install -Dm644 completion/_rdmactl $(DESTDIR)$(ZSH_COMPDIR)/_rdmactl
 	install -Dm644 completion/rdmactl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rdmactl.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rdmactl \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(MANS))) \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdmactl \
-	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_rdmactl \
+	  $(DESTDIR)$(ZSH_COMPDIR)/_rdmactl \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rdmactl.fish
 
 clean:
@@ -119,3 +130,4 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_TOOLS:=.d)
 -include tests/fuzz/fuzz.mk
+include pkg.mk

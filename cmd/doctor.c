@@ -3,6 +3,7 @@
  * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|perftest] [--only ID,...]
  *                [--skip ID,...] [--list]
  * rdmactl doctor --gathered FILE|-|DIR
+ * rdmactl doctor --metrics [-o FILE]
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.  --gathered: the report of many
  * nodes' documents (lib/cluster/report.c); exit 1 when a node failed or
@@ -16,6 +17,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/output.h"
 #include "base/run.h"
 #include "base/sysfs.h"
@@ -24,6 +26,7 @@
 #include "cluster/report.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
+#include "doctor/metrics.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
 #include "probe/probe_auth.h"
@@ -45,6 +48,7 @@ enum {
 	OPT_LOCAL,
 	OPT_SLURM_HEALTH,
 	OPT_DRAIN,
+	OPT_METRICS,
 };
 
 const struct opt doctor_opts[] = {
@@ -66,6 +70,9 @@ const struct opt doctor_opts[] = {
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
 	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command" },
 	{ "drain", OPT_DRAIN, ARG_NONE, NULL, "with --slurm-health: drain this node when a check fails" },
+	{ "metrics", OPT_METRICS, ARG_NONE, NULL,
+	  "print Prometheus metrics (node_exporter's textfile collector) instead of the table" },
+	{ "output", 'o', ARG_FILE, "FILE", "with --metrics: write them to FILE, replacing it whole" },
 	{ "gathered", OPT_GATHERED, ARG_FILE, "FILE|-|DIR",
 	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)" },
 	{ 0 }
@@ -103,6 +110,8 @@ struct doctor_args {
 	long port;
 	bool port_given;
 	bool list;
+	bool metrics;
+	const char *output;	/* -o, with --metrics */
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];
 };
@@ -216,6 +225,16 @@ static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, c
 	return -ENOENT;
 }
 
+/* The metrics options; -ENOENT when @opt is none of them. */
+static int metrics_opt(struct doctor_args *a, int opt, const char *val)
+{
+	switch (opt) {
+	case OPT_METRICS: a->metrics = true; return 0;
+	case 'o': a->output = val; return 0;
+	}
+	return -ENOENT;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -228,7 +247,10 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(&p)) != OPT_END) {
-		if ((ret = cluster_opt(ctx, &a->c, c, p.optarg)) != -ENOENT) {
+		ret = cluster_opt(ctx, &a->c, c, p.optarg);
+		if (ret == -ENOENT)
+			ret = metrics_opt(a, c, p.optarg);
+		if (ret != -ENOENT) {
 			if (ret)
 				return -RC_USAGE;
 			continue;
@@ -545,6 +567,91 @@ static int health_report(struct ctx *ctx, struct table *t, bool drain)
 	return failed ? RC_PROBLEM : RC_OK;
 }
 
+/* ---- metrics for Prometheus ---- */
+
+/*
+ * --metrics reports this node's checks in another format: nothing else may
+ * shape the output.  0 or -EINVAL (message printed).
+ */
+static int metrics_alone(const struct ctx *ctx, const struct doctor_args *a)
+{
+	const char *bad = "--metrics", *why = NULL;
+
+	if (a->output && !a->metrics)
+		bad = "-o", why = " without --metrics: the table and JSON go to standard output";
+	else if (a->metrics && ctx->json)
+		why = " with -j: choose the metrics or the JSON document";
+	else if (a->metrics && (a->c.health || a->c.w || a->gathered || a->list))
+		why = " with --slurm-health, -w, --gathered or --list: it reports this node's checks";
+	if (!why)
+		return 0;
+	log_err(ctx, "Failed to use %s%s", bad, why);
+	return -EINVAL;
+}
+
+/*
+ * The metrics on standard output, or into @path through outfile.h: a
+ * temporary file beside it renamed over it, so node_exporter's textfile
+ * collector never reads half a file (it reads only names ending in .prom,
+ * and the temporary name does not).  An exit code.
+ */
+static int write_metrics(struct ctx *ctx, struct doctor *d, const struct table *t,
+			 const char *path)
+{
+	struct outfile of;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return RC_PROBLEM;
+	ret = doctor_metrics(d, t, f);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		log_err_errno(ctx, ret, "Failed to make the metrics: %s", strerror(-ret));
+		goto err_buf;
+	}
+	if (outfile_open(ctx, &of, path ? path : "-", "metrics", OUTFILE_FORCE)) {
+		free(buf);
+		return of.refused ? RC_USAGE : RC_PROBLEM;
+	}
+	if ((ret = outfile_write(&of, buf, len)))
+		outfile_fail(ctx, &of, ret);
+	else
+		ret = outfile_commit(ctx, &of);
+err_buf:
+	free(buf);
+	return ret ? RC_PROBLEM : RC_OK;
+}
+
+/* The local run's results in the form asked for (the table is used up); an exit code. */
+static int local_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+			struct table *t, const struct doctor_counts *counts)
+{
+	int rc = counts->n[CHECK_FAIL] ? RC_PROBLEM : RC_OK, ret;
+
+	if (a->metrics) {
+		ret = write_metrics(ctx, d, t, a->output);
+		table_free(t);
+		return ret ? ret : rc;
+	}
+	if (a->c.health)
+		rc = health_report(ctx, t, a->c.drain);
+	if (!a->c.health || ctx->json) {
+		table_emit(ctx, t, "checks");
+		print_summary(ctx, counts);
+	} else {
+		table_free(t);
+	}
+	/* What a cluster report compares across nodes (doctor -w). */
+	if (ctx->json)
+		json_attach(ctx, "node", node_facts_json(ctx, d->node_err ? NULL : &d->node,
+							 NODE_FACTS_FULL));
+	return rc;
+}
+
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_args a;
@@ -558,9 +665,9 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	ret = parse_args(ctx, argc, argv, &a);
 	if (ret)
 		return ret > 0 ? RC_OK : -ret;
-	if (cluster_alone(ctx, &a))
+	if (cluster_alone(ctx, &a) || metrics_alone(ctx, &a))
 		return RC_USAGE;
-	if (!a.c.local && !a.c.health && !a.gathered && !a.list) {
+	if (!a.c.local && !a.c.health && !a.gathered && !a.list && !a.metrics) {
 		struct hostlist nodes;
 
 		if (fanout_nodes(ctx, a.c.w, a.c.x, &nodes)) {
@@ -602,27 +709,12 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	t = table_new(doctor_cols);
 	if (t) {
 		doctor_run(&d, sel, t, &counts);
-		if (a.c.health)
-			ret = health_report(ctx, t, a.c.drain);
-		if (!a.c.health || ctx->json) {
-			table_emit(ctx, t, "checks");
-			print_summary(ctx, &counts);
-		} else {
-			table_free(t);
-		}
-		/* What a cluster report compares across nodes (doctor -w). */
-		if (ctx->json)
-			json_attach(ctx, "node", node_facts_json(ctx, d.node_err ? NULL : &d.node,
-								 NODE_FACTS_FULL));
+		ret = local_report(ctx, &a, &d, t, &counts);
 	}
 	doctor_peer_free(&d);
 	doctor_free(&d);
 	if (!d.node_err)
 		rdma_node_free(&d.node);
 	free(sel);
-	if (!t)
-		return RC_PROBLEM;
-	if (a.c.health)
-		return ret;
-	return counts.n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
+	return t ? ret : RC_PROBLEM;
 }

@@ -69,6 +69,10 @@ check bash-gathered-option [ "$OUT" == "--gathered" ]
 mkdir -p "$TMPD/gathered" && : >"$TMPD/gathered/lab-a.json" && : >"$TMPD/gathered/lab-b.json"
 OUT=$(bash_complete "rdmactl doctor --gathered $TMPD/gathered/lab-")
 check bash-gathered-files [ "$OUT" == "$TMPD/gathered/lab-a.json"$'\n'"$TMPD/gathered/lab-b.json" ]
+OUT=$(bash_complete "rdmactl doctor --metr")
+check bash-metrics-option [ "$OUT" == "--metrics" ]
+OUT=$(bash_complete "rdmactl doctor --metrics -o $TMPD/gathered/lab-")
+check bash-metrics-output-file [ "$OUT" == "$TMPD/gathered/lab-a.json"$'\n'"$TMPD/gathered/lab-b.json" ]
 
 # An interactive bash really registers the function for rdmactl.
 OUT=$(bash --norc --noprofile -i -c "source '$TOP/completion/rdmactl.bash'; complete -p rdmactl" 2>/dev/null)

@@ -216,4 +216,53 @@ check port-bad-msg err_has "Failed to read --port '0'"
 run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
+# ---- --metrics: Prometheus text exposition ----
+# metric NAME{LABELS} VALUE: that exact sample line is in the output.
+metric() { grep -qxF -- "$1" <<<"$OUT"; }
+run --root "$OK" doctor --metrics
+check metrics-healthy-rc rc_is 0
+check metrics-version metric "rdmactl_info{version=\"$("$RDMACTL" --version | cut -d' ' -f2)\"} 1"
+check metrics-check-ok metric 'rdmactl_check_status{check="mtu",status="ok"} 1'
+check metrics-check-skip metric 'rdmactl_check_status{check="peer",status="skip"} 1'
+check metrics-one-per-check bash -c '[ "$(grep -c "^rdmactl_check_status{" <<<"$0")" -eq 15 ]' "$OUT"
+check metrics-port-state metric 'rdmactl_port_state{device="mlx5_0",port="1",state="ACTIVE",phys_state="LinkUp"} 1'
+check metrics-active-mtu metric 'rdmactl_port_active_mtu_bytes{device="mlx5_0",port="1"} 4096'
+check metrics-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens19f0np0"} 9000'
+# The field notes' table: index 5 is RoCE v2 with 192.168.88.1 (as roce.gid says).
+check metrics-gid metric 'rdmactl_port_gid_index{device="mlx5_0",port="1"} 5'
+check metrics-memlock-unlimited metric 'rdmactl_memlock_soft_limit_bytes{scope="login"} +Inf'
+check metrics-retrans metric 'rdmactl_port_retransmissions_total{device="mlx5_0",port="1",counter="local_ack_timeout_err"} 12'
+check metrics-seq metric 'rdmactl_port_sequence_errors_total{device="mlx5_0",port="1",counter="out_of_sequence"} 3'
+check metrics-cnp metric 'rdmactl_port_cnp_sent_total{device="mlx5_0",port="1",counter="np_cnp_sent"} 1042'
+check metrics-counter-type out_has '^# TYPE rdmactl_port_cnp_sent_total counter$'
+# Every family has HELP and TYPE before its samples; every sample's family was typed.
+check metrics-help-type bash -c 'awk "/^# HELP /{h[\$3]=1} /^# TYPE /{if(!h[\$3])exit 1; t[\$3]=1} /^[a-z]/{n=\$0; sub(/[{ ].*/,\"\",n); if(!t[n])exit 1}" <<<"$0"' "$OUT"
+run --root "$OK" doctor --metrics --skip memlock.shell
+check metrics-skipped-scope-absent bash -c '! grep -q "scope=\"shell\"" <<<"$0"' "$OUT"
+check metrics-skipped-scope-others metric 'rdmactl_memlock_hard_limit_bytes{scope="systemd"} +Inf'
+run --root "$BAD" doctor --metrics
+check metrics-broken-rc rc_is 1
+check metrics-broken-fail metric 'rdmactl_check_status{check="mtu",status="warn"} 1'
+check metrics-broken-ports metric 'rdmactl_check_status{check="ports",status="fail"} 1'
+check metrics-broken-port-down out_has '^rdmactl_port_state\{device="rxe0",port="1",state="DOWN",'
+check metrics-broken-memlock metric 'rdmactl_memlock_soft_limit_bytes{scope="shell"} 65536'
+check metrics-broken-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth0"} 1500'
+# -o: the file is replaced whole; nothing else is left in its directory.
+mkdir "$TMPD/prom" && echo old >"$TMPD/prom/rdmactl.prom"
+run --root "$OK" doctor --metrics -o "$TMPD/prom/rdmactl.prom"
+check metrics-file-rc rc_is 0
+check metrics-file-stdout-empty out_empty
+check metrics-file-written grep -q '^rdmactl_info{' "$TMPD/prom/rdmactl.prom"
+check metrics-file-alone bash -c '[ "$(ls "$0")" = rdmactl.prom ]' "$TMPD/prom"
+ln -s "$TMPD/prom/rdmactl.prom" "$TMPD/prom/link.prom"
+run --root "$OK" doctor --metrics -o "$TMPD/prom/link.prom"
+check metrics-file-symlink-refused rc_is 2
+fails_with metrics-json 2 "rdmactl doctor: Failed to use --metrics with -j: choose the metrics or the JSON document" \
+	--root "$OK" doctor --metrics -j
+fails_with metrics-o-alone 2 "rdmactl doctor: Failed to use -o without --metrics: the table and JSON go to standard output" \
+	--root "$OK" doctor -o "$TMPD/x.prom"
+run --root "$OK" doctor --metrics --slurm-health
+check metrics-health-rc rc_is 2
+check metrics-health-message err_is "rdmactl doctor: Failed to use --metrics with --slurm-health, -w, --gathered or --list: it reports this node's checks"
+
 finish
