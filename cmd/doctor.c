@@ -235,6 +235,48 @@ static int metrics_opt(struct doctor_args *a, int opt, const char *val)
 	return -ENOENT;
 }
 
+/* What to check and against which peer; -ENOENT when @opt is none of them. */
+static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+{
+	switch (opt) {
+	case OPT_PEER: a->peer = val; return 0;
+	case OPT_ONLY: a->only = val; return 0;
+	case OPT_SKIP: a->skip = val; return 0;
+	case OPT_LIST: a->list = true; return 0;
+	case OPT_GATHERED: a->gathered = val; return 0;
+	case OPT_PORT:
+		a->port_given = true;
+		if (!parse_long(val, 1, 65535, &a->port))
+			return 0;
+		log_err(ctx, "Failed to read --port '%s': not a port number (1-65535)", val);
+		return -EINVAL;
+	case OPT_FOR:
+		a->for_arg = val;
+		return parse_for(ctx, val, &a->target) ? -EINVAL : 0;
+	case OPT_TOKEN:
+		if (probe_token_from_arg(ctx, val, a->token))
+			return -EINVAL;
+		a->have_token = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* One option: 0, 1 for --help, or -EINVAL (said). */
+static int doctor_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+{
+	int ret = cluster_opt(ctx, &a->c, opt, val);
+
+	if (ret == -ENOENT)
+		ret = metrics_opt(a, opt, val);
+	if (ret == -ENOENT)
+		ret = check_opt(ctx, a, opt, val);
+	/* main() shows the help before any command runs; never run the checks after it. */
+	if (ret == -ENOENT)
+		return opt == OPT_HELP ? 1 : -EINVAL;
+	return ret;
+}
+
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
 {
 	struct optparser p;
@@ -247,55 +289,9 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args
 	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(&p)) != OPT_END) {
-		ret = cluster_opt(ctx, &a->c, c, p.optarg);
-		if (ret == -ENOENT)
-			ret = metrics_opt(a, c, p.optarg);
-		if (ret != -ENOENT) {
-			if (ret)
-				return -RC_USAGE;
-			continue;
-		}
-		ret = 0;
-		switch (c) {
-		case OPT_PEER:
-			a->peer = p.optarg;
-			break;
-		case OPT_PORT:
-			a->port_given = true;
-			if (parse_long(p.optarg, 1, 65535, &a->port)) {
-				log_err(ctx, "Failed to read --port '%s': not a port number (1-65535)",
-					p.optarg);
-				return -RC_USAGE;
-			}
-			break;
-		case OPT_FOR:
-			a->for_arg = p.optarg;
-			if (parse_for(ctx, p.optarg, &a->target))
-				return -RC_USAGE;
-			break;
-		case OPT_ONLY:
-			a->only = p.optarg;
-			break;
-		case OPT_SKIP:
-			a->skip = p.optarg;
-			break;
-		case OPT_LIST:
-			a->list = true;
-			break;
-		case OPT_TOKEN:
-			if (probe_token_from_arg(ctx, p.optarg, a->token))
-				return -RC_USAGE;
-			a->have_token = true;
-			break;
-		case OPT_GATHERED:
-			a->gathered = p.optarg;
-			break;
-		case OPT_HELP:
-			/* main() shows the help before any command runs; never run the checks after it. */
-			return 1;
-		default:
-			return -RC_USAGE;
-		}
+		ret = doctor_opt(ctx, a, c, p.optarg);
+		if (ret)
+			return ret > 0 ? 1 : -RC_USAGE;
 	}
 	if (opt_check_args(&p) || unused_options(ctx, a))
 		return -RC_USAGE;
@@ -652,12 +648,53 @@ static int local_report(struct ctx *ctx, const struct doctor_args *a, struct doc
 	return rc;
 }
 
-int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+/* This node's checks (@sel of them) and their report. */
+static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
-	struct doctor_args a;
 	struct doctor_counts counts;
 	struct doctor d;
 	struct table *t;
+	int ret = RC_PROBLEM;
+
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	d.target = a->target;
+	d.peer = a->peer;
+	d.peer_port = (unsigned int)a->port;
+	d.token = a->have_token ? a->token : NULL;
+	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
+	d.node_warnings = read_warnings(ctx);
+	t = table_new(doctor_cols);
+	if (t) {
+		doctor_run(&d, sel, t, &counts);
+		ret = local_report(ctx, a, &d, t, &counts);
+	}
+	doctor_peer_free(&d);
+	doctor_free(&d);
+	if (!d.node_err)
+		rdma_node_free(&d.node);
+	return ret;
+}
+
+/* -w, or inside an allocation: the cluster's report; -1 when it is not that. */
+static int maybe_cluster(struct ctx *ctx, const struct doctor_args *a)
+{
+	struct hostlist nodes;
+	int ret = -1;
+
+	if (a->c.local || a->c.health || a->gathered || a->list || a->metrics)
+		return -1;
+	if (fanout_nodes(ctx, a->c.w, a->c.x, &nodes))
+		ret = RC_USAGE;
+	else if (nodes.n)
+		ret = doctor_cluster(ctx, a, &nodes);
+	hostlist_free(&nodes);
+	return ret;
+}
+
+int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+{
+	struct doctor_args a;
 	size_t n = doctor_count();
 	bool *sel;
 	int ret;
@@ -667,20 +704,9 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 		return ret > 0 ? RC_OK : -ret;
 	if (cluster_alone(ctx, &a) || metrics_alone(ctx, &a))
 		return RC_USAGE;
-	if (!a.c.local && !a.c.health && !a.gathered && !a.list && !a.metrics) {
-		struct hostlist nodes;
-
-		if (fanout_nodes(ctx, a.c.w, a.c.x, &nodes)) {
-			hostlist_free(&nodes);
-			return RC_USAGE;
-		}
-		if (nodes.n) {
-			ret = doctor_cluster(ctx, &a, &nodes);
-			hostlist_free(&nodes);
-			return ret;
-		}
-		hostlist_free(&nodes);
-	}
+	ret = maybe_cluster(ctx, &a);
+	if (ret >= 0)
+		return ret;
 	if (a.c.given) {
 		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
 			a.c.given);
@@ -694,27 +720,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	if (!sel)
 		return RC_PROBLEM;
 	ret = selection(ctx, &a, sel, n);
-	if (ret) {
-		free(sel);
-		return -ret;
-	}
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
-	d.target = a.target;
-	d.peer = a.peer;
-	d.peer_port = (unsigned int)a.port;
-	d.token = a.have_token ? a.token : NULL;
-	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
-	d.node_warnings = read_warnings(ctx);
-	t = table_new(doctor_cols);
-	if (t) {
-		doctor_run(&d, sel, t, &counts);
-		ret = local_report(ctx, &a, &d, t, &counts);
-	}
-	doctor_peer_free(&d);
-	doctor_free(&d);
-	if (!d.node_err)
-		rdma_node_free(&d.node);
+	ret = ret ? -ret : doctor_here(ctx, &a, sel);
 	free(sel);
-	return t ? ret : RC_PROBLEM;
+	return ret;
 }

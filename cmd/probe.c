@@ -908,8 +908,11 @@ int cmd_probe(struct ctx *ctx, int argc, char **argv)
 		if (probe_opt(ctx, &a, c, p.optarg))
 			return fwd_done(&a, RC_USAGE);
 		note_role(&a, &p, c);
-		if (note_cluster(&a, &p, c, p.optarg))
-			return fwd_done(&a, RC_PROBLEM);
+		if (note_cluster(&a, &p, c, p.optarg)) {
+			log_err(ctx, "Failed to keep the test's options for -w's agents: %zu of them is "
+				"too many; give each once", a.nfwd);
+			return fwd_done(&a, RC_USAGE);
+		}
 	}
 	if (opt_check_args(&p))
 		return fwd_done(&a, RC_USAGE);

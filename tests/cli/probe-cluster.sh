@@ -32,6 +32,11 @@ fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use
 fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
 	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
 
+# The same test option forty times: refused, not cut.
+run probe -w 'n[1-2]' --launcher ssh $(for _ in $(seq 45); do printf -- '-s 1K '; done)
+check many-options-rc rc_is 2
+check many-options err_has "too many; give each once"
+
 # --pairs: the file's bad line is named with its value.
 printf '1 n1 n2\n2 n1 n7\n' >"$TMP/pairs"
 run probe -w 'n[1-4]' --launcher ssh --pairs "$TMP/pairs"
