@@ -18,8 +18,8 @@ mkdir "$out/t"
 cp "$TOP/bench/probe-cluster-lab.sh" "$out/t/"
 read -r load _ </proc/loadavg
 flock /tmp/rdmactl-lab.lock "$TOP/tests/lab/lab" --guests 4 --bin "$BUILD" --out "$out" \
-	--timeout 1200 "$out/t/probe-cluster-lab.sh" >/dev/null
-res=$(grep -h '^RESULT' "$out"/log/a/*.log 2>/dev/null)
+	--timeout 1200 "$out/t/probe-cluster-lab.sh" >/dev/null 2>&1
+res=$(grep -h "^RESULT" "$out"/a/*.log 2>/dev/null)
 if [ -z "$res" ]; then
 	echo "probe-cluster: the lab gave no result (see tests/lab/README.md)"
 	exit 1
