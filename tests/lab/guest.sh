@@ -431,4 +431,18 @@ for i in "${!T_ID[@]}"; do
 	wait_limit=$((T_TIMEOUT[i] + 60))
 done
 : >"$RUN/done.$NODE"
+# Stay up until every guest is done: a guest checking the wire after its
+# failed last test would otherwise find the others powered off and report
+# a dead wire that was only a finished run (seen after t4-probe failed).
+# (A guest that went down never ends: 120 s at most.)
+all_done() {
+	local n
+	for n in $LAB__ALL; do
+		[[ -e $RUN/done.$n || -e $RUN/down.$n ]] || return 1
+	done
+}
+for ((i = 0; i < 600; i++)); do
+	all_done && break
+	lab_sleep 0.2
+done
 say "all tests done"
