@@ -32,6 +32,7 @@
 
 #define RAILS_MAX	16
 #define HANDSHAKE_MS	3000	/* each message of an agent's handshake */
+#define PENDING_MAX	64	/* agents' handshakes in flight */
 
 struct cnode {
 	const char *name;
@@ -42,6 +43,16 @@ struct cnode {
 	char launch_why[512];		/* what the launcher said (its thread writes it) */
 	unsigned int nports;
 	char dev[RAILS_MAX][64], ip[RAILS_MAX][64];
+};
+
+/* An agent's connection in its handshake (fd -1: a free slot). */
+struct pending {
+	struct rdv_conn c;
+	char from[INET_ADDRSTRLEN];
+	long deadline;			/* for its next message */
+	int node;			/* the node its HELLO named */
+	uint8_t an[PROBE_NONCE_LEN], cn[PROBE_NONCE_LEN];
+	char *ports;			/* from its HELLO; set: waiting for AUTH */
 };
 
 struct cjob {
@@ -66,6 +77,8 @@ struct coord {
 	unsigned int rails, step;	/* step: the one running, numbered for the agents */
 	struct cjob *jobs;
 	size_t njobs;
+	struct pending *pend;		/* [PENDING_MAX] */
+	unsigned int said_full;		/* handshakes dropped for room */
 	struct linkmap map;
 	bool tty;
 	unsigned int steps_done, steps_total;
@@ -241,60 +254,122 @@ static void ports_parse(struct cnode *nd, char *ports)
 	}
 }
 
-/* The agent's HELLO and AUTH; its node index, or -1 (the reason said with -v). */
-static int handshake(struct coord *co, struct rdv_conn *c, const char *from)
+/*
+ * An agent's handshake, read a line at a time in the coordinator's loop
+ * like everything else: a connection that says nothing, or a byte a
+ * second, holds up no other.  Each message has HANDSHAKE_MS; at most
+ * PENDING_MAX are in flight, the oldest dropped past that.
+ */
+static void pend_drop(struct pending *p)
+{
+	rdv_close(&p->c);
+	free(p->ports);
+	p->ports = NULL;
+}
+
+/* HELLO 1 NAME AN PORTS: answer with CHALLENGE; 0, or -1 to drop it. */
+static int pend_hello(struct coord *co, struct pending *p, const char *line)
+{
+	char name[256], anh[RDV_HEX_LEN + 1], mac[RDV_HEX_LEN + 1], cnh[RDV_HEX_LEN + 1];
+	int proto, off = 0;
+
+	if (sscanf(line, "HELLO %d %255s %64s %n", &proto, name, anh, &off) != 3 || !off ||
+	    proto != RDV_PROTO || rdv_unhex(anh, p->an, sizeof(p->an)))
+		return -1;
+	p->node = node_match(co, name);
+	if (p->node < 0 || co->nodes[p->node].joined) {
+		log_warn(co->ctx, "an agent on %s calls itself '%s', %s; refused", p->from, name,
+			 p->node < 0 ? "which is none of the nodes" : "which has joined already");
+		return -1;
+	}
+	p->ports = strdup(line + off);
+	if (!p->ports || probe_auth_nonce(p->cn) || rdv_mac_hex(co->token, p->an, p->cn, mac))
+		return -1;
+	rdv_hex(p->cn, sizeof(p->cn), cnh);
+	p->deadline = now_ms() + HANDSHAKE_MS;
+	return rdv_send(&p->c, "CHALLENGE %s %s", cnh, mac) ? -1 : 0;
+}
+
+/* AUTH MAC: the agent holds the token; it joins as its node. 0, or -1 to drop it. */
+static int pend_auth(struct coord *co, struct pending *p, const char *line)
+{
+	struct cnode *nd = &co->nodes[p->node];
+	char mac[RDV_HEX_LEN + 1];
+
+	if (sscanf(line, "AUTH %64s", mac) != 1 || !rdv_mac_ok(co->token, p->cn, p->an, mac)) {
+		log_warn(co->ctx, "an agent on %s as '%s' did not prove the run's token; refused",
+			 p->from, nd->name);
+		return -1;
+	}
+	if (nd->joined || rdv_send(&p->c, "WELCOME %d %u", p->node, co->n))
+		return -1;
+	ports_parse(nd, p->ports);
+	nd->c = p->c;
+	nd->joined = true;
+	nd->heard_ms = now_ms();
+	p->c.fd = -1;
+	pend_drop(p);
+	return 0;
+}
+
+static void pend_read(struct coord *co, struct pending *p)
 {
 	static char line[RDV_LINE_MAX + 1];
-	char name[256], anh[RDV_HEX_LEN + 1], ports[RDV_LINE_MAX], mac[RDV_HEX_LEN + 1], cnh[RDV_HEX_LEN + 1];
-	uint8_t an[PROBE_NONCE_LEN], cn[PROBE_NONCE_LEN];
-	int proto, i;
+	int ret = rdv_fill(&p->c);
 
-	if (rdv_wait_line(c, line, HANDSHAKE_MS) != 1 ||
-	    sscanf(line, "HELLO %d %255s %64s %16383s", &proto, name, anh, ports) != 4 ||
-	    proto != RDV_PROTO || rdv_unhex(anh, an, sizeof(an)))
-		return -1;
-	i = node_match(co, name);
-	if (i < 0 || co->nodes[i].joined) {
-		log_warn(co->ctx, "an agent on %s calls itself '%s', %s; refused", from, name,
-			 i < 0 ? "which is none of the nodes" : "which has joined already");
-		return -1;
+	while (p->c.fd >= 0 && rdv_line(&p->c, line))
+		if ((p->ports ? pend_auth(co, p, line) : pend_hello(co, p, line)) < 0)
+			pend_drop(p);
+	if (ret && p->c.fd >= 0)
+		pend_drop(p);
+}
+
+/* A free slot, or the one whose time runs out first, dropped. */
+static struct pending *pend_slot(struct coord *co)
+{
+	struct pending *oldest = &co->pend[0];
+	size_t i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (co->pend[i].c.fd < 0)
+			return &co->pend[i];
+		if (co->pend[i].deadline < oldest->deadline)
+			oldest = &co->pend[i];
 	}
-	if (probe_auth_nonce(cn) || rdv_mac_hex(co->token, an, cn, mac))
-		return -1;
-	rdv_hex(cn, sizeof(cn), cnh);
-	if (rdv_send(c, "CHALLENGE %s %s", cnh, mac) || rdv_wait_line(c, line, HANDSHAKE_MS) != 1 ||
-	    sscanf(line, "AUTH %64s", mac) != 1 || !rdv_mac_ok(co->token, cn, an, mac)) {
-		log_warn(co->ctx, "an agent on %s as '%s' did not prove the run's token; refused", from,
-			 name);
-		return -1;
-	}
-	if (rdv_send(c, "WELCOME %d %u", i, co->n))
-		return -1;
-	ports_parse(&co->nodes[i], ports);
-	return i;
+	if (!co->said_full++)
+		log_warn(co->ctx, "more than %d connections in their handshake on the rendezvous "
+			 "port: dropping the oldest (first from %s); said once", PENDING_MAX, oldest->from);
+	pend_drop(oldest);
+	return oldest;
 }
 
 static void accept_agents(struct coord *co)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
-	char from[INET_ADDRSTRLEN] = "?";
-	struct rdv_conn c;
-	int fd, i;
+	struct pending *p;
+	int fd;
 
 	while ((fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		inet_ntop(AF_INET, &sa.sin_addr, from, sizeof(from));
-		rdv_init(&c, fd);
-		i = handshake(co, &c, from);
-		if (i < 0) {
-			rdv_close(&c);
-			continue;
-		}
-		co->nodes[i].c = c;
-		co->nodes[i].joined = true;
-		co->nodes[i].heard_ms = now_ms();
+		p = pend_slot(co);
+		rdv_init(&p->c, fd);
+		inet_ntop(AF_INET, &sa.sin_addr, p->from, sizeof(p->from));
+		p->node = -1;
+		p->deadline = now_ms() + HANDSHAKE_MS;
 		len = sizeof(sa);
 	}
+}
+
+static void pend_expire(struct coord *co)
+{
+	long now = now_ms();
+	size_t i;
+
+	for (i = 0; i < PENDING_MAX; i++)
+		if (co->pend[i].c.fd >= 0 && now >= co->pend[i].deadline) {
+			log_info(co->ctx, "an agent's handshake from %s timed out", co->pend[i].from);
+			pend_drop(&co->pend[i]);
+		}
 }
 
 /* ---- the loop ---- */
@@ -457,9 +532,9 @@ static void keepalive(struct coord *co)
 /* One round of poll: up to @ms, for everything that may say something. */
 static void pump(struct coord *co, int ms, bool accepting)
 {
-	struct pollfd *p = calloc(co->n + 2, sizeof(*p));
-	uint32_t *who = calloc(co->n + 2, sizeof(*who)), i;
-	size_t n = 0, k;
+	size_t cap = co->n + PENDING_MAX + 2, n = 0, k;
+	struct pollfd *p = calloc(cap, sizeof(*p));
+	uint32_t *who = calloc(cap, sizeof(*who)), i;	/* < n: a node; else PENDING + slot */
 	char drain[64];
 
 	if (!p || !who)
@@ -467,6 +542,11 @@ static void pump(struct coord *co, int ms, bool accepting)
 	p[n++] = (struct pollfd){ .fd = co->wake[0], .events = POLLIN };
 	if (accepting)
 		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
+	for (i = 0; accepting && i < PENDING_MAX; i++)
+		if (co->pend[i].c.fd >= 0) {
+			who[n] = co->n + i;
+			p[n++] = (struct pollfd){ .fd = co->pend[i].c.fd, .events = POLLIN };
+		}
 	for (i = 0; i < co->n; i++)
 		if (alive(co, i)) {
 			who[n] = i;
@@ -476,12 +556,19 @@ static void pump(struct coord *co, int ms, bool accepting)
 		if (p[0].revents && read(co->wake[0], drain, sizeof(drain)) < 0) {
 			/* nothing to do: it only wakes us */
 		}
+		for (k = 1 + accepting; k < n; k++) {
+			if (!p[k].revents)
+				continue;
+			if (who[k] >= co->n)
+				pend_read(co, &co->pend[who[k] - co->n]);
+			else if (alive(co, who[k]))
+				read_agent(co, who[k]);
+		}
 		if (accepting && p[1].revents)
 			accept_agents(co);
-		for (k = 1 + accepting; k < n; k++)
-			if (p[k].revents && alive(co, who[k]))
-				read_agent(co, who[k]);
 	}
+	if (accepting)
+		pend_expire(co);
 	keepalive(co);
 out:
 	free(p);
@@ -898,7 +985,12 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 			      .lfd = -1, .wake = { -1, -1 }, .tty = isatty(STDERR_FILENO) };
 	pthread_mutex_init(&co->mu, NULL);
 	co->nodes = calloc(co->n, sizeof(*co->nodes));
-	if (!co->nodes || pipe2(co->wake, O_CLOEXEC | O_NONBLOCK) || rdv_token(co->token))
+	co->pend = calloc(PENDING_MAX, sizeof(*co->pend));
+	for (i = 0; co->pend && i < PENDING_MAX; i++)
+		co->pend[i].c.fd = -1;
+	for (i = 0; co->nodes && i < co->n; i++)
+		co->nodes[i].c.fd = -1;
+	if (!co->nodes || !co->pend || pipe2(co->wake, O_CLOEXEC | O_NONBLOCK) || rdv_token(co->token))
 		return -ENOMEM;
 	for (i = 0; i < co->n; i++) {
 		co->nodes[i].name = nodes->names[i];
@@ -913,6 +1005,9 @@ static void coord_free(struct coord *co)
 
 	for (i = 0; co->nodes && i < co->n; i++)
 		rdv_close(&co->nodes[i].c);
+	for (i = 0; co->pend && i < PENDING_MAX; i++)
+		pend_drop(&co->pend[i]);
+	free(co->pend);
 	if (co->lfd >= 0)
 		close(co->lfd);
 	if (co->wake[0] >= 0)
