@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/ctx.h"
@@ -50,14 +49,6 @@ struct agent {
 	struct job jobs[AGENT_JOBS];
 	long heard_ms;		/* last line from the coordinator */
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
 
 /* ---- before the rendezvous ---- */
 
@@ -194,7 +185,7 @@ static int handshake(struct agent *a)
 		log_err(a->ctx, "Failed to join the cluster probe as %s: %s", name,
 			ret == -EACCES ? "the coordinator refused us or did not prove the token"
 				       : strerror(-ret));
-	a->heard_ms = now_ms();
+	a->heard_ms = rdv_ms();
 	return ret;
 }
 
@@ -417,7 +408,7 @@ static int on_line(struct agent *a, const char *line)
 	size_t i;
 	unsigned int step;
 
-	a->heard_ms = now_ms();
+	a->heard_ms = rdv_ms();
 	if (!strncmp(line, "SERVE ", 6))
 		return on_serve(a, line);
 	if (!strncmp(line, "CLIENT ", 7))
@@ -490,7 +481,7 @@ static int poll_once(struct agent *a)
 			return ret;
 	if (a->c.eof)
 		return -ECONNRESET;
-	return now_ms() - a->heard_ms > RDV_SILENCE_S * 1000L ? -ETIMEDOUT : 0;
+	return rdv_ms() - a->heard_ms > RDV_SILENCE_S * 1000L ? -ETIMEDOUT : 0;
 }
 
 int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/ctx.h"
@@ -84,14 +83,6 @@ struct coord {
 	unsigned int steps_done, steps_total;
 	long steps_t0;			/* when the first step started */
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
 
 /* Joined, not gone, and not yet told goodbye (its connection then closed). */
 static bool alive(const struct coord *co, uint32_t i)
@@ -286,7 +277,7 @@ static int pend_hello(struct coord *co, struct pending *p, const char *line)
 	if (!p->ports || probe_auth_nonce(p->cn) || rdv_mac_hex(co->token, p->an, p->cn, mac))
 		return -1;
 	rdv_hex(p->cn, sizeof(p->cn), cnh);
-	p->deadline = now_ms() + HANDSHAKE_MS;
+	p->deadline = rdv_ms() + HANDSHAKE_MS;
 	return rdv_send(&p->c, "CHALLENGE %s %s", cnh, mac) ? -1 : 0;
 }
 
@@ -306,7 +297,7 @@ static int pend_auth(struct coord *co, struct pending *p, const char *line)
 	ports_parse(nd, p->ports);
 	nd->c = p->c;
 	nd->joined = true;
-	nd->heard_ms = now_ms();
+	nd->heard_ms = rdv_ms();
 	p->c.fd = -1;
 	pend_drop(p);
 	return 0;
@@ -355,14 +346,14 @@ static void accept_agents(struct coord *co)
 		rdv_init(&p->c, fd);
 		inet_ntop(AF_INET, &sa.sin_addr, p->from, sizeof(p->from));
 		p->node = -1;
-		p->deadline = now_ms() + HANDSHAKE_MS;
+		p->deadline = rdv_ms() + HANDSHAKE_MS;
 		len = sizeof(sa);
 	}
 }
 
 static void pend_expire(struct coord *co)
 {
-	long now = now_ms();
+	long now = rdv_ms();
 	size_t i;
 
 	for (i = 0; i < PENDING_MAX; i++)
@@ -480,7 +471,7 @@ static void on_line(struct coord *co, uint32_t i, char *line)
 	struct cjob *j;
 	int off = 0;
 
-	co->nodes[i].heard_ms = now_ms();
+	co->nodes[i].heard_ms = rdv_ms();
 	if (!strcmp(line, "PONG"))
 		return;
 	if (sscanf(line, "READY %u %u", &step, &rail) == 2) {
@@ -511,7 +502,7 @@ static void read_agent(struct coord *co, uint32_t i)
 /* Keep-alives out, and silent agents declared gone. */
 static void keepalive(struct coord *co)
 {
-	long now = now_ms();
+	long now = rdv_ms();
 	char why[128];
 	uint32_t i;
 
@@ -628,14 +619,14 @@ static int jobs_make(struct coord *co, const struct sched_step *st, uint32_t rou
 /* Pump until every job has @ready (or is done), or @ms passed. */
 static void wait_jobs(struct coord *co, long ms, bool ready)
 {
-	long end = now_ms() + ms;
+	long end = rdv_ms() + ms;
 	size_t k;
 
 	for (;;) {
 		for (k = 0; k < co->njobs; k++)
 			if (!co->jobs[k].done && !(ready && co->jobs[k].ready))
 				break;
-		if (k == co->njobs || now_ms() >= end)
+		if (k == co->njobs || rdv_ms() >= end)
 			return;
 		pump(co, 200, false);
 	}
@@ -722,7 +713,7 @@ static int run_step(struct coord *co, const struct sched_step *st, uint32_t roun
 /* On a terminal: the step, and the time left at the pace of the steps so far. */
 static void progress(struct coord *co, uint32_t round, bool retest)
 {
-	long now = now_ms();
+	long now = rdv_ms();
 
 	if (!co->steps_done)
 		co->steps_t0 = now;
@@ -777,14 +768,14 @@ static bool lost(struct coord *co, uint32_t i)
 /* Every node's agent joins, fails to start, or runs out of --node-timeout. */
 static void gather(struct coord *co)
 {
-	long end = now_ms() + co->cfg->launch.node_timeout * 1000L;
+	long end = rdv_ms() + co->cfg->launch.node_timeout * 1000L;
 	uint32_t i, waiting;
 
 	do {
 		pump(co, 200, true);
 		for (i = waiting = 0; i < co->n; i++)
 			waiting += !co->nodes[i].joined && !lost(co, i);
-	} while (waiting && now_ms() < end);
+	} while (waiting && rdv_ms() < end);
 	for (i = 0; i < co->n; i++)
 		if (!co->nodes[i].joined && !co->nodes[i].down) {
 			co->nodes[i].down = true;
@@ -864,8 +855,8 @@ static void say_bye(struct coord *co)
 		rdv_close(&co->nodes[i].c);
 	}
 	/* Every agent ends on BYE or on the closed connection; the launcher then returns. */
-	end = now_ms() + 15000;
-	while (!launch_over(co) && now_ms() < end)
+	end = rdv_ms() + 15000;
+	while (!launch_over(co) && rdv_ms() < end)
 		pump(co, 200, false);
 	if (!launch_over(co))
 		launch_abort();
@@ -1021,13 +1012,13 @@ static void coord_free(struct coord *co)
 
 static double since(long t0)
 {
-	return (double)(now_ms() - t0) / 1000;
+	return (double)(rdv_ms() - t0) / 1000;
 }
 
 /* Start the agents, run @s and the retests, end the agents; the link map filled. */
 static int drive(struct coord *co, const struct schedule *s, char **argv)
 {
-	long t0 = now_ms(), t1;
+	long t0 = rdv_ms(), t1;
 	double join_s;
 	size_t rsteps = 0;
 	int ret = start(co, argv);
@@ -1041,7 +1032,7 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	co->rails = rails_common(co);
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	co->steps_total = (unsigned int)s->n;
-	t1 = now_ms();
+	t1 = rdv_ms();
 	ret = run_schedule(co, s, false);
 	/* A node gone explains its links: no retest of them. */
 	downs_to_map(co);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cluster/rdv.h"
@@ -66,17 +65,9 @@ int rdv_line(struct rdv_conn *c, char *line)
 	return 1;
 }
 
-static long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 int rdv_wait_line(struct rdv_conn *c, char *line, int ms)
 {
-	long end = mono_ms() + ms;
+	long end = rdv_ms() + ms;
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 	int ret;
 
@@ -85,9 +76,9 @@ int rdv_wait_line(struct rdv_conn *c, char *line, int ms)
 			return 1;
 		if (c->eof)
 			return -ECONNRESET;
-		if (mono_ms() >= end)
+		if (rdv_ms() >= end)
 			return -ETIMEDOUT;
-		if (poll(&p, 1, (int)(end - mono_ms())) < 0 && errno != EINTR)
+		if (poll(&p, 1, (int)(end - rdv_ms())) < 0 && errno != EINTR)
 			return -errno;
 		ret = rdv_fill(c);
 		if (ret)

@@ -30,11 +30,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe/probe_ctl.h"
+
 #define RDV_LINE_MAX	16384
 #define RDV_PROTO	1
 #define RDV_PING_S	3	/* the coordinator's keep-alive */
 #define RDV_SILENCE_S	20	/* a peer silent this long is gone */
 #define RDV_HEX_LEN	64	/* a nonce or a MAC in hex */
+
+/* Milliseconds on the monotonic clock (probe_ctl's now_ns()), for deadlines. */
+static inline long rdv_ms(void)
+{
+	return (long)(now_ns() / 1000000);
+}
 
 struct rdv_conn {
 	int fd;
