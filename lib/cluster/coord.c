@@ -77,6 +77,9 @@ struct coord {
 	struct cjob *jobs;
 	size_t njobs;
 	struct pending *pend;		/* [PENDING_MAX] */
+	/* pump()'s poll set, made once: [nodes + PENDING_MAX + 2] */
+	struct pollfd *pfd;
+	uint32_t *who;			/* < nodes: a node; else nodes + a pending slot */
 	unsigned int said_full;		/* handshakes dropped for room */
 	struct linkmap map;
 	bool tty;
@@ -523,13 +526,11 @@ static void keepalive(struct coord *co)
 /* One round of poll: up to @ms, for everything that may say something. */
 static void pump(struct coord *co, int ms, bool accepting)
 {
-	size_t cap = co->n + PENDING_MAX + 2, n = 0, k;
-	struct pollfd *p = calloc(cap, sizeof(*p));
-	uint32_t *who = calloc(cap, sizeof(*who)), i;	/* < n: a node; else PENDING + slot */
+	struct pollfd *p = co->pfd;
+	uint32_t *who = co->who, i;
+	size_t n = 0, k;
 	char drain[64];
 
-	if (!p || !who)
-		goto out;
 	p[n++] = (struct pollfd){ .fd = co->wake[0], .events = POLLIN };
 	if (accepting)
 		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
@@ -561,9 +562,6 @@ static void pump(struct coord *co, int ms, bool accepting)
 	if (accepting)
 		pend_expire(co);
 	keepalive(co);
-out:
-	free(p);
-	free(who);
 }
 
 /* ---- a step ---- */
@@ -981,7 +979,10 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 		co->pend[i].c.fd = -1;
 	for (i = 0; co->nodes && i < co->n; i++)
 		co->nodes[i].c.fd = -1;
-	if (!co->nodes || !co->pend || pipe2(co->wake, O_CLOEXEC | O_NONBLOCK) || rdv_token(co->token))
+	co->pfd = calloc(co->n + PENDING_MAX + 2, sizeof(*co->pfd));
+	co->who = calloc(co->n + PENDING_MAX + 2, sizeof(*co->who));
+	if (!co->nodes || !co->pend || !co->pfd || !co->who ||
+	    pipe2(co->wake, O_CLOEXEC | O_NONBLOCK) || rdv_token(co->token))
 		return -ENOMEM;
 	for (i = 0; i < co->n; i++) {
 		co->nodes[i].name = nodes->names[i];
@@ -999,6 +1000,8 @@ static void coord_free(struct coord *co)
 	for (i = 0; co->pend && i < PENDING_MAX; i++)
 		pend_drop(&co->pend[i]);
 	free(co->pend);
+	free(co->pfd);
+	free(co->who);
 	if (co->lfd >= 0)
 		close(co->lfd);
 	if (co->wake[0] >= 0)
