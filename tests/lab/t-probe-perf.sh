@@ -1,10 +1,11 @@
 #!/bin/bash
-# rdmactl probe against perftest's ib_write_bw on the same link, same size
-# and count, run alternately between the same guests: the best averages of
-# three rounds must be within 25% of each other. The emulated link's rate
-# swings by 2x from run to run (other guests share the host's CPUs), and a
-# run is only ever slowed by that, so the best of a few says what the link
-# does; the bench/ script measures the ratio properly.
+# rdmactl probe beside perftest's ib_write_bw on the same link, same size
+# and count: both must take the same path (GID index, MTU) and put at least
+# the packets their writes need on the wire, as the writer's rxe counters
+# count them. So rdmactl's figure is of the same work the reference does.
+# How the two rates compare is a measurement, not a check: the emulated
+# link's rate swings 2x with the host's load, so bench/probe.sh measures
+# the ratio over many rounds (this prints it only).
 # lab-timeout: 240
 
 lab_need_peer
@@ -13,48 +14,66 @@ n=300
 size=65536
 port=18600
 bwport=18515
-rounds=3
 
 if [[ $LAB_NODE == a ]]; then
 	"$RDMACTL" probe --server --port $port >probe-server.out 2>&1 &
 	probe=$!
-	lab_wait_listen $port
-	for r in $(seq $rounds); do
-		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >"bw-server-$r.out" 2>&1 &
-		bw=$!
-		lab_wait_listen $bwport
-		lab_put "up-$r" 1
-		wait "$bw" || fail "ib_write_bw server (round $r) exited with $?"
-	done
-	lab_get clients-done 200 >/dev/null
+	lab_wait_listen $port || fail "rdmactl probe server does not listen"
+	timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >bw-server.out 2>&1 &
+	bw=$!
+	lab_wait_listen $bwport || fail "ib_write_bw server does not listen"
+	lab_put up 1
+	wait "$bw" || fail "ib_write_bw server exited with $?"
+	lab_get client-done 200 >/dev/null
 	kill "$probe"
 	wait "$probe" 2>/dev/null
-	cat probe-server.out bw-server-*.out
+	cat probe-server.out bw-server.out
 	exit 0
 fi
 
+# sent: the writer's rxe0 packets sent so far (retransmissions included).
+sent() { lab_hwcnt rxe0 1 | awk '$1 == "sent_pkts" { print $2 }'; }
+
+# need MTU: the packets n writes of size bytes take at that MTU.
+need() { echo $((n * ((size + $1 - 1) / $1))); }
+
+lab_get up >/dev/null
+s0=$(sent)
+timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >probe.json ||
+	fail "rdmactl probe exited with $?"
+s1=$(sent)
+for _ in 1 2 3; do
+	timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >bw.out 2>&1 && break
+	lab_sleep 1
+done
+s2=$(sent)
+lab_put client-done 1
+cat bw.out
+
+# ib_write_bw: " Mtu : 1024[B]", " GID index : 1", then
+# "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]".
+bw_mtu=$(sed -n 's/.*Mtu *: *\([0-9]*\)\[B\].*/\1/p' bw.out | head -n 1)
+bw_gid=$(sed -n 's/.*GID index *: *\([0-9]*\).*/\1/p' bw.out | head -n 1)
+bw_row=$(awk -v s=$size '$1 == s && NF >= 5 { print $2, $4 }' bw.out)
+[[ -n $bw_mtu && -n $bw_gid && -n $bw_row ]] || fail "ib_write_bw printed no result (its output is above)"
+read -r bw_iters bw_rate <<<"$bw_row"
+check_eq "ib_write_bw ran $n writes" $n "$bw_iters"
+
+jqv() { jq -r "$1" probe.json; }
+check_eq "rdmactl: size" $size "$(jqv '.results[0].bytes')"
+check_eq "rdmactl: writes" $n "$(jqv '.results[0].msgs')"
+check_eq "same GID index as ib_write_bw -x $bw_gid" "$bw_gid" "$(jqv .probe.local.gid_index)"
+check_eq "same path MTU as ib_write_bw" "$bw_mtu" "$(jqv .probe.path_mtu)"
+
+# Each tool's writes were on the wire: at least size/MTU packets apiece
+# (more when some were sent again).
+[[ $s0$s1$s2 =~ ^[0-9]+$ ]] || fail "rxe0 has no sent_pkts counter: '$s0' '$s1' '$s2'"
+mtu=${bw_mtu:-1024}
+echo "packets sent: rdmactl $((s1 - s0)), ib_write_bw $((s2 - s1)), $(need "$mtu") needed for $n x $size B at MTU $mtu"
+(( s1 - s0 >= $(need "$mtu") )) || fail "rdmactl's writes sent $((s1 - s0)) packets, fewer than the $(need "$mtu") they need"
+(( s2 - s1 >= $(need "$mtu") )) || fail "ib_write_bw's writes sent $((s2 - s1)) packets, fewer than the $(need "$mtu") they need"
+
 # perftest's MB/sec is 2^20 B/s: its code divides by 0x100000, and newer
 # releases label the same number MiB/sec. rdmactl's MB/s is 10^6 B/s.
-best_probe=0 best_bw=0
-for r in $(seq $rounds); do
-	lab_get "up-$r" >/dev/null
-	timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >"probe-$r.json" ||
-		fail "rdmactl probe (round $r) exited with $?"
-	for try in 1 2 3; do
-		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >"bw-$r.out" 2>&1 && break
-		sleep 1
-	done
-	# ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
-	bw=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' "bw-$r.out")
-	pr=$(jq -r '.results[0].bw_avg_MBps / 1.048576 | . * 100 | round / 100' "probe-$r.json")
-	echo "round $r: ib_write_bw ${bw:-none} MiB/s, rdmactl probe ${pr:-none} MiB/s"
-	[[ -n $bw && -n $pr && $pr != null ]] || { fail "round $r: no result to compare"; cat "bw-$r.out"; continue; }
-	best_probe=$(awk -v a="$best_probe" -v b="$pr" 'BEGIN { print (b > a ? b : a) }')
-	best_bw=$(awk -v a="$best_bw" -v b="$bw" 'BEGIN { print (b > a ? b : a) }')
-done
-lab_put clients-done 1
-cat bw-1.out
-ratio=$(awk -v a="$best_probe" -v b="$best_bw" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-echo "best of $rounds: ib_write_bw $best_bw MiB/s, rdmactl probe $best_probe MiB/s, ratio $ratio"
-awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75 && r <= 1.25) }' ||
-	fail "best averages differ by more than 25%: ratio $ratio"
+pr=$(jqv '.results[0].bw_avg_MBps / 1.048576 | . * 100 | round / 100')
+echo "for information (bench/probe.sh measures it): ib_write_bw ${bw_rate:-none} MiB/s, rdmactl probe ${pr:-none} MiB/s"
