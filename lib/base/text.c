@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Text from outside made safe for a terminal and for JSON (see text.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +9,15 @@
 
 #include "base/text.h"
 
+/* @avail for a string that ends with a NUL: the NUL fails as a continuation byte. */
+#define NUL_ENDED SIZE_MAX
+
 /*
  * Length of the valid UTF-8 sequence at @p (1 to 4), or 0 when it is not
- * one: overlong forms, surrogates and code points past U+10FFFF are not.
+ * one: overlong forms, surrogates, code points past U+10FFFF and sequences
+ * longer than the @avail bytes left are not.
  */
-static size_t utf8_seq(const unsigned char *p)
+static size_t utf8_seq(const unsigned char *p, size_t avail)
 {
 	unsigned int cp;
 	size_t n, i;
@@ -26,6 +31,8 @@ static size_t utf8_seq(const unsigned char *p)
 	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
 		n = 4, cp = p[0] & 0x07;
 	else
+		return 0;
+	if (n > avail)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
@@ -50,12 +57,13 @@ static bool needs_escape(const unsigned char *p, size_t seq, unsigned int flags)
 	return seq == 2 && p[0] == 0xc2 && p[1] < 0xa0;
 }
 
-bool text_is_clean(const char *s, unsigned int flags)
+/* The @n bytes at @s need nothing escaped (a NUL among them does). */
+static bool clean_n(const char *s, size_t n, unsigned int flags)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
-	while (*p) {
-		size_t seq = utf8_seq(p);
+	while (p < end) {
+		size_t seq = utf8_seq(p, (size_t)(end - p));
 
 		if (needs_escape(p, seq, flags))
 			return false;
@@ -64,16 +72,21 @@ bool text_is_clean(const char *s, unsigned int flags)
 	return true;
 }
 
-/* The whole escaped text, in a new string (4 bytes at most per input byte). */
-static char *escape_all(const char *src, unsigned int flags)
+bool text_is_clean(const char *s, unsigned int flags)
 {
-	const unsigned char *p = (const unsigned char *)src;
-	char *out = malloc(strlen(src) * 4 + 1), *o = out;
+	return clean_n(s, strlen(s), flags);
+}
+
+/* The @n bytes at @src escaped, in a new string (4 bytes at most per byte). */
+static char *escape_all(const char *src, size_t n, unsigned int flags)
+{
+	const unsigned char *p = (const unsigned char *)src, *end = p + n;
+	char *out = malloc(n * 4 + 1), *o = out;
 
 	if (!out)
 		return NULL;
-	while (*p) {
-		size_t seq = utf8_seq(p), i;
+	while (p < end) {
+		size_t seq = utf8_seq(p, (size_t)(end - p)), i;
 
 		if (needs_escape(p, seq, flags)) {
 			/* A bad sequence is escaped one byte at a time. */
@@ -100,18 +113,24 @@ static size_t char_start(const char *s, size_t i, bool forward)
 
 char *text_safe(const char *src, char *dst, size_t len, unsigned int flags)
 {
+	return text_safe_n(src, src ? strlen(src) : 0, dst, len, flags);
+}
+
+char *text_safe_n(const char *src, size_t srclen, char *dst, size_t len, unsigned int flags)
+{
 	char *all;
 	size_t n, head, tail;
 
 	if (!len)
 		return dst;
 	if (!src)
-		src = "";
-	if (strlen(src) < len && text_is_clean(src, flags)) {
-		memcpy(dst, src, strlen(src) + 1);
+		src = "", srclen = 0;
+	if (srclen < len && clean_n(src, srclen, flags)) {
+		memcpy(dst, src, srclen);
+		dst[srclen] = '\0';
 		return dst;
 	}
-	all = escape_all(src, flags);
+	all = escape_all(src, srclen, flags);
 	if (!all) {
 		snprintf(dst, len, "?");
 		return dst;
@@ -139,7 +158,7 @@ char *text_utf8(const char *s)
 	if (!out)
 		return NULL;
 	while (*p) {
-		size_t seq = utf8_seq(p);
+		size_t seq = utf8_seq(p, NUL_ENDED);
 
 		if (!seq) {
 			memcpy(o, "\xef\xbf\xbd", 3);	/* U+FFFD */
@@ -161,7 +180,7 @@ static bool is_utf8(const char *s)
 	size_t seq;
 
 	for (; *p; p += seq)
-		if (!(seq = utf8_seq(p)))
+		if (!(seq = utf8_seq(p, NUL_ENDED)))
 			return false;
 	return true;
 }

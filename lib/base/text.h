@@ -30,6 +30,13 @@ enum text_flags {
  */
 char *text_safe(const char *src, char *dst, size_t len, unsigned int flags);
 
+/*
+ * The same for the @srclen bytes at @src, which may hold a NUL (shown as
+ * "\x00") and need not end with one: a line read from a file, a part of
+ * an argument.
+ */
+char *text_safe_n(const char *src, size_t srclen, char *dst, size_t len, unsigned int flags);
+
 /* True when @s needs nothing of text_safe() (no control byte, valid UTF-8). */
 bool text_is_clean(const char *s, unsigned int flags);
 

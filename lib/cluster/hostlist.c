@@ -17,11 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "cluster/hostlist.h"
 
 #define DIGITS_MAX 18		/* 10^18 - 1 fits in an unsigned long long */
-#define QUOTE_MAX 64		/* longer values in messages lose their middle */
-#define QUOTED_SIZE (QUOTE_MAX * 4 + 8)
+#define QUOTE_MAX 64		/* a value shown longer (escaped) loses its middle */
+#define QUOTED_SIZE (QUOTE_MAX + 4)	/* "..." and the NUL */
 #define WHY_SIZE 512
 
 /* ---- messages ---- */
@@ -44,36 +45,10 @@ static int why(struct why *w, int code, const char *fmt, ...)
 	return code;
 }
 
-/* @len bytes of @s at @buf + @off, bytes other than printable ASCII as \xNN. */
-static size_t put_escaped(char *buf, size_t size, size_t off, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && off + 5 <= size; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			buf[off++] = (char)c;
-		else
-			off += (size_t)snprintf(buf + off, size - off, "\\x%02x", c);
-	}
-	buf[off] = '\0';
-	return off;
-}
-
 /* A value from the user, fit to quote: escaped, and cut in the middle when long. */
 static const char *quote(const char *s, size_t len, char buf[QUOTED_SIZE])
 {
-	size_t off, half = QUOTE_MAX / 2;
-
-	if (len <= QUOTE_MAX) {
-		put_escaped(buf, QUOTED_SIZE, 0, s, len);
-		return buf;
-	}
-	off = put_escaped(buf, QUOTED_SIZE, 0, s, half);
-	off += (size_t)snprintf(buf + off, QUOTED_SIZE - off, "...");
-	put_escaped(buf, QUOTED_SIZE, off, s + len - half, half);
-	return buf;
+	return text_safe_n(s, len, buf, QUOTED_SIZE, 0);
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)

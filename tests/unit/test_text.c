@@ -72,6 +72,19 @@ static void long_text_keeps_both_ends(void)
 	}
 }
 
+/* Counted text: a NUL is shown, and a character cut by the end is escaped. */
+static void counted_text(void)
+{
+	char buf[64];
+
+	CHECK_STR(text_safe_n("b\0c", 3, buf, sizeof(buf), 0), "b\\x00c");
+	CHECK_STR(text_safe_n("abcdef", 3, buf, sizeof(buf), 0), "abc");
+	CHECK_STR(text_safe_n("Grüße", 3, buf, sizeof(buf), 0), "Gr\\xc3");
+	CHECK_STR(text_safe_n("Grüße", 4, buf, sizeof(buf), 0), "Grü");
+	CHECK_STR(text_safe_n(NULL, 5, buf, sizeof(buf), 0), "");
+	CHECK_STR(text_safe_n("x", 0, buf, sizeof(buf), 0), "");
+}
+
 static void json_becomes_utf8(void)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
@@ -96,6 +109,7 @@ int main(void)
 	RUN("text", terminal_escapes_are_shown);
 	RUN("text", invalid_utf8_is_escaped);
 	RUN("text", long_text_keeps_both_ends);
+	RUN("text", counted_text);
 	RUN("text", json_becomes_utf8);
 	TEST_EXIT();
 }
