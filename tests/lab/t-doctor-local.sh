@@ -11,7 +11,7 @@
 # the host's own /etc (shared read-only), so their verdict is the host's
 # limits.d and system.conf, not something this test sets up.  They are
 # covered by the recorded trees of tests/cli/doctor.sh.
-# lab-timeout: 240
+# lab-timeout: 480
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
