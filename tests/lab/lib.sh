@@ -168,6 +168,11 @@ lab_get() {
 	exit 1
 }
 
+# lab_has KEY: true once a guest put KEY (lab_get without the wait).
+lab_has() {
+	[[ -e $LAB_SHARE/.kv/$1 ]]
+}
+
 # lab_need_peer: skip the test unless the lab runs exactly two guests (a
 # two-node test: LAB_PEER_IP is the other one).
 lab_need_peer() {

@@ -63,9 +63,15 @@ if [[ $LAB_NODE == a ]]; then
 	lab_put base-done 1
 	# Proof that the counts see a session's resources: read them in the
 	# middle of a three-second session lab-b runs before the soak.
+	# Read them until the session's QP shows, for as long as it runs: a
+	# fixed moment missed it on a loaded host, where the session's set-up
+	# alone can take seconds.
 	lab_get long-started 60 >/dev/null
-	sleep 1.5
-	read -r qp_mid _ mr_mid _ <<<"$(rdma_counts)"
+	qp_mid=$qp0 mr_mid=$mr0
+	until ((qp_mid > qp0)) || lab_has long-done; do
+		lab_sleep 0.3
+		read -r qp_mid _ mr_mid _ <<<"$(rdma_counts)"
+	done
 	lab_put proof-taken 1
 	lab_get soak-done 200 >/dev/null
 	settle
@@ -115,6 +121,7 @@ else
 	long=$!
 	lab_put long-started 1
 	wait "$long" || fail "the three-second session failed: $(tail -3 long.out)"
+	lab_put long-done 1
 	lab_get proof-taken 60 >/dev/null
 	start=$SECONDS
 	drive $sessions --good-every 40 --stall-every 250 >soak.out 2>&1 || fail "soak driver failed"
