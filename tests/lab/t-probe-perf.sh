@@ -34,9 +34,6 @@ fi
 # sent: the writer's rxe0 packets sent so far (retransmissions included).
 sent() { lab_hwcnt rxe0 1 | awk '$1 == "sent_pkts" { print $2 }'; }
 
-# need MTU: the packets n writes of size bytes take at that MTU.
-need() { echo $((n * ((size + $1 - 1) / $1))); }
-
 lab_get up >/dev/null
 s0=$(sent)
 timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >probe.json ||
@@ -69,9 +66,10 @@ check_eq "same path MTU as ib_write_bw" "$bw_mtu" "$(jqv .probe.path_mtu)"
 # (more when some were sent again).
 [[ $s0$s1$s2 =~ ^[0-9]+$ ]] || fail "rxe0 has no sent_pkts counter: '$s0' '$s1' '$s2'"
 mtu=${bw_mtu:-1024}
-echo "packets sent: rdmactl $((s1 - s0)), ib_write_bw $((s2 - s1)), $(need "$mtu") needed for $n x $size B at MTU $mtu"
-(( s1 - s0 >= $(need "$mtu") )) || fail "rdmactl's writes sent $((s1 - s0)) packets, fewer than the $(need "$mtu") they need"
-(( s2 - s1 >= $(need "$mtu") )) || fail "ib_write_bw's writes sent $((s2 - s1)) packets, fewer than the $(need "$mtu") they need"
+need=$((n * ((size + mtu - 1) / mtu)))
+echo "packets sent: rdmactl $((s1 - s0)), ib_write_bw $((s2 - s1)), $need needed for $n x $size B at MTU $mtu"
+((s1 - s0 >= need)) || fail "rdmactl's writes sent $((s1 - s0)) packets, fewer than the $need they need"
+((s2 - s1 >= need)) || fail "ib_write_bw's writes sent $((s2 - s1)) packets, fewer than the $need they need"
 
 # perftest's MB/sec is 2^20 B/s: its code divides by 0x100000, and newer
 # releases label the same number MiB/sec. rdmactl's MB/s is 10^6 B/s.

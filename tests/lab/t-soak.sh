@@ -61,11 +61,10 @@ if [[ $LAB_NODE == a ]]; then
 	echo "== rdma resource show, before:"
 	rdma resource show
 	lab_put base-done 1
-	# Proof that the counts see a session's resources: read them in the
-	# middle of a three-second session lab-b runs before the soak.
-	# Read them until the session's QP shows, for as long as it runs: a
-	# fixed moment missed it on a loaded host, where the session's set-up
-	# alone can take seconds.
+	# Proof that the counts see a session's resources: read them while a
+	# three-second session lab-b runs before the soak, until its QP shows
+	# (one fixed moment missed it on a loaded host, where the session's
+	# set-up alone can take seconds).
 	lab_get long-started 60 >/dev/null
 	qp_mid=$qp0 mr_mid=$mr0
 	until ((qp_mid > qp0)) || lab_has long-done; do
