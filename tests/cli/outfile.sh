@@ -186,30 +186,32 @@ SLOW=$TMPD/slow
 mkdir -p "$SLOW/etc/security/limits.d"
 head -c 1000000 /dev/urandom >"$SLOW/data"
 for i in $(seq 1 60); do ln "$SLOW/data" "$SLOW/etc/security/limits.d/$i.conf"; done
-# slow_temp NAME: wait until the slow write's temporary file for NAME has
-# bytes in it, and print that file's name.
-slow_temp() {
-	local tmp=''
+# signal_slow NAME SIG SETTING: a slow snapshot into $W/NAME, run with SIG
+# as env(1)'s SETTING makes it (--default-signal or --ignore-signal), is
+# sent SIG once its temporary file has bytes, and waited for: sets tmp (the
+# temporary file's name), mode (its mode) and RC.
+signal_slow() {
+	local pid
+	env "$3=$2" "$RDMACTL" --root "$SLOW" snapshot -o "$W/$1" >/dev/null 2>&1 </dev/null &
+	pid=$!
+	tmp=''
 	for _ in $(seq 1 500); do
 		tmp=$(cd "$W" && ls -A | grep -F "$1." | head -1)
 		[ -n "$tmp" ] && [ -s "$W/$tmp" ] && break
 		sleep 0.01
 	done
-	echo "$tmp"
+	mode=$([ -n "$tmp" ] && stat -c %a "$W/$tmp" 2>/dev/null)
+	kill -"$2" "$pid"
+	RC=0
+	wait "$pid" 2>/dev/null || RC=$?
+	OUT= ERR=
 }
 # Each signal is set to its default for rdmactl: a signal ignored on entry
 # stays ignored across exec, and one that make check was started under
 # (nohup ignores SIGHUP, a background job of a script SIGINT) must not
 # change what this asserts. The ignored case has its own check below.
 for sig in TERM INT HUP; do
-	env --default-signal="$sig" "$RDMACTL" --root "$SLOW" snapshot -o "$W/slow.tar.gz" >/dev/null 2>&1 </dev/null &
-	pid=$!
-	tmp=$(slow_temp slow.tar.gz)
-	mode=$([ -n "$tmp" ] && stat -c %a "$W/$tmp")
-	kill -"$sig" "$pid"
-	RC=0
-	wait "$pid" 2>/dev/null || RC=$?
-	OUT= ERR=
+	signal_slow slow.tar.gz "$sig" --default-signal
 	check "sig$sig-temp-private" [ "$mode" = 600 ]
 	check "sig$sig-died-of-it" rc_is $((128 + $(kill -l "$sig")))
 	check "sig$sig-no-temp" only new.tar.gz old target link dangling dir fifo \
@@ -217,13 +219,7 @@ for sig in TERM INT HUP; do
 done
 # Under nohup a hangup is not rdmactl's to act on: SIGHUP stays ignored and
 # the snapshot is written whole.
-env --ignore-signal=HUP "$RDMACTL" --root "$SLOW" snapshot -o "$W/nohup.tar.gz" >/dev/null 2>&1 </dev/null &
-pid=$!
-tmp=$(slow_temp nohup.tar.gz)
-kill -HUP "$pid"
-RC=0
-wait "$pid" 2>/dev/null || RC=$?
-OUT= ERR=
+signal_slow nohup.tar.gz HUP --ignore-signal
 check sigHUP-ignored-had-temp [ -n "$tmp" ]
 check sigHUP-ignored-rc rc_is 0
 check sigHUP-ignored-written gzip -t "$W/nohup.tar.gz"
