@@ -157,20 +157,20 @@ lab_put() {
 		mv -f "$LAB_SHARE/.kv/.$1.$LAB_NODE" "$LAB_SHARE/.kv/$1"
 }
 
+# lab_has KEY: true once a guest put KEY (lab_get without the wait).
+lab_has() {
+	[[ -e $LAB_SHARE/.kv/$1 ]]
+}
+
 # lab_get KEY [SECONDS]: print the value put under KEY, waiting for it
 # (60 s by default). On failure the test (or the $(...) around) ends, failed.
 lab_get() {
-	if lab__await "lab_get $1" "${2:-60}" test -e "$LAB_SHARE/.kv/$1"; then
+	if lab__await "lab_get $1" "${2:-60}" lab_has "$1"; then
 		cat "$LAB_SHARE/.kv/$1"
 		return
 	fi
 	fail "lab_get $1: nothing was put"
 	exit 1
-}
-
-# lab_has KEY: true once a guest put KEY (lab_get without the wait).
-lab_has() {
-	[[ -e $LAB_SHARE/.kv/$1 ]]
 }
 
 # lab_need_peer: skip the test unless the lab runs exactly two guests (a
