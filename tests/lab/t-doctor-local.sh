@@ -63,18 +63,36 @@ gid_index() {
 	done
 }
 
-# doctor NAME ARGS...: run rdmactl -j doctor; JSON in NAME.json, exit status in NAME.rc.
+# doctor NAME ARGS...: run rdmactl -j doctor; JSON in NAME.json, exit status
+# in NAME.rc; its checks are printed and loaded.
 doctor() {
 	local name=$1
 	shift
 	"$RDMACTL" -j doctor "$@" >"$name.json" 2>"$name.err"
 	echo $? >"$name.rc"
-	echo "== $name: rc $(cat "$name.rc")"
-	jq -r '.checks[] | "\(.status)\t\(.id)\t\(.found)\t\(.fix)"' "$name.json"
+	echo "== $name: rc $(<"$name.rc")"
+	load "$name"
+	printf '%s\t%s\t%s\t%s\n' "${ROWS[@]}"
 	cat "$name.err"
 }
-# field NAME ID KEY: a key of check ID in NAME.json.
-field() { jq -r ".checks[] | select(.id == \"$2\") | .$3 // \"\"" "$1.json"; }
+# load NAME: every check's status, found and fix in F[NAME/ID/KEY] and, for
+# the log, ROWS (status, id, found, fix of each); one jq per run, since each
+# fork costs a lot on the guests' emulated CPUs.
+declare -A F=()
+load() {
+	ROWS=()
+	eval "$(jq -r --arg n "$1" '"F[\($n + "/" | @sh)]=1", (.checks[] | ("\($n)/\(.id)/") as $k |
+		"F[\($k + "status" | @sh)]=\(.status // "" | @sh)",
+		"F[\($k + "found" | @sh)]=\(.found // "" | @sh)",
+		"F[\($k + "fix" | @sh)]=\(.fix // "" | @sh)",
+		"ROWS+=(\([.status, .id, .found, .fix] | map(tostring) | @sh))")' "$1.json")"
+}
+# field NAME ID KEY: a key of check ID in NAME.json ("" where it has none);
+# loaded here when NAME's doctor ran in a subshell.
+field() {
+	[[ -n ${F[$1/]-} ]] || load "$1"
+	printf '%s\n' "${F[$1/$2/$3]-}"
+}
 has() {
 	grep -qF -- "$3" <<<"$(field "$1" "$2" found)" || fail "$1: $2 does not say '$3': $(field "$1" "$2" found)"
 }

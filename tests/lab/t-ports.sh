@@ -26,7 +26,7 @@ trap restore EXIT
 # port_info: ibv_devinfo -v of rxe0 port 1.
 port_info() { ibv_devinfo -d rxe0 -i 1 -v; }
 # devinfo FIELD: first word of FIELD's value in port_info ("active_mtu: 1024 (3)").
-devinfo() { awk -v f="$1" '$1 == f":" { print $2; exit }' <<<"$INFO"; }
+devinfo() { printf '%s\n' "${D[$1]-}"; }
 
 # wait_port STATE [MTU]: until ibv_devinfo reports the port STATE (and active MTU).
 wait_port() {
@@ -43,43 +43,60 @@ wait_port() {
 	return 1
 }
 
-# snapshot NAME: run rdmactl -j ports and read what the guest says, at one moment.
+# snapshot NAME: run rdmactl -j ports and read what the guest says, at one
+# moment, each tool's output parsed once: a fork per field costs seconds
+# in all on the guests' emulated CPUs.
+#   J[KEY]  .ports[0].KEY of rdmactl (as jq -r prints a scalar, jq -c an array)
+#   D[FIELD] ibv_devinfo's first word of FIELD; L[KEY] .[0].KEY of rdma -j link
+#   IPJ and A[inet], A[inet6]: ip -j addr of the netdev and its addresses
+declare -A J=() D=() L=() A=()
 snapshot() {
+	local k v
 	OUT=$("$RDMACTL" -j ports rxe0/1) || fail "$1: rdmactl -j ports exited $?"
 	echo "$1: $OUT"
 	INFO=$(port_info)
 	LINK=$(rdma -j link show rxe0/1)
 	IPJ=$(ip -j addr show dev "$IF")
+	J=() D=() L=() A=()
+	eval "$(jq -r '"J[nports]=\(.ports | length)",
+		(.ports[0] // {} | to_entries[] |
+			"J[\(.key | @sh)]=\(.value | if type == "string" then . else tojson end | @sh)")' <<<"$OUT")"
+	while read -r k v _; do
+		[[ $k == *: && -z ${D[${k%:}]+set} ]] && D[${k%:}]=$v
+	done <<<"$INFO"
+	eval "$(jq -r '.[0] | to_entries[] | "L[\(.key | @sh)]=\(.value | tostring | @sh)"' <<<"$LINK")"
+	eval "$(jq -r '.[0] | "A[mtu]=\(.mtu)", (["inet", "inet6"][] as $f |
+		"A[\($f)]=\([.addr_info[] | select(.family == $f) | "\(.local)/\(.prefixlen)"] | tojson | @sh)")' <<<"$IPJ")"
 }
-j() { jq -r ".ports[0].$1" <<<"$OUT"; }
-norm() { tr -d '_' <<<"$1" | tr '[:upper:]' '[:lower:]'; }
-addrs() { jq -c "[.[0].addr_info[] | select(.family == \"$1\") | \"\(.local)/\(.prefixlen)\"]" <<<"$IPJ"; }
+j() { printf '%s\n' "${J[$1]-null}"; }
+norm() { local v=${1//_/}; printf '%s\n' "${v,,}"; }
+addrs() { printf '%s\n' "${A[$1]}"; }
 
 # check_port NAME: every field against the guest's own tools.
 check_port() {
 	local n=$1
-	check_eq "$n: one port" 1 "$(jq '.ports | length' <<<"$OUT")"
+	check_eq "$n: one port" 1 "${J[nports]}"
 	check_eq "$n: state (ibv_devinfo)" "$(devinfo state | sed 's/^PORT_//')" "$(j state)"
-	check_eq "$n: state (rdma link)" "$(jq -r '.[0].state' <<<"$LINK")" "$(j state)"
-	check_eq "$n: phys_state (rdma link)" "$(norm "$(jq -r '.[0].physical_state' <<<"$LINK")")" "$(norm "$(j phys_state)")"
+	check_eq "$n: state (rdma link)" "${L[state]-null}" "$(j state)"
+	check_eq "$n: phys_state (rdma link)" "$(norm "${L[physical_state]-null}")" "$(norm "$(j phys_state)")"
 	check_eq "$n: link_layer (ibv_devinfo)" "$(devinfo link_layer)" "$(j link_layer)"
 	check_eq "$n: active_mtu (ibv_devinfo)" "$(devinfo active_mtu)" "$(j active_mtu)"
 	check_eq "$n: max_mtu (ibv_devinfo)" "$(devinfo max_mtu)" "$(j max_mtu)"
-	check_eq "$n: rate (sysfs)" "$(cat $sys/ports/1/rate)" "$(j rate)"
+	check_eq "$n: rate (sysfs)" "$(<$sys/ports/1/rate)" "$(j rate)"
 	check_eq "$n: rate_gbps (ibv_devinfo speed x width)" \
 		"$(awk -v s="$(devinfo active_speed)" -v w="$(devinfo active_width)" 'BEGIN { print s * w }')" "$(j rate_gbps)"
 	check_eq "$n: lid on Ethernet (ibv_devinfo port_lid $(devinfo port_lid))" null "$(j lid)"
-	check_eq "$n: netdev (rdma link)" "$(jq -r '.[0].netdev' <<<"$LINK")" "$(j netdev)"
-	check_eq "$n: netdev_mtu (ip)" "$(jq -r '.[0].mtu' <<<"$IPJ")" "$(j netdev_mtu)"
-	check_eq "$n: operstate (sysfs)" "$(cat /sys/class/net/"$IF"/operstate)" "$(j operstate)"
-	check_eq "$n: ipv4 (ip addr)" "$(addrs inet)" "$(jq -c '.ports[0].ipv4' <<<"$OUT")"
-	check_eq "$n: ipv6 (ip addr)" "$(addrs inet6)" "$(jq -c '.ports[0].ipv6' <<<"$OUT")"
+	check_eq "$n: netdev (rdma link)" "${L[netdev]-null}" "$(j netdev)"
+	check_eq "$n: netdev_mtu (ip)" "${A[mtu]}" "$(j netdev_mtu)"
+	check_eq "$n: operstate (sysfs)" "$(</sys/class/net/"$IF"/operstate)" "$(j operstate)"
+	check_eq "$n: ipv4 (ip addr)" "$(addrs inet)" "$(j ipv4)"
+	check_eq "$n: ipv6 (ip addr)" "$(addrs inet6)" "$(j ipv6)"
 }
 
 # check_verdict NAME: the verdict follows from the netdev MTU by rdma_rxe's rule.
 check_verdict() {
 	local mtu allowed=256 m
-	mtu=$(jq -r '.[0].mtu' <<<"$IPJ")
+	mtu=${A[mtu]}
 	for m in 512 1024 2048 4096; do ((mtu - 80 >= m)) && allowed=$m; done
 	check_eq "$1: mtu_allowed" "$allowed" "$(j mtu_allowed)"
 	check_eq "$1: mtu_allowed = active_mtu" "$(devinfo active_mtu)" "$(j mtu_allowed)"
@@ -121,7 +138,7 @@ wait_port ACTIVE 1024
 ip -4 addr flush dev "$IF"
 snapshot noipv4
 check_port noipv4
-check_eq "noipv4: ipv4 empty" "[]" "$(jq -c '.ports[0].ipv4' <<<"$OUT")"
+check_eq "noipv4: ipv4 empty" "[]" "$(j ipv4)"
 [[ $(jq -r '.ports[0].ipv6[0]' <<<"$OUT") == fe80:* ]] || fail "noipv4: the link-local IPv6 address is missing"
 for a in $ADDRS0; do ip addr add "$a" dev "$IF"; done
 
