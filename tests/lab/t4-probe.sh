@@ -124,11 +124,14 @@ nft delete table inet lossy 2>/dev/null || true
 # ---- 3. lab-d drops off the network mid-run
 if [[ $LAB_NODE == d ]]; then
 	# When the run's agent has joined, wait a step and pull both links.
+	# They stay down until the agent has ended on its own, the coordinator
+	# silent for it (rdv.h), and the run on lab-a has ended.
 	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
 	lab_sleep 4
 	ip link set eth0 down
 	ip link set eth1 down
-	lab_sleep 60
+	lab__await "lab-d's agent ending while its links are down" 120 bash -c '! pgrep -x rdmactl'
+	lab__await "the down run's end on lab-a" 900 test -e "$LAB_SHARE/down-ended"
 	ip link set eth0 up
 	ip link set eth1 up
 fi
@@ -141,6 +144,7 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "down: the nodes named" "down_node lab-d" "$(findings down.json | grep '_node ')"
 	jq -r '.findings[] | select(.kind == "down_node") | .text' down.json | grep -q 'answering\|closed' ||
 		fail "down: lab-d's finding does not say it stopped answering"
+	: >"$LAB_SHARE/down-ended"
 fi
 lab_barrier down-done 600
 # Its agent ended on its own once the coordinator fell silent (rdv.h).
@@ -150,13 +154,14 @@ lab_barrier down-done 600
 # port hold up nothing; a name that does not resolve is a node down, named
 # with the launcher's reason, and the rest still run.
 if [[ $LAB_NODE == a ]]; then
-	# Strangers on the rendezvous port hold up no agent: for a minute, 70
-	# silent connections are kept open there (more than the 64 handshakes
-	# the coordinator holds at once; it gives each message 3 s).
-	python3 - "$LAB_IP" 18700 >strangers.out 2>&1 <<-'PY' &
-		import socket, sys, time
+	# Strangers on the rendezvous port hold up no agent: for as long as the
+	# run lasts (a minute at most), 70 silent connections are kept open
+	# there (more than the 64 handshakes the coordinator holds at once; it
+	# gives each message 3 s).
+	python3 - "$LAB_IP" 18700 strangers.stop >strangers.out 2>&1 <<-'PY' &
+		import os, socket, sys, time
 		socks, made, end = [], 0, time.time() + 60
-		while time.time() < end:
+		while time.time() < end and not os.path.exists(sys.argv[3]):
 		    for s in socks[:]:
 		        try:
 		            if s.recv(1, socket.MSG_DONTWAIT) == b"":
@@ -176,8 +181,11 @@ if [[ $LAB_NODE == a ]]; then
 		print("connections made", made)
 	PY
 	run quick-pdsh -w "$LAB_NODES" --launcher pdsh --pattern quick --rails 1 --rendezvous "$LAB_IP:18700"
+	: >strangers.stop
 	wait
 	cat strangers.out
+	made=$(sed -n 's/^connections made \([0-9]*\)$/\1/p' strangers.out)
+	((${made:-0} >= 70)) || fail "pdsh: the strangers held fewer than 70 connections (${made:-none})"
 	check_eq "pdsh: exit status" 0 "$RC"
 	check_eq "pdsh: four nodes joined among strangers" 4 "$(jq .run.joined quick-pdsh.json)"
 	check_eq "pdsh: four links measured" 4 "$(jq '[.links[] | select(.ok)] | length' quick-pdsh.json)"
