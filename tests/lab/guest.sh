@@ -27,20 +27,47 @@ say() {
 	echo "lab-$NODE [$up]: $*"
 }
 
-# This guest's addresses; with exactly two guests, the other one is its
-# peer (what the two-node tests use).
-LAB__OTHERS=''
-for n in $LAB__ALL; do
-	[[ $n == "$NODE" ]] || LAB__OTHERS+=" $n"
-done
-LAB_IP=$(lab_ip "$NODE") || exit 1
-LAB_IP1=''
-((LAB_RAILS == 2)) && LAB_IP1=$(lab_ip "$NODE" 1)
-LAB_PEER='' LAB_PEER_IP=''
-if ((LAB_GUESTS == 2)); then
-	LAB_PEER=${LAB__OTHERS# }
-	LAB_PEER_IP=$(lab_ip "$LAB_PEER")
-fi
+# gid_of IP: the IPv4-mapped GID of IP, as sysfs prints it.
+gid_of() {
+	# shellcheck disable=SC2086 # the dots split IP into octets
+	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
+}
+
+# The run's guests and rails; LAB__EVERY keeps every guest's letter, as
+# LAB__ALL and the rest below may speak of a test's group of guests.
+BOOT_RAILS=$LAB_RAILS
+LAB__EVERY=$LAB__ALL
+export LAB__EVERY
+
+# enter_group LETTERS RAILS: the guests that run the coming test and the
+# rails it sees, in the variables the test and the barriers read: this
+# guest's addresses; its peer with exactly two guests (what the two-node
+# tests use); the group as host lists.
+enter_group() {
+	local n
+	LAB__ALL=$1 LAB_RAILS=$2 LAB__OTHERS='' LAB_GUESTS=0
+	LAB_HOSTS='' LAB_IPS='' LAB_IPS1=''
+	for n in $LAB__ALL; do
+		LAB_GUESTS=$((LAB_GUESTS + 1))
+		[[ $n == "$NODE" ]] || LAB__OTHERS+=" $n"
+		LAB_HOSTS+=" lab-$n" LAB_IPS+=" $(lab_ip "$n")"
+		((LAB_RAILS == 2)) && LAB_IPS1+=" $(lab_ip "$n" 1)"
+	done
+	LAB_HOSTS=${LAB_HOSTS# } LAB_IPS=${LAB_IPS# } LAB_IPS1=${LAB_IPS1# }
+	LAB_NODES=${LAB_HOSTS// /,}
+	LAB_IP=$(lab_ip "$NODE") || return
+	LAB_IP1=''
+	((LAB_RAILS == 2)) && LAB_IP1=$(lab_ip "$NODE" 1)
+	LAB_PEER='' LAB_PEER_IP=''
+	if ((LAB_GUESTS == 2)); then
+		LAB_PEER=${LAB__OTHERS# }
+		LAB_PEER_IP=$(lab_ip "$LAB_PEER")
+	fi
+	GID0=$(gid_of "$LAB_IP") GID1=''
+	[[ -n $LAB_IP1 ]] && GID1=$(gid_of "$LAB_IP1")
+	return 0
+}
+enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1
 export LAB_NODE=$NODE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
 export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
 export RDMACTL=$LAB_BIN/rdmactl
@@ -51,13 +78,6 @@ mkdir -p "$HOME" /tmp/lab-state "$RUN/log/$NODE"
 # RDMA memory registration pins pages; the default 8 MiB limit is too low.
 ulimit -l unlimited
 
-# gid_of IP: the IPv4-mapped GID of IP, as sysfs prints it.
-gid_of() {
-	# shellcheck disable=SC2086 # the dots split IP into octets
-	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
-}
-GID0=$(gid_of "$LAB_IP") GID1=''
-[[ -n $LAB_IP1 ]] && GID1=$(gid_of "$LAB_IP1")
 
 # rxe_ready: port 1 of rxe0 (and rxe1 on two rails) is ACTIVE and its GID
 # table holds the IPv4-mapped GID of the guest's address on that rail
@@ -86,6 +106,10 @@ net_up() {
 		if [[ -n $LAB_IP1 ]]; then
 			echo "link set eth1 mtu 1500 up"
 			echo "addr replace $LAB_IP1/24 dev eth1"
+		elif ((BOOT_RAILS == 2)); then
+			# A one-rail test in a two-rail boot: rail 1 is not there for it.
+			echo "link set eth1 mtu 1500 down"
+			echo "addr flush dev eth1"
 		fi
 	} | ip -batch - || return
 	if [[ ! -e /sys/class/infiniband/rxe0 ]]; then
@@ -93,7 +117,10 @@ net_up() {
 	fi
 	if [[ -n $LAB_IP1 && ! -e /sys/class/infiniband/rxe1 ]]; then
 		rdma link add rxe1 type rxe netdev eth1 || return
+	elif [[ -z $LAB_IP1 && -e /sys/class/infiniband/rxe1 ]]; then
+		rdma link delete rxe1 || return
 	fi
+	NET_RAILS=$LAB_RAILS
 	if command -v nft >/dev/null; then
 		nft flush ruleset || return
 	fi
@@ -419,8 +446,24 @@ say "ready"
 
 # Before each test all guests meet, so multi-node tests start together. The
 # slowest guest may still be inside the previous test up to its time limit.
+# A test runs on the guests T_NODES names (the harness deals two-guest
+# tests out to pairs in a run of four or more); this guest skips the
+# others, and waits at the next test's start for guests that may still be
+# in any test since its own last one.
 wait_limit=60
 for i in "${!T_ID[@]}"; do
+	if [[ " ${T_NODES[i]} " != *" $NODE "* ]]; then
+		wait_limit=$((wait_limit + T_TIMEOUT[i]))
+		continue
+	fi
+	rails=$BOOT_RAILS
+	# Two guests of a larger run: a two-node test, on rail 0 alone.
+	[[ ${T_NODES[i]} != "$LAB__EVERY" ]] && rails=1
+	enter_group "${T_NODES[i]}" "$rails" || exit 1
+	if ((NET_RAILS != LAB_RAILS)) && ! net_up; then
+		say "could not set up the network for ${T_ID[$i]} ($rails rail(s))"
+		exit 1
+	fi
 	if ! lab__rendezvous "$RUN/sync/${T_ID[$i]}" "$wait_limit"; then
 		lab__all_in "$RUN/sync/${T_ID[$i]}"
 		# shellcheck disable=SC2086 # a list of letters
@@ -432,6 +475,7 @@ for i in "${!T_ID[@]}"; do
 	run_test "$i"
 	wait_limit=$((T_TIMEOUT[i] + 60))
 done
+enter_group "$LAB__EVERY" "$BOOT_RAILS"
 : >"$RUN/done.$NODE"
 # Stay up until every guest is done: a guest checking the wire after its
 # failed last test would otherwise find the others powered off and report

@@ -185,10 +185,11 @@ lab_need_guests() {
 }
 
 # lab_ip NODE [RAIL]: the address of lab-NODE (NODE a letter or a name
-# lab-X) on rail 0 (eth0, 10.99.0.I) or 1 (eth1, 10.99.1.I).
+# lab-X) on rail 0 (eth0, 10.99.0.I) or 1 (eth1, 10.99.1.I); I counts every
+# guest of the run (LAB__EVERY), not only the test's group.
 lab_ip() {
 	local n=${1#lab-} i=1 x
-	for x in $LAB__ALL; do
+	for x in ${LAB__EVERY:-$LAB__ALL}; do
 		if [[ $x == "$n" ]]; then
 			echo "10.99.${2:-0}.$i"
 			return 0
