@@ -41,7 +41,7 @@ BIN       := $(BUILD)/rdmactl
 MANS      := $(sort $(wildcard man/*.8))
 COMPLETIONS := completion/rdmactl.bash completion/_rdmactl completion/rdmactl.fish
 
-.PHONY: all check check-deps unit deps demo install uninstall clean lint bench
+.PHONY: all check check-fast check-deps unit deps demo install uninstall clean lint bench
 all: check-deps $(BIN) $(COMPLETIONS)
 
 check-deps:
@@ -77,6 +77,11 @@ unit: $(UNIT_BIN) $(TEST_TOOLS)
 # Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
 check: all unit
 	@tests/run-all
+
+# The everyday loop: unit and CLI tests, layers, man pages; no ASan, fuzz,
+# netns, packages or lab (make check, and CI, run those).
+check-fast: all unit
+	@FAST=1 tests/run-all
 
 # Debian packages to build and to run every test (run as root).
 DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev \
