@@ -27,6 +27,7 @@
 #include "base/output.h"
 #include "cluster/coord.h"
 #include "cluster/rdv.h"
+#include "cluster/stepper.h"
 #include "probe/probe_auth.h"
 
 #define RAILS_MAX	16
@@ -726,18 +727,30 @@ static void progress(struct coord *co, uint32_t round, bool retest)
 	fflush(stderr);
 }
 
-static int run_schedule(struct coord *co, const struct schedule *s, bool retest)
-{
-	size_t k;
-	int ret = 0;
+static void downs_to_map(struct coord *co);
 
-	for (k = 0; k < s->n && !ret; k++) {
-		progress(co, s->steps[k].round, retest);
-		ret = run_step(co, &s->steps[k], retest ? 0 : s->steps[k].round);
-	}
+/* The stepper's step (stepper.h): one step through the agents. */
+static int agents_step(void *arg, const struct sched_step *st, uint32_t round)
+{
+	struct coord *co = arg;
+	int ret;
+
+	progress(co, st->round, !round);
+	ret = run_step(co, st, round);
+	/* A node gone explains its links: no retest of them. */
+	downs_to_map(co);
+	return ret;
+}
+
+static void agents_more(void *arg, size_t n)
+{
+	struct coord *co = arg;
+
 	if (co->tty)
 		fprintf(stderr, "\r\033[K");
-	return ret;
+	fprintf(stderr, "rdmactl probe: %zu more step(s): the ends of slow or failed links "
+		"against a node known good\n", n);
+	co->steps_total += (unsigned int)n;
 }
 
 /* ---- the run ---- */
@@ -945,26 +958,6 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		   s->rounds ? probe_s / s->rounds : 0, retest_steps, co->rails);
 }
 
-static int retests(struct coord *co, size_t *steps)
-{
-	struct schedule rs = { 0 };
-	int ret;
-
-	*steps = 0;
-	if (!co->cfg->retest)
-		return 0;
-	ret = linkmap_analyse(&co->map) ?: linkmap_retests(&co->map, &rs);
-	if (!ret && rs.n) {
-		fprintf(stderr, "rdmactl probe: %zu more step(s): the ends of slow or failed links "
-			"against a node known good\n", rs.n);
-		co->steps_total += (unsigned int)rs.n;
-		ret = run_schedule(co, &rs, true);
-		*steps = rs.n;
-	}
-	schedule_free(&rs);
-	return ret;
-}
-
 static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *nodes,
 		      struct coord_cfg *cfg)
 {
@@ -1021,6 +1014,7 @@ static double since(long t0)
 /* Start the agents, run @s and the retests, end the agents; the link map filled. */
 static int drive(struct coord *co, const struct schedule *s, char **argv)
 {
+	struct stepper sp = { .step = agents_step, .more = agents_more, .arg = co, .map = &co->map };
 	long t0 = rdv_ms(), t1;
 	double join_s;
 	size_t rsteps = 0;
@@ -1036,11 +1030,9 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	co->steps_total = (unsigned int)s->n;
 	t1 = rdv_ms();
-	ret = run_schedule(co, s, false);
-	/* A node gone explains its links: no retest of them. */
-	downs_to_map(co);
-	if (!ret)
-		ret = retests(co, &rsteps);
+	ret = stepper_run(&sp, s, co->cfg->retest, &rsteps);
+	if (co->tty)
+		fprintf(stderr, "\r\033[K");
 	say_bye(co);
 	downs_to_map(co);
 	if (!ret)
