@@ -248,37 +248,55 @@ static void count_all(struct lm_state *st)
 }
 
 /*
- * Slow: every link measured is slow, against at least two partners.  One
- * partner cannot tell which end is slow (two nodes, or the quick pattern
- * before its retests), so that stays a slow link.
+ * Slow: every link measured is slow, against at least two partners; or,
+ * against four partners or more, three links in four.  One partner
+ * cannot tell which end is slow (two nodes, or the quick pattern before
+ * its retests), so that stays a slow link.  With many partners a node's
+ * verdict is a vote: noise of a quarter lifts a link of a node at half
+ * the rate over the line now and then, and one such link must not clear
+ * it, while a healthy node has a slow link only to a slow partner, and
+ * slow partners are few.
  */
-static bool all_slow(const struct nstat *ns)
+static bool mostly_slow(uint32_t slow, uint32_t ok, uint32_t partners)
 {
-	return ns->okpart >= 2 && ns->ok && ns->slow == ns->ok;
+	return ok && (slow == ok || (partners >= 4 && slow * 4 >= ok * 3));
 }
 
 /*
  * A NIC or a cable may be slow one way only (a bad transmit lane, a
- * shaper on egress): every write from the node slow, or every write to
- * it, to two partners or more, names the node as well; its partners each
- * have one slow link of many and are not named.  Sets ns->dir.
+ * shaper on egress): every write from the node slow (or three in four, as
+ * above), or every write to it, to two partners or more, names the node
+ * as well; its partners each have one slow link of many and are not
+ * named.  Sets ns->dir.
  */
 static bool slow_node(struct nstat *ns)
 {
 	ns->dir = DIR_BOTH;
-	if (all_slow(ns))
-		return true;
 	if (ns->okpart < 2)
 		return false;
-	if (ns->out_ok >= 2 && ns->out_slow == ns->out_ok) {
+	if (mostly_slow(ns->slow, ns->ok, ns->okpart))
+		return true;
+	if (ns->out_ok >= 2 && mostly_slow(ns->out_slow, ns->out_ok, ns->okpart)) {
 		ns->dir = DIR_OUT;
 		return true;
 	}
-	if (ns->in_ok >= 2 && ns->in_slow == ns->in_ok) {
+	if (ns->in_ok >= 2 && mostly_slow(ns->in_slow, ns->in_ok, ns->okpart)) {
 		ns->dir = DIR_IN;
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Known good, to retest others against: no slow link at all, or, with
+ * four partners or more (the triage pattern gives each node many), at
+ * most a quarter of its links slow.  Noise of a quarter of the rate makes
+ * some healthy links slow now and then; with the strict rule no node of
+ * many partners would stay good, and every noisy link would be retested.
+ */
+static bool good_enough(const struct nstat *ns)
+{
+	return !ns->slow || (ns->okpart >= 4 && ns->slow * 4 <= ns->ok);
 }
 
 static void classify(struct lm_state *st)
@@ -291,7 +309,7 @@ static void classify(struct lm_state *st)
 
 		ns->named = slow_node(ns);
 		ns->blocked = !ns->ok && ns->failed && ns->failpart >= 2;
-		ns->good = !lm_node_down(m, v) && ns->ok && !ns->slow && !ns->failed;
+		ns->good = !lm_node_down(m, v) && ns->ok && !ns->failed && !ns->named && good_enough(ns);
 		/* One rail slow (not all: then the node is named) names the rail. */
 		for (r = 0; m->rails > 1 && !ns->named && r < m->rails; r++)
 			st->rail[v * m->rails + r].named = slow_node(&st->rail[v * m->rails + r]);

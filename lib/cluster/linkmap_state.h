@@ -27,7 +27,7 @@ struct nstat {
 	bool named;			/* slow node (node) or slow rail (rail) */
 	enum nstat_dir { DIR_BOTH, DIR_OUT, DIR_IN } dir;	/* named: which of its links are slow */
 	bool blocked;			/* every link failed, two partners or more */
-	bool good;			/* measured, nothing slow or failed, not down */
+	bool good;			/* measured, nothing failed, (almost) nothing slow, not down */
 };
 
 struct lm_state {
