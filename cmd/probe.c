@@ -88,7 +88,7 @@ const struct opt probe_opts[] = {
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)" },
 	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
-	  "pairs ring quick" },
+	  "pairs ring quick triage" },
 	{ "pairs", OPT_PAIRS, ARG_FILE, "FILE", "with -w: the schedule, one 'ROUND NODE_A NODE_B' a line" },
 	{ "slow", OPT_SLOW, ARG_STR, "FRACTION", "with -w: a link below this part of the median is slow (default 0.8)" },
 	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)" },
@@ -422,7 +422,7 @@ static int opt_cluster(struct ctx *ctx, struct probe_args *a, int c, const char 
 		return 0;
 	case OPT_PATTERN:
 		return pattern_parse(val, &cl->pattern) ? bad_value(ctx, "--pattern", val,
-								    "use pairs, ring or quick") : 0;
+								    "use pairs, ring, quick or triage") : 0;
 	case OPT_SLOW:
 		return parse_seconds(val, 0.01, 0.99, &cl->slow)
 		       ? bad_value(ctx, "--slow", val, "expected a fraction of the median, 0.01 to 0.99") : 0;

@@ -22,6 +22,7 @@ enum pattern {
 	PATTERN_PAIRS,	/* round robin: N-1 rounds (N odd: N, one bye a round) of N/2 pairs */
 	PATTERN_RING,	/* one step: every node i writes to i+1 at once */
 	PATTERN_QUICK,	/* one round: node i with node i + ceil(N/2); N odd: node N/2 sits out */
+	PATTERN_TRIAGE,	/* triage_steps(N) rings of distinct strides over a shuffled order */
 };
 
 /* One directed test: @client writes to @server (the server is the receiver). */
@@ -48,17 +49,29 @@ struct schedule {
 	uint32_t nodes;
 };
 
-/* "pairs", "ring", "quick" -> @out; -EINVAL otherwise. */
+/* "pairs", "ring", "quick", "triage" -> @out; -EINVAL otherwise. */
 int pattern_parse(const char *s, enum pattern *out);
 const char *pattern_name(enum pattern p);
 
 /*
  * The schedule of @p for @nodes nodes (>= 2): both directions of every
  * pair (ring: one direction, i -> i+1 mod N).  s->rounds: N-1 (N even) or
- * N (N odd) for pairs, 1 for ring and quick.  0 or -errno (-EINVAL for
- * fewer than 2 nodes, -ENOMEM).
+ * N (N odd) for pairs, 1 for ring and quick, one a step for triage.  0
+ * or -errno (-EINVAL for fewer than 2 nodes, -ENOMEM).
  */
 int schedule_make(enum pattern p, uint32_t nodes, struct schedule *s);
+
+/*
+ * The triage pattern (triage.c): triage_steps(N) steps, 2 ceil(log2 N)
+ * and at most N - 1, each a ring over the same shuffled order with a
+ * stride of its own, so every node writes to one partner and is written
+ * to by another at once, and meets 2 triage_steps(N) different partners
+ * (every other node once that would be N - 1 or more).  The same N gives the
+ * same schedule.  triage_make() fills an empty @s: 0 or -ENOMEM (@s then
+ * for schedule_free()).
+ */
+uint32_t triage_steps(uint32_t nodes);
+int triage_make(uint32_t nodes, struct schedule *s);
 
 /*
  * A schedule chosen by the user: @text holds lines `ROUND NODE_A NODE_B`

@@ -294,6 +294,7 @@ static int attach_findings(struct ctx *ctx, const struct linkmap *m)
 
 struct counts {
 	size_t links, failed, down, failures;
+	size_t untested;	/* directed links between nodes that took part, not measured */
 };
 
 static void summary(struct ctx *ctx, const struct linkmap *m, const struct counts *c)
@@ -307,6 +308,9 @@ static void summary(struct ctx *ctx, const struct linkmap *m, const struct count
 			print_text(ctx, ", median latency %.1f us", m->median_lat_us);
 		if (c->down)
 			print_text(ctx, "; %zu node%s down", c->down, c->down == 1 ? "" : "s");
+		if (c->untested)
+			print_text(ctx, "; %zu link%s untested (--pattern pairs measures every one)",
+				   c->untested, c->untested == 1 ? "" : "s");
 		print_text(ctx, "\n");
 		return;
 	}
@@ -315,6 +319,7 @@ static void summary(struct ctx *ctx, const struct linkmap *m, const struct count
 	row_int(s, "links", (int64_t)c->links);
 	row_int(s, "failed", (int64_t)c->failed);
 	row_int(s, "down", (int64_t)c->down);
+	row_int(s, "untested", (int64_t)c->untested);
 	row_int(s, "findings", (int64_t)m->nfind);
 	row_int(s, "failures", (int64_t)c->failures);
 	json_attach(ctx, "summary", s);
@@ -337,7 +342,7 @@ static void findings_text(struct ctx *ctx, const struct linkmap *m)
 static void count(const struct lm_state *st, struct counts *c)
 {
 	const struct linkmap *m = st->m;
-	size_t i;
+	size_t i, live;
 
 	memset(c, 0, sizeof(*c));
 	c->links = st->neff;
@@ -347,6 +352,9 @@ static void count(const struct lm_state *st, struct counts *c)
 		c->down += !!m->down[i];
 	for (i = 0; i < m->nfind; i++)
 		c->failures += m->find[i].failure;
+	/* Every directed link of every rail between the nodes that took part, less those measured. */
+	live = m->nodes - c->down;
+	c->untested = live * (live - 1) * m->rails - c->links;
 }
 
 static int text_report(struct ctx *ctx, const struct linkmap *m, const struct cell *cells)

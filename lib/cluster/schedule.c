@@ -12,6 +12,7 @@ static const char *const pattern_names[] = {
 	[PATTERN_PAIRS] = "pairs",
 	[PATTERN_RING] = "ring",
 	[PATTERN_QUICK] = "quick",
+	[PATTERN_TRIAGE] = "triage",
 };
 
 int pattern_parse(const char *s, enum pattern *out)
@@ -159,6 +160,9 @@ int schedule_make(enum pattern p, uint32_t nodes, struct schedule *s)
 		break;
 	case PATTERN_QUICK:
 		ret = make_quick(nodes, s);
+		break;
+	case PATTERN_TRIAGE:
+		ret = triage_make(nodes, s);
 		break;
 	default:
 		ret = -EINVAL;

@@ -9,7 +9,7 @@ unset SLURM_JOB_NODELIST SLURM_JOB_ID RDMACTL_LAUNCHER RDMACTL_TOKEN
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-fails_with bad-pattern 2 "rdmactl probe: invalid --pattern value 'mesh': use pairs, ring or quick" \
+fails_with bad-pattern 2 "rdmactl probe: invalid --pattern value 'mesh': use pairs, ring, quick or triage" \
 	probe -w 'n[1-4]' --pattern mesh
 fails_with bad-slow 2 "rdmactl probe: Failed to parse --slow '1.5': expected a fraction of the median, 0.01 to 0.99" \
 	probe -w 'n[1-4]' --slow 1.5
