@@ -35,6 +35,8 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Benches in C (bench/*.c), linked against lib/ as the unit tests are.
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c)))
 # Helpers the tests and benches run (built with the unit tests).
 TEST_TOOLS := $(BUILD)/tests/hostile-client
 BIN       := $(BUILD)/rdmactl
@@ -60,6 +62,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/stubs.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
+$(BUILD)/bench/%: bench/%.c tests/unit/stubs.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
 # Completion scripts are generated from the binary's own command table.
 completion/rdmactl.bash: $(BIN)
 	$(BIN) completion bash > $@
@@ -72,7 +78,7 @@ $(BUILD)/tests/hostile-client: tests/hostile-client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
-unit: $(UNIT_BIN) $(TEST_TOOLS)
+unit: $(UNIT_BIN) $(TEST_TOOLS) $(BENCH_BIN)
 
 # Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
 check: all unit
@@ -101,7 +107,7 @@ deps:
 demo: all
 	tests/lab/demo.sh
 
-bench: all
+bench: all $(BENCH_BIN)
 	@# *-lab.sh run inside the lab's guests, started by the bench beside them.
 	@for b in bench/*.sh; do case $$b in *-lab.sh) continue ;; esac; [ -x "$$b" ] && "$$b"; done
 
@@ -133,6 +139,6 @@ uninstall:
 clean:
 	rm -rf $(BUILD) build-asan
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_TOOLS:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_TOOLS:=.d) $(BENCH_BIN:=.d)
 -include tests/fuzz/fuzz.mk
 include pkg.mk
