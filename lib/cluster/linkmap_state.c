@@ -249,7 +249,8 @@ static void count_all(struct lm_state *st)
 
 /*
  * Slow: every link measured is slow, against at least two partners; or,
- * against four partners or more, three links in four.  One partner
+ * against four partners or more, three links in four (each way, for
+ * both ways: see slow_node()).  One partner
  * cannot tell which end is slow (two nodes, or the quick pattern before
  * its retests), so that stays a slow link.  With many partners a node's
  * verdict is a vote: noise of a quarter lifts a link of a node at half
@@ -271,20 +272,20 @@ static bool mostly_slow(uint32_t slow, uint32_t ok, uint32_t partners)
  */
 static bool slow_node(struct nstat *ns)
 {
+	bool out, in;
+
 	ns->dir = DIR_BOTH;
 	if (ns->okpart < 2)
 		return false;
-	if (mostly_slow(ns->slow, ns->ok, ns->okpart))
+	if (ns->slow == ns->ok)
 		return true;
-	if (ns->out_ok >= 2 && mostly_slow(ns->out_slow, ns->out_ok, ns->okpart)) {
-		ns->dir = DIR_OUT;
+	/* Both ways slow only when each way is: a node slow writing also meets slow writers. */
+	out = ns->out_ok >= 2 && mostly_slow(ns->out_slow, ns->out_ok, ns->okpart);
+	in = ns->in_ok >= 2 && mostly_slow(ns->in_slow, ns->in_ok, ns->okpart);
+	if (out && in)
 		return true;
-	}
-	if (ns->in_ok >= 2 && mostly_slow(ns->in_slow, ns->in_ok, ns->okpart)) {
-		ns->dir = DIR_IN;
-		return true;
-	}
-	return false;
+	ns->dir = out ? DIR_OUT : DIR_IN;
+	return out || in;
 }
 
 /*
@@ -302,17 +303,27 @@ static bool good_enough(const struct nstat *ns)
 static void classify(struct lm_state *st)
 {
 	const struct linkmap *m = st->m;
-	uint32_t v, r;
+	uint32_t v, r, nr;
 
 	for (v = 0; v < m->nodes; v++) {
 		struct nstat *ns = &st->node[v];
 
 		ns->named = slow_node(ns);
 		ns->blocked = !ns->ok && ns->failed && ns->failpart >= 2;
-		ns->good = !lm_node_down(m, v) && ns->ok && !ns->failed && !ns->named && good_enough(ns);
 		/* One rail slow (not all: then the node is named) names the rail. */
-		for (r = 0; m->rails > 1 && !ns->named && r < m->rails; r++)
-			st->rail[v * m->rails + r].named = slow_node(&st->rail[v * m->rails + r]);
+		for (r = 0, nr = 0; m->rails > 1 && r < m->rails; r++)
+			nr += st->rail[v * m->rails + r].named = slow_node(&st->rail[v * m->rails + r]);
+		/*
+		 * Some rails slow and not the others: the rails say it, even when
+		 * most of the node's links are slow (its slow rail's links, and
+		 * on the others those to slow partners).
+		 */
+		if (nr && nr < m->rails && !(ns->named && ns->slow == ns->ok))
+			ns->named = false;
+		for (r = 0; ns->named && r < m->rails; r++)
+			st->rail[v * m->rails + r].named = false;
+		ns->good = !lm_node_down(m, v) && ns->ok && !ns->failed && !ns->named && !nr &&
+			   good_enough(ns);
 	}
 }
 
