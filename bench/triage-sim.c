@@ -107,9 +107,6 @@ static int run_one(const struct cfg *cfg, char **names, uint32_t n, enum pattern
 	ret = stepper_run(&sp, &s, true, &rsteps) ?: linkmap_analyse(&m);
 	if (!ret) {
 		sim_score(&f, &m, &sc, cfg->verbose ? say : NULL, &sctx);
-		if (getenv("SIM_DEBUG") && sc.missed > sc.untested)
-			for (size_t i = 0; i < m.nfind; i++)
-				printf("      finding: %s\n", m.find[i].text);
 		t->runs++;
 		t->steps_sum += (double)(s.n + rsteps);
 		if (s.n > t->steps_max)
@@ -134,14 +131,18 @@ static int run_one(const struct cfg *cfg, char **names, uint32_t n, enum pattern
 
 static void header(const struct cfg *cfg)
 {
-	printf("%d seeded fault mixes a row, %u rail(s), noise %s, --slow %.2f, %.0f s a step\n",
-	       cfg->seeds, cfg->rails, cfg->noise > 0 ? "fixed" : "+-10-25% drawn", cfg->slow, cfg->step_s);
+	char noise[64];
+
 	if (cfg->noise > 0)
-		printf("noise: every test measures its rate times 1 +- up to %.0f%%\n", cfg->noise * 100);
-	printf("%6s %-7s %13s %10s %11s %13s %8s %6s %6s %7s\n", "nodes", "pattern", "steps+retest",
-	       "time", "node faults", "links found", "untested", "false", "false", "sim");
-	printf("%6s %-7s %13s %10s %11s %13s %8s %6s %6s %7s\n", "", "", "(most)", "(most)",
-	       "found", "", "links", "nodes", "links", "cpu s");
+		snprintf(noise, sizeof(noise), "up to %.0f%%", cfg->noise * 100);
+	else
+		snprintf(noise, sizeof(noise), "up to 10-25%% (drawn a mix)");
+	printf("%u rail(s); each test: its rate times 1 +- %s; --slow %.2f; %.0f s a step\n",
+	       cfg->rails, noise, cfg->slow, cfg->step_s);
+	printf("%6s %-7s %5s %13s %10s %11s %11s %8s %6s %6s %7s\n", "nodes", "pattern", "mixes",
+	       "steps+retest", "time", "node faults", "slow links", "untested", "false", "false", "sim");
+	printf("%6s %-7s %5s %13s %10s %11s %11s %8s %6s %6s %7s\n", "", "", "", "(most)", "(most)",
+	       "found", "found", "links", "nodes", "links", "cpu s");
 }
 
 static void row(const struct cfg *cfg, uint32_t n, enum pattern p, const struct total *t)
@@ -159,8 +160,8 @@ static void row(const struct cfg *cfg, uint32_t n, enum pattern p, const struct 
 	snprintf(nodes, sizeof(nodes), "%zu/%zu", t->sc.node_found, t->sc.node_faults);
 	snprintf(links, sizeof(links), "%zu/%zu", t->sc.found - t->sc.node_found,
 		 t->sc.faults - t->sc.node_faults);
-	printf("%6u %-7s %13s %10s %11s %13s %8zu %6zu %6zu %7.1f\n", n, pattern_name(p), steps, tm,
-	       nodes, links, t->sc.untested, t->sc.false_nodes, t->sc.false_links, t->cpu_s);
+	printf("%6u %-7s %5zu %13s %10s %11s %11s %8zu %6zu %6zu %7.1f\n", n, pattern_name(p), t->runs,
+	       steps, tm, nodes, links, t->sc.untested, t->sc.false_nodes, t->sc.false_links, t->cpu_s);
 	fflush(stdout);
 }
 

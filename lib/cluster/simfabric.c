@@ -364,6 +364,8 @@ void sim_score(struct simfabric *f, const struct linkmap *m, struct sim_score *s
 		if (x->kind == SIM_SLOW_LINK)
 			snprintf(text, sizeof(text), "%s: %u <-> %u on rail %u, %.0f%%%s", sim_kind_name(x->kind),
 				 x->node, x->peer, x->rail, x->factor * 100, x->untested ? ", not tested" : "");
+		else if (x->kind == SIM_BLOCKED || x->kind == SIM_DIES)
+			snprintf(text, sizeof(text), "%s: %u", sim_kind_name(x->kind), x->node);
 		else
 			snprintf(text, sizeof(text), "%s: %u, %.0f%%", sim_kind_name(x->kind), x->node,
 				 x->factor * 100);
