@@ -7,8 +7,9 @@
 #          its links are many times slower, a slow node
 #   lab-a, lab-d and their link: fine
 #
+# The triage pattern names the same nodes as pairs (srun's run) under ssh.
 # Then, on both rails, lab-d loses RoCE packets on eth1 alone:
-# only lab-d's second rail is named.  (The loss is nftables' random drop,
+# only lab-d's second rail is named, by pairs and by triage.  (The loss is nftables' random drop,
 # as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
 # a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a run (its
 # links go down, as when it is powered off): it is named as down and the
@@ -19,7 +20,7 @@
 # runs here call a link slow below half the median (--slow 0.5): the lossy
 # links are many times slower, the noise is not.
 # lab-needs: ssh slurm
-# lab-timeout: 900
+# lab-timeout: 1100
 
 lab_need_guests 4
 BIN=/run/lab/bin/rdmactl
@@ -104,6 +105,18 @@ if [[ $LAB_NODE == a ]]; then
 	grep -qE '^lab-d +[0-9.e-]+ +FAIL +[0-9.e-]+ +-$' text.out || fail "ssh: lab-d's row of the matrix"
 	grep -q '^4 of 4 nodes joined in .* through ssh; 3 round(s)' text.out || fail "ssh: the run's line"
 	leftovers ssh
+	# The triage pattern names the same nodes as pairs.  At four nodes its
+	# strides 1, 2 and 3 cover every link: three steps instead of six, in
+	# which every node writes and receives at once.
+	run faults-triage -w "$LAB_NODES" --launcher ssh --rails 1 --pattern triage
+	check_eq "triage: exit status" 1 "$RC"
+	check_eq "triage: the nodes pairs names" "$(findings faults-srun.json | grep -E '_node ')" \
+		"$(findings faults-triage.json | grep -E '_node ')"
+	check_eq "triage: lab-b's cause" roce_blocked \
+		"$(jq -r '.findings[] | select(.kind == "blocked_node") | .cause' faults-triage.json)"
+	check_eq "triage: three steps" "triage 3" "$(jq -r '"\(.run.pattern) \(.run.steps)"' faults-triage.json)"
+	check_eq "triage: no link left untested" 0 "$(jq .summary.untested faults-triage.json)"
+	leftovers triage
 fi
 lab_barrier faults-done 1200
 nft delete table inet rocefw 2>/dev/null || true
@@ -117,6 +130,10 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "rails: two rails probed" 2 "$(jq .run.rails rails.json)"
 	check_eq "rails: findings" "slow_rail lab-d rail 1" "$(findings rails.json)"
 	leftovers rails
+	run rails-triage -w "$LAB_NODES" --launcher ssh --pattern triage
+	check_eq "rails triage: the nodes and rails pairs names" "$(findings rails.json | grep -E '_(node|rail) ')" \
+		"$(findings rails-triage.json | grep -E '_(node|rail) ')"
+	leftovers rails-triage
 fi
 lab_barrier rail-done 600
 nft delete table inet lossy 2>/dev/null || true
