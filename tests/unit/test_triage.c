@@ -199,6 +199,67 @@ static void triage_finds_node_faults(void)
 	free(names);
 }
 
+/* The model, and what the stepper said of the retests to come. */
+struct counted {
+	struct simfabric f;
+	size_t said;
+};
+
+static int counted_step(void *arg, const struct sched_step *st, uint32_t round)
+{
+	return sim_step(&((struct counted *)arg)->f, st, round);
+}
+
+static void counted_more(void *arg, size_t n)
+{
+	((struct counted *)arg)->said += n;
+}
+
+/*
+ * The stepper's retests, on the model: quick gives every node one partner,
+ * so the ends of each slow or failed link are retested against a node
+ * known good, said through more() beforehand; without retests, only the
+ * schedule's steps run.
+ */
+static void stepper_retests(void)
+{
+	char **names = names_make(64);
+	unsigned long long seed = 3;
+	struct schedule s;
+	struct counted c;
+	struct linkmap m;
+	struct sim_score sc;
+	struct stepper sp = { .step = counted_step, .more = counted_more, .arg = &c, .map = &m };
+	size_t rsteps = 0;
+	bool retest;
+	uint32_t i;
+
+	CHECK_INT(schedule_make(PATTERN_QUICK, 64, &s), 0);
+	for (retest = true;; retest = false) {
+		c.said = 0;
+		CHECK_INT(sim_init(&c.f, 64, 2, seed, 0.10, s.n), 0);
+		linkmap_init(&m, names, 64, 2, 0.8);
+		c.f.map = &m;
+		CHECK_INT(stepper_run(&sp, &s, retest, &rsteps), 0);
+		CHECK_INT(c.said, rsteps);
+		CHECK_INT(c.f.steps, s.n + rsteps);
+		CHECK(retest ? rsteps >= 2 : rsteps == 0);
+		CHECK_INT(linkmap_analyse(&m), 0);
+		sim_score(&c.f, &m, &sc, retest ? say : NULL, &seed);
+		CHECK_INT(sc.false_nodes, 0);
+		if (retest)
+			CHECK_INT(sc.node_found, sc.node_faults);
+		linkmap_free(&m);
+		sim_free(&c.f);
+		if (!retest)
+			break;
+	}
+	schedule_free(&s);
+	for (i = 0; i < 64; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* The model keeps its word: a fault drawn is where it says, and the same seed draws the same. */
 static void sim_same_seed(void)
 {
@@ -229,6 +290,7 @@ int main(void)
 {
 	RUN("triage", triage_schedule);
 	RUN("triage", triage_finds_node_faults);
+	RUN("triage", stepper_retests);
 	RUN("triage", sim_same_seed);
 	TEST_EXIT();
 }
