@@ -139,10 +139,10 @@ static char **names_make(uint32_t n)
 	return v;
 }
 
-/* What went wrong, for the failure's detail (a slow link not tested is no failure). */
+/* What went wrong with a node, for the failure's detail (links are not asserted). */
 static void say(void *arg, const char *what, const char *text)
 {
-	if (strstr(text, "not tested"))
+	if (!strcmp(what, "false link") || !strncmp(text, "slow link", 9))
 		return;
 	fprintf(stderr, "  seed %llu: %s: %s\n", *(unsigned long long *)arg, what, text);
 }
@@ -152,7 +152,7 @@ static void say(void *arg, const char *what, const char *text)
  * (stepper_run(), the retests, linkmap_analyse()): every node fault
  * found, no healthy node named, the steps within bounds.
  */
-static void sim_run(uint32_t n, unsigned long long seed, double slow, char **names)
+static void sim_run(uint32_t n, unsigned long long seed, double noise, double slow, char **names)
 {
 	struct schedule s;
 	struct simfabric f;
@@ -163,7 +163,7 @@ static void sim_run(uint32_t n, unsigned long long seed, double slow, char **nam
 	uint32_t i, down = 0;
 
 	CHECK_INT(schedule_make(PATTERN_TRIAGE, n, &s), 0);
-	CHECK_INT(sim_init(&f, n, 2, seed, 0, s.n), 0);
+	CHECK_INT(sim_init(&f, n, 2, seed, noise, s.n), 0);
 	linkmap_init(&m, names, n, 2, slow);
 	f.map = &m;
 	CHECK_INT(stepper_run(&sp, &s, true, &rsteps), 0);
@@ -191,9 +191,17 @@ static void triage_finds_node_faults(void)
 	uint32_t i;
 
 	for (seed = 1; seed <= 5; seed++) {
-		sim_run(64, seed, 0.8, names);
-		sim_run(64, seed, 0.65, names);
+		/* Noise of a quarter at --slow 0.8 puts healthy links under the line now and then. */
+		sim_run(64, seed, 0.25, 0.8, names);
+		sim_run(64, seed, 0, 0.65, names);
 	}
+	/*
+	 * Sixteen nodes, five of them faulty, noise of a quarter: a slow
+	 * rail's node has most of its links slow, and a node slow writing
+	 * meets slow writers (seed 19).
+	 */
+	for (seed = 1; seed <= 20; seed++)
+		sim_run(16, seed, 0.25, 0.8, names);
 	for (i = 0; i < 64; i++)
 		free(names[i]);
 	free(names);
