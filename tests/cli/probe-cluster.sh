@@ -32,6 +32,14 @@ fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use
 fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
 	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
 
+# The triage pattern: 2 ceil(log2 16) = 8 steps for 16 nodes, said before
+# the launcher starts; nodes that never join are down, and the links
+# between the nodes that took part (none) leave nothing untested.
+run -j probe -w 'n[01-16].invalid' --launcher ssh --pattern triage --rendezvous 127.0.0.1 --node-timeout 5
+check triage-rc rc_is 1
+check triage-estimate err_has "16 nodes, triage: 8 round\(s\), 8 step\(s\), 128 tests"
+check triage-run json_ok '.run.pattern == "triage" and .run.steps == 8 and .summary.down == 16 and .summary.untested == 0'
+
 # The same test option forty times: refused, not cut.
 run probe -w 'n[1-2]' --launcher ssh $(for _ in $(seq 45); do printf -- '-s 1K '; done)
 check many-options-rc rc_is 2
