@@ -249,8 +249,7 @@ static void count_all(struct lm_state *st)
 
 /*
  * Slow: every link measured is slow, against at least two partners; or,
- * against four partners or more, three links in four (each way, for
- * both ways: see slow_node()).  One partner
+ * against four partners or more, three links in four.  One partner
  * cannot tell which end is slow (two nodes, or the quick pattern before
  * its retests), so that stays a slow link.  With many partners a node's
  * verdict is a vote: noise of a quarter lifts a link of a node at half
