@@ -8,9 +8,9 @@
 #   lab-a, lab-d and their link: fine
 #
 # The triage pattern names the same nodes as pairs (srun's run) under ssh.
-# Then, on both rails, lab-d loses RoCE packets on eth1 alone:
-# only lab-d's second rail is named, by pairs and by triage.  (The loss is nftables' random drop,
-# as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
+# Then, on both rails, lab-d loses RoCE packets on eth1 alone: only
+# lab-d's second rail is named, by pairs and by triage.  (The loss is
+# nftables' random drop, as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
 # a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a run (its
 # links go down, as when it is powered off): it is named as down and the
 # run still ends with its report.  pdsh and clush start a short run each.
