@@ -142,7 +142,7 @@ static void header(const struct cfg *cfg)
 	printf("%6s %-7s %5s %13s %10s %11s %11s %8s %6s %6s %7s\n", "nodes", "pattern", "mixes",
 	       "steps+retest", "time", "node faults", "slow links", "untested", "false", "false", "sim");
 	printf("%6s %-7s %5s %13s %10s %11s %11s %8s %6s %6s %7s\n", "", "", "", "(most)", "(most)",
-	       "found", "found", "links", "nodes", "links", "cpu s");
+	       "found", "found", "links", "nodes", "links", "wall s");
 }
 
 static void row(const struct cfg *cfg, uint32_t n, enum pattern p, const struct total *t)
