@@ -15,7 +15,8 @@
 # the line between healthy links at -25% and slow ones at +25%.  pairs at
 # 1 000 nodes holds 4 million results a mix (about 14 s and 0.8 GB each):
 # it runs PAIRS_1000_MIXES mixes (default 2; all 20 found all 176 node
-# faults and named no healthy node, as at the smaller sizes).  BUILD=DIR picks the build.
+# faults and named no healthy node, as at the smaller sizes).  BUILD=DIR
+# picks the build.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
