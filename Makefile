@@ -95,7 +95,7 @@ DEBS_BUILD := build-essential pkg-config libibverbs-dev librdmacm-dev libmnl-dev
 	      debhelper dpkg-dev fakeroot rpm
 DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      ibverbs-providers rdmacm-utils perftest infiniband-diags iproute2 nftables \
-	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace time \
+	      mandoc bash-completion zsh fish jq gojq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
 	      slurm-client \
