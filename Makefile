@@ -28,7 +28,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/ in layers, lowest first; a layer includes only those before it
 # (tests/layers checks it).  See README.md, Layout.
-LAYERS    := base node probe doctor cluster
+LAYERS    := base node probe doctor cluster report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -36,7 +36,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Helpers the tests and benches run (built with the unit tests).
-TEST_TOOLS := $(BUILD)/tests/hostile-client
+TEST_TOOLS := $(BUILD)/tests/hostile-client $(BUILD)/tests/gen-probe-run
 BIN       := $(BUILD)/rdmactl
 MANS      := $(sort $(wildcard man/*.8))
 COMPLETIONS := completion/rdmactl.bash completion/_rdmactl completion/rdmactl.fish
@@ -71,6 +71,11 @@ completion/rdmactl.fish: $(BIN)
 $(BUILD)/tests/hostile-client: tests/hostile-client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+# A made-up probe -w document of any size, from the link map's own code.
+$(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c tests/unit/stubs.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 unit: $(UNIT_BIN) $(TEST_TOOLS)
 

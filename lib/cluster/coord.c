@@ -922,7 +922,7 @@ static int start(struct coord *co, char **argv)
 static void run_info(struct coord *co, const struct schedule *s, double join_s, double probe_s,
 		     size_t retest_steps)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *names = json_object_new_array();
 	uint32_t i, joined = 0;
 
 	for (i = 0; i < co->n; i++)
@@ -938,6 +938,14 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 	row_double(o, "start_s", join_s, 1);
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
+	row_str(o, "version", RDMACTL_VERSION);
+	/* The nodes in the hostlist's order: a report draws its matrix in it. */
+	for (i = 0; names && i < co->n; i++)
+		json_object_array_add(names, json_object_new_string(co->names[i]));
+	if (o && names)
+		json_object_object_add(o, "names", names);
+	else
+		json_object_put(names);
 	json_attach(co->ctx, "run", o);
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
 		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,

@@ -200,7 +200,7 @@ static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct ce
 
 /* ---- JSON: links and findings ---- */
 
-static struct json_object *link_json(const struct linkmap *m, const struct link_result *r)
+struct json_object *linkmap_link_json(const struct linkmap *m, const struct link_result *r)
 {
 	struct json_object *o = json_object_new_object(), *cnt = json_object_new_object();
 
@@ -230,7 +230,7 @@ static struct json_object *link_json(const struct linkmap *m, const struct link_
 	return o;
 }
 
-static struct json_object *finding_json(const struct linkmap *m, const struct finding *f)
+struct json_object *linkmap_finding_json(const struct linkmap *m, const struct finding *f)
 {
 	struct json_object *o = json_object_new_object();
 	bool measured = f->gbps > 0;
@@ -260,7 +260,7 @@ static int attach_links(struct ctx *ctx, const struct linkmap *m)
 	size_t i;
 
 	for (i = 0; arr && i < m->n; i++) {
-		if (!(o = link_json(m, &m->res[i])) || json_object_array_add(arr, o)) {
+		if (!(o = linkmap_link_json(m, &m->res[i])) || json_object_array_add(arr, o)) {
 			json_object_put(o);
 			json_object_put(arr);
 			return -ENOMEM;
@@ -278,7 +278,7 @@ static int attach_findings(struct ctx *ctx, const struct linkmap *m)
 	size_t i;
 
 	for (i = 0; arr && i < m->nfind; i++) {
-		if (!(o = finding_json(m, &m->find[i])) || json_object_array_add(arr, o)) {
+		if (!(o = linkmap_finding_json(m, &m->find[i])) || json_object_array_add(arr, o)) {
 			json_object_put(o);
 			json_object_put(arr);
 			return -ENOMEM;
