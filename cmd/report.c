@@ -152,13 +152,12 @@ static void runs_free(struct runs *r)
 	free(r->doctor);
 }
 
-static int write_report(struct ctx *ctx, const char *out, unsigned int flags, struct runs *r)
+static int write_report(struct ctx *ctx, struct outfile *of, const char *out, struct runs *r)
 {
 	const struct linkview **pv = calloc(r->nprobe + 1, sizeof(*pv));
 	struct html_runs hr = { .probe = pv, .nprobe = r->nprobe, .doctor = r->doctor,
 				.ndoctor = r->ndoctor };
 	char safe[1024];
-	bool refused = false;
 	size_t i;
 	int ret;
 
@@ -166,10 +165,10 @@ static int write_report(struct ctx *ctx, const char *out, unsigned int flags, st
 		return -ENOMEM;
 	for (i = 0; i < r->nprobe; i++)
 		pv[i] = &r->probe[i];
-	ret = html_write(ctx, out, &hr, flags, &refused);
+	ret = html_write(ctx, of, &hr);
 	free(pv);
 	if (ret)
-		return refused ? RC_USAGE : RC_PROBLEM;
+		return of->refused ? RC_USAGE : RC_PROBLEM;
 	if (strcmp(out, "-")) {
 		print_str(ctx, "file", "Wrote %s: ", ctx->json ? out : text_safe(out, safe, sizeof(safe), 0));
 		print_int(ctx, "doctor_runs", "%" PRId64 " doctor -w run(s), ", (int64_t)r->ndoctor);
@@ -181,6 +180,7 @@ static int write_report(struct ctx *ctx, const char *out, unsigned int flags, st
 int cmd_report(struct ctx *ctx, int argc, char **argv)
 {
 	struct runs r = { 0 };
+	struct outfile of;
 	unsigned int flags = 0;
 	const char *out = NULL;
 	struct optparser p;
@@ -207,12 +207,17 @@ int cmd_report(struct ctx *ctx, int argc, char **argv)
 			"Write the page to a file (-o FILE)");
 		return RC_USAGE;
 	}
+	/* The output first: a refused one is said before minutes of reading. */
+	if (outfile_open(ctx, &of, out, "report", flags))
+		return of.refused ? RC_USAGE : RC_PROBLEM;
 	for (i = p.optind; !ret && i < argc; i++)
 		ret = run_read(ctx, &r, argv[i]);
 	if (ret == -ENOMEM)
 		log_err(ctx, "Failed to read the runs: %s", strerror(ENOMEM));
 	if (!ret)
-		ret = write_report(ctx, out, flags, &r);
+		ret = write_report(ctx, &of, out, &r);
+	else
+		outfile_discard(&of);
 	runs_free(&r);
 	return ret < 0 ? RC_PROBLEM : ret;
 }

@@ -71,6 +71,7 @@ struct coord {
 	struct launch launch;		/* the agents' launcher run */
 	pthread_t thread;
 	pthread_mutex_t mu;
+	struct json_object *run;	/* the run's facts (run_info), for cfg->done */
 	bool launched, launch_done;
 	long ping_ms;
 	unsigned int rails, step;	/* step: the one running, numbered for the agents */
@@ -946,6 +947,7 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		json_object_object_add(o, "names", names);
 	else
 		json_object_put(names);
+	co->run = json_object_get(o);
 	json_attach(co->ctx, "run", o);
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
 		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,
@@ -1017,6 +1019,7 @@ static void coord_free(struct coord *co)
 	free(co->nodes);
 	free(co->jobs);
 	linkmap_free(&co->map);
+	json_object_put(co->run);
 	pthread_mutex_destroy(&co->mu);
 	explicit_bzero(co->token, sizeof(co->token));
 }
@@ -1080,6 +1083,11 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		ret = linkmap_analyse(&co.map);
 	if (!ret)
 		ret = linkmap_print(ctx, &co.map);
+	if (ret >= 0 && cfg->done) {
+		int dret = cfg->done(cfg->done_arg, &co.map, co.run);
+
+		ret = dret ? dret : ret;
+	}
 	if (co.launched)
 		say_bye(&co);
 	free(argv);

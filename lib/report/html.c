@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <openssl/evp.h>
 
+#include "base/ctx.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/text.h"
@@ -380,36 +381,70 @@ int html_report(FILE *f, const struct html_runs *runs)
 	return ret;
 }
 
-int html_write(const struct ctx *ctx, const char *path, const struct html_runs *runs,
-	       unsigned int flags, bool *refused)
+int html_write(const struct ctx *ctx, struct outfile *of, const struct html_runs *runs)
 {
-	struct outfile of;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
 	int ret;
 
-	*refused = false;
 	/* Rendered whole first: a failed render leaves no half page behind. */
-	if (!(mem = open_memstream(&buf, &len)))
-		return -ENOMEM;
-	ret = html_report(mem, runs);
-	if (fclose(mem) && !ret)
+	if (!(mem = open_memstream(&buf, &len))) {
 		ret = -ENOMEM;
+	} else {
+		ret = html_report(mem, runs);
+		if (fclose(mem) && !ret)
+			ret = -ENOMEM;
+	}
 	if (ret) {
-		log_err(ctx, "Failed to render the report: %s", strerror(-ret));
+		outfile_fail(ctx, of, ret);
 		free(buf);
 		return ret;
 	}
-	ret = outfile_open(ctx, &of, path, "report", flags);
-	if (!ret) {
-		ret = outfile_write(&of, buf, len);
-		if (ret)
-			outfile_fail(ctx, &of, ret);
-		else
-			ret = outfile_commit(ctx, &of);
-	}
-	*refused = of.refused;
+	ret = outfile_write(of, buf, len);
 	free(buf);
+	if (ret) {
+		outfile_fail(ctx, of, ret);
+		return ret;
+	}
+	return outfile_commit(ctx, of);
+}
+
+static int said(const struct ctx *ctx, const struct outfile *of, int ret)
+{
+	char safe[1024];
+
+	if (!ret && !outfile_is_stdout(of))
+		fprintf(stderr, "rdmactl %s: wrote the report to %s\n", ctx->cmd,
+			text_safe(of->path, safe, sizeof(safe), 0));
 	return ret;
+}
+
+int html_write_probe(const struct ctx *ctx, struct outfile *of, const struct linkmap *m,
+		     struct json_object *run)
+{
+	struct linkview v;
+	const struct linkview *pv[1] = { &v };
+	struct html_runs runs = { .probe = pv, .nprobe = 1 };
+	int ret = linkview_from_map(&v, m, run);
+
+	if (ret) {
+		outfile_fail(ctx, of, ret);
+		linkview_free(&v);
+		return ret;
+	}
+	ret = html_write(ctx, of, &runs);
+	linkview_free(&v);
+	return said(ctx, of, ret);
+}
+
+int html_write_doctor(const struct ctx *ctx, struct outfile *of, struct json_object *doc)
+{
+	struct html_runs runs = { .doctor = &doc, .ndoctor = 1 };
+
+	if (!doc) {
+		outfile_fail(ctx, of, -ENOMEM);
+		return -ENOMEM;
+	}
+	return said(ctx, of, html_write(ctx, of, &runs));
 }

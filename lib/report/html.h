@@ -24,7 +24,9 @@
 #include <stdio.h>
 
 struct ctx;
+struct outfile;
 struct json_object;
+struct linkmap;
 struct linkview;
 
 /* Up to this many nodes a matrix is an HTML table; above, a canvas drawn from compact data. */
@@ -48,13 +50,20 @@ struct html_runs {
 int html_report(FILE *f, const struct html_runs *runs);
 
 /*
- * The page of @runs into @path ("-": stdout) through outfile.h (whole or
- * not at all; @flags OUTFILE_FORCE to replace a regular file).  0 or
- * -errno, the message printed; *@refused when the path itself was
- * refused (a usage error).
+ * The page of @runs into @of, opened by the caller with outfile_open(),
+ * committed (or, on any error, removed).  0 or -errno, the message
+ * printed.
  */
-int html_write(const struct ctx *ctx, const char *path, const struct html_runs *runs,
-	       unsigned int flags, bool *refused);
+int html_write(const struct ctx *ctx, struct outfile *of, const struct html_runs *runs);
+
+/*
+ * html_write() of one run: a probe -w's analysed link map and its facts
+ * (coord_cfg.done), or a doctor -w's -j document (cluster_report_doc()).
+ * Each says "Wrote the report to FILE" on stderr.
+ */
+int html_write_probe(const struct ctx *ctx, struct outfile *of, const struct linkmap *m,
+		     struct json_object *run);
+int html_write_doctor(const struct ctx *ctx, struct outfile *of, struct json_object *doc);
 
 /* The sections, for html.c (html_probe.c). */
 int html_probe(FILE *f, const struct linkview *v, size_t idx);
