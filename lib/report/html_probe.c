@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "base/output.h"
 #include "cluster/hostlist.h"
 #include "report/html.h"
 #include "report/linkview.h"
@@ -92,12 +93,10 @@ static enum kind kind_of(const struct linkview *v, const bool *down, uint32_t i,
 	return c->state == LV_OK && v->median_gbps > 0 ? K_OK : K_NONE;
 }
 
-/* Ten steps of the scale: 9 at the median (or above), 0 far under it. */
+/* Ten steps of the scale, as the terminal's (9 at the median or above, 0 far under it). */
 static int step(double frac)
 {
-	long q = lround(frac * 9);
-
-	return q < 0 ? 0 : q > 9 ? 9 : (int)q;
+	return (int)(color_heat(frac) - COLOR_HEAT0);
 }
 
 static double lat_frac(const struct linkview *v, const struct lv_cell *c)
