@@ -10,6 +10,8 @@
 
 #include <json-c/json.h>
 
+#include "base/ctx.h"
+#include "cluster/linkmap.h"
 #include "report/html.h"
 #include "report/linkview.h"
 #include "test.h"
@@ -168,6 +170,80 @@ static void page_has_cells_and_no_markup_from_nodes(void)
 	json_object_put(doc);
 }
 
+/* The page of @v, without its "Written ... on DATE" line; to free. */
+static char *page_of(const struct linkview *v)
+{
+	const struct linkview *pv[1] = { v };
+	struct html_runs runs = { .probe = pv, .nprobe = 1 };
+	char *page = NULL, *stamp, *end;
+	size_t len = 0;
+	FILE *f = open_memstream(&page, &len);
+
+	CHECK_INT(html_report(f, &runs), 0);
+	fclose(f);
+	if ((stamp = strstr(page, "<p class=\"muted\">Written by")) && (end = strchr(stamp, '\n')))
+		memmove(stamp, end, strlen(end) + 1);
+	return page;
+}
+
+/*
+ * probe -w --html draws the run's link map; rdmactl report reads the
+ * document the same run printed: one page either way.
+ */
+static void map_and_document_make_one_page(void)
+{
+	static char *names[] = { "lab-a", "lab-b", "lab-c", "lab-d" };
+	struct ctx ctx = { .root = "", .json = true };
+	struct json_object *run = json_object_new_object(), *list = json_object_new_array(), *doc;
+	struct linkview fromap, fromdoc;
+	struct linkmap m;
+	char err[256], *a, *b;
+	const char *text;
+	uint32_t c, s;
+
+	linkmap_init(&m, names, 4, 1, 0.8);
+	for (c = 0; c < 4; c++)
+		for (s = 0; s < 4; s++) {
+			struct link_result r = { .client = c, .server = s, .round = 1, .ok = true,
+						 .gbps = c == 2 || s == 2 ? 24.5 : 97.25, .lat_us = 2.5,
+						 .retrans = c == 2 ? 1500 : 0 };
+
+			if (c == s)
+				continue;
+			if (c == 1 && s == 3) {
+				r.ok = false;
+				r.cause = CAUSE_ROCE_BLOCKED;
+				r.lat_us = -1;
+				snprintf(r.why, sizeof(r.why), "RDMA lost, TCP fine");
+			}
+			CHECK_INT(linkmap_add(&m, &r), 0);
+		}
+	CHECK_INT(linkmap_analyse(&m), 0);
+	for (c = 0; c < 4; c++)
+		json_object_array_add(list, json_object_new_string(names[c]));
+	json_object_object_add(run, "names", list);
+	json_object_object_add(run, "launcher", json_object_new_string("ssh"));
+	ctx.jroot = json_object_new_object();
+	json_object_object_add(ctx.jroot, "run", json_object_get(run));
+	CHECK_INT(linkmap_print(&ctx, &m), 1);
+	text = json_object_to_json_string_ext(ctx.jroot, JSON_C_TO_STRING_PRETTY);
+	CHECK_INT(linkview_read(&fromdoc, &doc, text, strlen(text), err, sizeof(err)), 0);
+	CHECK_INT(linkview_from_map(&fromap, &m, run), 0);
+	a = page_of(&fromap);
+	b = page_of(&fromdoc);
+	CHECK_STR(a, b);
+	CHECK(strstr(a, "<td class=\"q2 slow hl\" title=\"lab-c &#8594; lab-a: 24.50 Gb/s"));
+	CHECK(strstr(a, "counters: retrans 1500, seq_err 0, cnp 0"));
+	free(a);
+	free(b);
+	linkview_free(&fromap);
+	linkview_free(&fromdoc);
+	json_object_put(doc);
+	json_object_put(ctx.jroot);
+	json_object_put(run);
+	linkmap_free(&m);
+}
+
 int main(void)
 {
 	RUN("html", markup_is_text);
@@ -176,5 +252,6 @@ int main(void)
 	RUN("html", bad_documents_are_named);
 	RUN("html", other_documents_pass_through);
 	RUN("html", page_has_cells_and_no_markup_from_nodes);
+	RUN("html", map_and_document_make_one_page);
 	TEST_EXIT();
 }
