@@ -97,7 +97,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      mandoc bash-completion zsh fish jq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
-	      slurm-client \
+	      slurm-client chromium \
 	      lintian rpmlint rpm2cpio prometheus man-db systemd
 deps:
 	apt-get update
