@@ -426,7 +426,9 @@ static int cells_fill(struct reader *r, struct linkview *v, const uint32_t *map)
 		struct lv_cell *c = lv_cell(v, l->rail, map[l->client], map[l->server]);
 
 		ret = cell_set(c, l->ok, l->gbps, l->lat, l->cnt, NULL, NULL);
+		/* The cause as read ("cause: why"), in place of cell_set()'s bare "failed". */
 		if (!ret && !l->ok) {
+			free(c->why);
 			c->why = l->why;
 			l->why = NULL;
 		}
