@@ -57,7 +57,7 @@ static const char style[] =
 	"h3{font-size:1.05em}"
 	"table{border-collapse:collapse}td,th{padding:2px 6px;text-align:left;vertical-align:top}"
 	"table.list td,table.list th{border-bottom:1px solid #ddd}"
-	"dl.facts{display:grid;grid-template-columns:max-content auto;gap:0 1em}"
+	"dl.facts{display:grid;grid-template-columns:repeat(4,max-content minmax(7em,auto));gap:0 1em}"
 	"dl.facts dt{font-weight:bold}dl.facts dd{margin:0}"
 	"code,.fix{font-family:ui-monospace,monospace;font-size:.92em}"
 	".grid td{text-align:center;min-width:1.6em;border:1px solid #fff}"
@@ -149,6 +149,17 @@ static struct json_object *jget(struct json_object *o, const char *key)
 static size_t jlen(struct json_object *arr)
 {
 	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+}
+
+/* One cell of a list: <td>, @text escaped, </td>. */
+static void td(FILE *f, const char *cls, const char *text)
+{
+	if (cls)
+		fprintf(f, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", f);
+	html_escape(f, text);
+	fputs("</td>", f);
 }
 
 /* A status as the grid's class and symbol: the symbol says it without colour. */
@@ -269,17 +280,13 @@ static void failures(FILE *f, struct json_object *doc)
 			fputs("<h3>Failures and warnings, with their fixes</h3>\n<table class=\"list\">"
 			      "<tr><th>status</th><th>check</th><th>nodes</th><th>found</th>"
 			      "<th>fix</th></tr>\n", f);
-		fprintf(f, "<tr class=\"%s\"><td>", strcmp(st, "FAIL") ? "warn" : "fail");
-		html_escape(f, st);
-		fputs("</td><td>", f);
-		html_escape(f, jstr(c, "id"));
-		fputs("</td><td>", f);
-		html_escape(f, jstr(c, "nodes"));
-		fputs("</td><td>", f);
-		html_escape(f, jstr(c, "found"));
-		fputs("</td><td class=\"fix\">", f);
-		html_escape(f, jstr(c, "fix"));
-		fputs("</td></tr>\n", f);
+		fprintf(f, "<tr class=\"%s\">", strcmp(st, "FAIL") ? "warn" : "fail");
+		td(f, NULL, st);
+		td(f, NULL, jstr(c, "id"));
+		td(f, NULL, jstr(c, "nodes"));
+		td(f, NULL, jstr(c, "found"));
+		td(f, "fix", jstr(c, "fix"));
+		fputs("</tr>\n", f);
 	}
 	if (shown)
 		fputs("</table>\n", f);
@@ -302,14 +309,11 @@ static void drift(FILE *f, struct json_object *doc)
 	for (i = 0; i < jlen(arr); i++) {
 		struct json_object *d = json_object_array_get_idx(arr, i), *diff = jget(d, "differs");
 
-		fputs("<tr><td>", f);
-		html_escape(f, jstr(d, "fact"));
-		fputs("</td><td>", f);
-		html_escape(f, jstr(d, "majority_nodes") ? jstr(d, "majority") ?: "(none)"
-							  : "(no majority)");
-		fputs("</td><td>", f);
-		html_escape(f, jstr(d, "majority_nodes"));
-		fputs("</td><td>", f);
+		fputs("<tr>", f);
+		td(f, NULL, jstr(d, "fact"));
+		td(f, NULL, jstr(d, "majority_nodes") ? jstr(d, "majority") ?: "(none)" : "(no majority)");
+		td(f, NULL, jstr(d, "majority_nodes"));
+		fputs("<td>", f);
 		for (k = 0; k < jlen(diff); k++) {
 			struct json_object *x = json_object_array_get_idx(diff, k);
 
@@ -318,9 +322,9 @@ static void drift(FILE *f, struct json_object *doc)
 			fputs(" on ", f);
 			html_escape(f, jstr(x, "nodes"));
 		}
-		fputs("</td><td class=\"fix\">", f);
-		html_escape(f, jstr(d, "fix"));
-		fputs("</td></tr>\n", f);
+		fputs("</td>", f);
+		td(f, "fix", jstr(d, "fix"));
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
@@ -337,11 +341,10 @@ static void unreachable(FILE *f, struct json_object *doc)
 	for (i = 0; i < jlen(arr); i++) {
 		struct json_object *u = json_object_array_get_idx(arr, i);
 
-		fputs("<tr><td>", f);
-		html_escape(f, jstr(u, "node"));
-		fputs("</td><td>", f);
-		html_escape(f, jstr(u, "error"));
-		fputs("</td></tr>\n", f);
+		fputs("<tr>", f);
+		td(f, NULL, jstr(u, "node"));
+		td(f, NULL, jstr(u, "error"));
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
