@@ -28,7 +28,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/ in layers, lowest first; a layer includes only those before it
 # (tests/layers checks it).  See README.md, Layout.
-LAYERS    := base node probe doctor cluster
+LAYERS    := base node probe doctor cluster report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -38,7 +38,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Benches in C (bench/*.c), linked against lib/ as the unit tests are.
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c)))
 # Helpers the tests and benches run (built with the unit tests).
-TEST_TOOLS := $(BUILD)/tests/hostile-client
+TEST_TOOLS := $(BUILD)/tests/hostile-client $(BUILD)/tests/gen-probe-run
 BIN       := $(BUILD)/rdmactl
 MANS      := $(sort $(wildcard man/*.8))
 COMPLETIONS := completion/rdmactl.bash completion/_rdmactl completion/rdmactl.fish
@@ -78,6 +78,11 @@ $(BUILD)/tests/hostile-client: tests/hostile-client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
+# A made-up probe -w document of any size, from the link map's own code.
+$(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c tests/unit/stubs.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
 unit: $(UNIT_BIN) $(TEST_TOOLS) $(BENCH_BIN)
 
 # Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
@@ -98,7 +103,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      mandoc bash-completion zsh fish jq gojq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
-	      slurm-client \
+	      slurm-client chromium \
 	      lintian rpmlint rpm2cpio prometheus man-db systemd
 deps:
 	apt-get update

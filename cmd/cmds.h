@@ -14,6 +14,7 @@ int cmd_limits(struct ctx *ctx, int argc, char **argv);
 int cmd_snapshot(struct ctx *ctx, int argc, char **argv);
 int cmd_doctor(struct ctx *ctx, int argc, char **argv);
 int cmd_probe(struct ctx *ctx, int argc, char **argv);
+int cmd_report(struct ctx *ctx, int argc, char **argv);
 int cmd_completion(struct ctx *ctx, int argc, char **argv);
 int cmd_complete(struct ctx *ctx, int argc, char **argv);
 int cmd_help(struct ctx *ctx, int argc, char **argv);
@@ -34,5 +35,6 @@ extern const struct opt ports_opts[];
 extern const struct opt gids_opts[];
 extern const struct opt limits_opts[];
 extern const struct opt snapshot_opts[];
+extern const struct opt report_opts[];
 
 #endif

@@ -23,6 +23,7 @@
 #include "base/sysfs.h"
 #include "cluster/fanout.h"
 #include "cluster/gather.h"
+#include "report/html.h"
 #include "cluster/report.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
@@ -49,6 +50,7 @@ enum {
 	OPT_SLURM_HEALTH,
 	OPT_DRAIN,
 	OPT_METRICS,
+	OPT_HTML,
 };
 
 const struct opt doctor_opts[] = {
@@ -66,6 +68,7 @@ const struct opt doctor_opts[] = {
 	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
 	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
 	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command" },
@@ -94,7 +97,7 @@ static const struct column list_cols[] = {
 
 /* The cluster run's options (-w); see lib/cluster/fanout.h. */
 struct cluster_args {
-	const char *w, *x, *launcher, *rdmactl;
+	const char *w, *x, *launcher, *rdmactl, *html;
 	long fanout, node_timeout;
 	bool local, health, drain;
 	const char *given;	/* the first cluster-only option given, for messages */
@@ -212,6 +215,7 @@ static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, c
 	case 'x': c->x = val; c->given = "-x"; return 0;
 	case OPT_LAUNCHER: c->launcher = val; c->given = "--launcher"; return 0;
 	case OPT_RDMACTL: c->rdmactl = val; c->given = "--rdmactl"; return 0;
+	case OPT_HTML: c->html = val; c->given = "--html"; return 0;
 	case OPT_FANOUT:
 		c->given = "--fanout";
 		return set_num(ctx, "--fanout", val, 1, 4096, &c->fanout);
@@ -465,15 +469,25 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 	struct launch l = { .fanout = (unsigned int)a->c.fanout,
 			    .node_timeout = (unsigned int)a->c.node_timeout };
 	struct report_counts counts;
+	struct json_object *doc = NULL;
 	char *argv[16], port[16];
+	struct outfile of;
+	int ret;
 
 	if (launch_pick(ctx, a->c.launcher, &l.launcher))
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;
-	if (fanout_doctor(ctx, nodes, &l, &counts))
-		return RC_PROBLEM;
-	return report_rc(&counts);
+	/* The page's file is checked before any node is asked, and replaced at the end. */
+	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", OUTFILE_FORCE))
+		return of.refused ? RC_USAGE : RC_PROBLEM;
+	ret = fanout_doctor(ctx, nodes, &l, &counts, a->c.html ? &doc : NULL);
+	if (a->c.html && ret)
+		outfile_discard(&of);
+	else if (a->c.html)
+		ret = html_write_doctor(ctx, &of, doc);
+	json_object_put(doc);
+	return ret ? RC_PROBLEM : report_rc(&counts);
 }
 
 /*

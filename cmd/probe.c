@@ -16,6 +16,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/output.h"
 #include "cmds.h"
 #include "node/hwcnt.h"
@@ -25,6 +26,7 @@
 #include "probe/probe_ctl.h"
 #include "cluster/agent.h"
 #include "cluster/coord.h"
+#include "report/html.h"
 #include "cluster/fanout.h"
 
 enum {
@@ -56,6 +58,7 @@ enum {
 	OPT_RENDEZVOUS,
 	OPT_NO_RETEST,
 	OPT_AGENT,
+	OPT_HTML,
 };
 
 const struct opt probe_opts[] = {
@@ -93,6 +96,7 @@ const struct opt probe_opts[] = {
 	{ "slow", OPT_SLOW, ARG_STR, "FRACTION", "with -w: a link below this part of the median is slow (default 0.8)" },
 	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)" },
 	{ "rendezvous", OPT_RENDEZVOUS, ARG_STR, "ADDR[:PORT]", "with -w: this host's address the agents connect to" },
+	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
 	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node" },
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there" },
 	{ 0 }
@@ -182,7 +186,7 @@ struct probe_args {
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
 	/* The cluster probe (-w) and its agents (--agent). */
 	struct coord_cfg cl;
-	const char *w, *x, *launcher, *agent;
+	const char *w, *x, *launcher, *agent, *html;
 	char cluster_opt[32];	/* the first option of -w's, as given */
 	char *fwd[40];		/* the test's options, for every agent */
 	size_t nfwd;
@@ -410,6 +414,7 @@ static int opt_cluster(struct ctx *ctx, struct probe_args *a, int c, const char 
 	case OPT_RENDEZVOUS: cl->rendezvous = val; return 0;
 	case OPT_NO_RETEST: cl->retest = false; return 0;
 	case OPT_AGENT: a->agent = val; return 0;
+	case OPT_HTML: a->html = val; return 0;
 	case OPT_NODE_TIMEOUT:
 		if (set_long(ctx, "--node-timeout", val, 1, 3600, &l))
 			return -EINVAL;
@@ -757,7 +762,7 @@ static const int test_opts[] = {
 };
 static const int cluster_opts[] = {
 	OPT_EXCLUDE, OPT_LAUNCHER, OPT_NODE_TIMEOUT, OPT_RDMACTL, OPT_PATTERN, OPT_PAIRS, OPT_SLOW,
-	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST,
+	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST, OPT_HTML,
 };
 
 static int forward_word(struct probe_args *a, const char *name, const char *val)
@@ -845,9 +850,25 @@ static int cluster_test(struct ctx *ctx, struct probe_args *a)
 	return 0;
 }
 
+/* --html: the page's file, open from the start, written when the run ends (coord_cfg.done). */
+struct html_out {
+	struct ctx *ctx;
+	struct outfile of;
+	bool open;
+};
+
+static int html_done(void *arg, const struct linkmap *m, struct json_object *run)
+{
+	struct html_out *h = arg;
+
+	h->open = false;
+	return html_write_probe(h->ctx, &h->of, m, run);
+}
+
 static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
 			 const char *peer)
 {
+	struct html_out h = { .ctx = ctx };
 	int ret;
 
 	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
@@ -858,7 +879,17 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 			nodes->names[0]);
 		return RC_USAGE;
 	}
+	if (a->html) {
+		if (outfile_open(ctx, &h.of, a->html, "report", OUTFILE_FORCE))
+			return h.of.refused ? RC_USAGE : RC_PROBLEM;
+		h.open = true;
+		a->cl.done = html_done;
+		a->cl.done_arg = &h;
+	}
 	ret = coord_run(ctx, nodes, &a->cl);
+	/* The run ended before its report: no page. */
+	if (h.open)
+		outfile_discard(&h.of);
 	if (ret < 0)
 		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
 	return ret ? RC_PROBLEM : RC_OK;

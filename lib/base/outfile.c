@@ -341,6 +341,12 @@ int outfile_commit(const struct ctx *ctx, struct outfile *of)
 	return ret;
 }
 
+void outfile_discard(struct outfile *of)
+{
+	drop_tmp(of);
+	restore_signals();
+}
+
 void outfile_fail(const struct ctx *ctx, struct outfile *of, int err)
 {
 	say_errno(ctx, of, -err);

@@ -70,6 +70,12 @@ int outfile_commit(const struct ctx *ctx, struct outfile *of);
  */
 void outfile_fail(const struct ctx *ctx, struct outfile *of, int err);
 
+/*
+ * Give up without a word (the caller said why, e.g. its input was bad):
+ * the temporary file is removed, the target untouched.
+ */
+void outfile_discard(struct outfile *of);
+
 /* What a file of type @mode is, for messages: "a FIFO", "a character device". */
 const char *file_kind(mode_t mode);
 

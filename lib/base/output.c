@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,20 @@ static const char *const ansi[] = {
 	[COLOR_YELLOW] = "\033[33m",
 	[COLOR_BOLD] = "\033[1m",
 	[COLOR_DIM] = "\033[2m",
+	/* 256-colour approximations of viridis; white text on the dark half. */
+	[COLOR_HEAT0 + 0] = "\033[48;5;53;97m", [COLOR_HEAT0 + 1] = "\033[48;5;54;97m",
+	[COLOR_HEAT0 + 2] = "\033[48;5;61;97m", [COLOR_HEAT0 + 3] = "\033[48;5;24;97m",
+	[COLOR_HEAT0 + 4] = "\033[48;5;30;97m", [COLOR_HEAT0 + 5] = "\033[48;5;36;30m",
+	[COLOR_HEAT0 + 6] = "\033[48;5;71;30m", [COLOR_HEAT0 + 7] = "\033[48;5;113;30m",
+	[COLOR_HEAT0 + 8] = "\033[48;5;148;30m", [COLOR_HEAT0 + 9] = "\033[48;5;220;30m",
 };
+
+enum color color_heat(double frac)
+{
+	long q = lround(frac * 9);
+
+	return COLOR_HEAT0 + (q < 0 ? 0 : q > 9 ? 9 : (int)q);
+}
 
 const char *color_on(const struct ctx *ctx, enum color c)
 {
@@ -491,6 +505,8 @@ static void print_line(const struct ctx *ctx, const struct table *t, struct json
 			}
 			if (col->color)
 				color = col->color(text);
+			if (col->row_color)
+				color = col->row_color(row, col->key);
 		} else {
 			header_text(col, buf, sizeof(buf));
 			text = buf;

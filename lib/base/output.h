@@ -21,7 +21,16 @@ enum color {
 	COLOR_YELLOW,
 	COLOR_BOLD,
 	COLOR_DIM,
+	/*
+	 * A heatmap's ten steps (viridis, as backgrounds: dark far under the
+	 * median, yellow at it), readable with any colour vision; color_heat().
+	 */
+	COLOR_HEAT0,
+	COLOR_HEAT9 = COLOR_HEAT0 + 9,
 };
+
+/* The step of @frac (a fraction of the median: 0 .. 1 and above) on the heatmap scale. */
+enum color color_heat(double frac);
 
 /* ANSI sequence for @c, or "" when colour is off. */
 const char *color_on(const struct ctx *ctx, enum color c);
@@ -49,6 +58,8 @@ struct column {
 	 * and shows "-" elsewhere.
 	 */
 	const char *(*text)(struct json_object *row, char *buf, size_t len);
+	/* Colour of a cell chosen from its whole row (a heatmap's cell); may be NULL. */
+	enum color (*row_color)(struct json_object *row, const char *key);
 };
 
 struct table;

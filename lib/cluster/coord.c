@@ -72,6 +72,7 @@ struct coord {
 	struct launch launch;		/* the agents' launcher run */
 	pthread_t thread;
 	pthread_mutex_t mu;
+	struct json_object *run;	/* the run's facts (run_info), for cfg->done */
 	bool launched, launch_done;
 	long ping_ms;
 	unsigned int rails, step;	/* step: the one running, numbered for the agents */
@@ -935,7 +936,7 @@ static int start(struct coord *co, char **argv)
 static void run_info(struct coord *co, const struct schedule *s, double join_s, double probe_s,
 		     size_t retest_steps)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *names = json_object_new_array();
 	uint32_t i, joined = 0;
 
 	for (i = 0; i < co->n; i++)
@@ -951,6 +952,15 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 	row_double(o, "start_s", join_s, 1);
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
+	row_str(o, "version", RDMACTL_VERSION);
+	/* The nodes in the hostlist's order: a report draws its matrix in it. */
+	for (i = 0; names && i < co->n; i++)
+		json_object_array_add(names, json_object_new_string(co->names[i]));
+	if (o && names)
+		json_object_object_add(o, "names", names);
+	else
+		json_object_put(names);
+	co->run = json_object_get(o);
 	json_attach(co->ctx, "run", o);
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
 		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,
@@ -1002,6 +1012,7 @@ static void coord_free(struct coord *co)
 	free(co->nodes);
 	free(co->jobs);
 	linkmap_free(&co->map);
+	json_object_put(co->run);
 	pthread_mutex_destroy(&co->mu);
 	explicit_bzero(co->token, sizeof(co->token));
 }
@@ -1064,6 +1075,11 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		ret = linkmap_analyse(&co.map);
 	if (!ret)
 		ret = linkmap_print(ctx, &co.map);
+	if (ret >= 0 && cfg->done) {
+		int dret = cfg->done(cfg->done_arg, &co.map, co.run);
+
+		ret = dret ? dret : ret;
+	}
 	if (co.launched)
 		say_bye(&co);
 	free(argv);

@@ -20,6 +20,7 @@
 #include "probe/probe.h"
 
 struct ctx;
+struct json_object;
 
 struct coord_cfg {
 	struct probe_cfg probe;		/* the test of every pair (port: the first rail's) */
@@ -34,6 +35,12 @@ struct coord_cfg {
 	bool retest;			/* retest open blame against a good node */
 	const char *rdmactl;		/* rdmactl on the nodes (--rdmactl) */
 	struct launch launch;		/* launcher; node_timeout: time to join (argv set here) */
+	/*
+	 * After the report, with the analysed link map and the run's facts
+	 * as -j has them (probe -w --html), or NULL: 0 or -errno (said).
+	 */
+	int (*done)(void *arg, const struct linkmap *m, struct json_object *run);
+	void *done_arg;
 };
 
 /* Run it on @nodes and print the report: 0 or 1 (a finding failed), or -errno (said). */

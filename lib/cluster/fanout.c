@@ -60,7 +60,7 @@ int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hos
 }
 
 int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
-		  struct report_counts *counts)
+		  struct report_counts *counts, struct json_object **doc)
 {
 	struct launch_sink sink = { .line = on_line, .fail = on_fail };
 	struct cluster cl;
@@ -89,6 +89,8 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 		goto out;
 	}
 	ret = cluster_report(ctx, &cl, counts);
+	if (!ret && doc)
+		*doc = cluster_report_doc(ctx, &cl);
 out:
 	cluster_free(&cl);
 	return ret;

@@ -14,6 +14,7 @@
 #include "cluster/launch.h"
 
 struct ctx;
+struct json_object;
 struct report_counts;
 
 /*
@@ -24,8 +25,12 @@ struct report_counts;
  */
 int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hostlist *nodes);
 
-/* Run the doctor (@l->argv) on every node and print the report; 0 or -errno. */
+/*
+ * Run the doctor (@l->argv) on every node and print the report; with
+ * @doc, its -j document too (cluster_report_doc(), NULL when out of
+ * memory) for the HTML page.  0 or -errno.
+ */
 int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
-		  struct report_counts *counts);
+		  struct report_counts *counts, struct json_object **doc);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct ctx;
+struct json_object;
 
 /* ---- the schedule ---- */
 
@@ -210,6 +211,14 @@ int linkmap_analyse(struct linkmap *m);
  * else 0; -ENOMEM.
  */
 int linkmap_print(struct ctx *ctx, const struct linkmap *m);
+
+/*
+ * One entry of the document's `links` and one of its `findings`, for a
+ * program that writes the document a link at a time (a million links are
+ * gigabytes as one json-c tree).  NULL when out of memory.
+ */
+struct json_object *linkmap_link_json(const struct linkmap *m, const struct link_result *r);
+struct json_object *linkmap_finding_json(const struct linkmap *m, const struct finding *f);
 
 void linkmap_free(struct linkmap *m);
 

@@ -84,6 +84,21 @@ struct matrix {
 	char heads[MATRIX_MAX + 1][HEAD_MAX * 4 + 16];
 };
 
+/*
+ * A cell's colour on a colour terminal: its step of the heatmap (its
+ * fraction of the median, as the HTML report draws it), kept in the row
+ * under "h" and the column's number; FAIL in red, as doctor's statuses.
+ */
+static enum color heat_color(struct json_object *row, const char *key)
+{
+	struct json_object *v;
+	char hkey[16];
+
+	snprintf(hkey, sizeof(hkey), "h%s", key + 1);
+	return json_object_object_get_ex(row, hkey, &v) ? (enum color)json_object_get_int(v)
+							 : COLOR_NONE;
+}
+
 static void matrix_cols(const struct linkmap *m, struct matrix *mx)
 {
 	uint32_t j;
@@ -98,20 +113,31 @@ static void matrix_cols(const struct linkmap *m, struct matrix *mx)
 		/* Headers are printed as they are: escape what a name may carry. */
 		text_safe(cut, mx->heads[j], sizeof(mx->heads[j]), 0);
 		mx->cols[j + 1] = (struct column){ .key = mx->keys[j], .header = mx->heads[j],
-						   .flags = COL_RIGHT };
+						   .flags = COL_RIGHT, .row_color = heat_color };
 	}
 }
 
-static void matrix_cell(struct json_object *row, const char *key, const struct cell *c, bool lat)
+static void matrix_cell(const struct linkmap *m, struct json_object *row, uint32_t j,
+			const struct cell *c, bool lat)
 {
-	if (lat && c->nlat)
+	char key[12], hkey[12];
+
+	snprintf(key, sizeof(key), "c%u", j);
+	snprintf(hkey, sizeof(hkey), "h%u", j);
+	if (lat && c->nlat) {
 		row_fmt(row, key, "%.1f", c->lat / c->nlat);
-	else if (!lat && c->ok)
+		if (m->median_lat_us > 0)
+			row_int(row, hkey, color_heat(m->median_lat_us / (c->lat / c->nlat)));
+	} else if (!lat && c->ok) {
 		row_fmt(row, key, "%s", lm_gbps(c->gbps / c->ok));
-	else if (!lat && c->failed)
+		if (m->median_gbps > 0)
+			row_int(row, hkey, color_heat(c->gbps / c->ok / m->median_gbps));
+	} else if (!lat && c->failed) {
 		row_str(row, key, "FAIL");
-	else
+		row_int(row, hkey, COLOR_RED);
+	} else {
 		row_str(row, key, NULL);
+	}
 }
 
 static int matrix_text(struct ctx *ctx, const struct linkmap *m, const struct cell *cells, bool lat)
@@ -135,13 +161,26 @@ static int matrix_text(struct ctx *ctx, const struct linkmap *m, const struct ce
 		}
 		row_str(row, "node", m->names[i]);
 		for (j = 0; j < m->nodes; j++)
-			matrix_cell(row, mx->keys[j], &cells[(size_t)i * m->nodes + j], lat);
+			matrix_cell(m, row, j, &cells[(size_t)i * m->nodes + j], lat);
 	}
 	print_text(ctx, "%s", lat ? "\nLatency, us (half round trip), row to column:\n"
 				  : "Gb/s, row writes to column (average over rails):\n");
 	ret = table_emit(ctx, t, lat ? "latency_matrix" : "gbps_matrix");
 	free(mx);
 	return ret;
+}
+
+/* Under a coloured matrix: what its colours say (doctor colours its statuses the same way). */
+static void heat_legend(const struct ctx *ctx)
+{
+	int q;
+
+	if (!ctx->color)
+		return;
+	fputs("colour: the cell's fraction of the median, 0 ", stdout);
+	for (q = 0; q <= 9; q++)
+		printf("%s  %s", color_on(ctx, COLOR_HEAT0 + q), color_off(ctx));
+	printf(" 1; %sFAIL%s failed\n", color_on(ctx, COLOR_RED), color_off(ctx));
 }
 
 static bool any_latency(const struct cell *cells, uint32_t nodes)
@@ -200,7 +239,7 @@ static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct ce
 
 /* ---- JSON: links and findings ---- */
 
-static struct json_object *link_json(const struct linkmap *m, const struct link_result *r)
+struct json_object *linkmap_link_json(const struct linkmap *m, const struct link_result *r)
 {
 	struct json_object *o = json_object_new_object(), *cnt = json_object_new_object();
 
@@ -230,7 +269,7 @@ static struct json_object *link_json(const struct linkmap *m, const struct link_
 	return o;
 }
 
-static struct json_object *finding_json(const struct linkmap *m, const struct finding *f)
+struct json_object *linkmap_finding_json(const struct linkmap *m, const struct finding *f)
 {
 	struct json_object *o = json_object_new_object();
 	bool measured = f->gbps > 0;
@@ -260,7 +299,7 @@ static int attach_links(struct ctx *ctx, const struct linkmap *m)
 	size_t i;
 
 	for (i = 0; arr && i < m->n; i++) {
-		if (!(o = link_json(m, &m->res[i])) || json_object_array_add(arr, o)) {
+		if (!(o = linkmap_link_json(m, &m->res[i])) || json_object_array_add(arr, o)) {
 			json_object_put(o);
 			json_object_put(arr);
 			return -ENOMEM;
@@ -278,7 +317,7 @@ static int attach_findings(struct ctx *ctx, const struct linkmap *m)
 	size_t i;
 
 	for (i = 0; arr && i < m->nfind; i++) {
-		if (!(o = finding_json(m, &m->find[i])) || json_object_array_add(arr, o)) {
+		if (!(o = linkmap_finding_json(m, &m->find[i])) || json_object_array_add(arr, o)) {
 			json_object_put(o);
 			json_object_put(arr);
 			return -ENOMEM;
@@ -363,6 +402,8 @@ static int text_report(struct ctx *ctx, const struct linkmap *m, const struct ce
 
 	if (m->nodes <= MATRIX_MAX && cells) {
 		ret = matrix_text(ctx, m, cells, false);
+		if (!ret)
+			heat_legend(ctx);
 		if (!ret && any_latency(cells, m->nodes))
 			ret = matrix_text(ctx, m, cells, true);
 	}

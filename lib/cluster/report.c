@@ -591,6 +591,22 @@ int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_coun
 	return ret;
 }
 
+struct json_object *cluster_report_doc(const struct ctx *ctx, const struct cluster *cl)
+{
+	struct ctx jc = *ctx;
+	struct report_counts counts;
+
+	/* The same report, built as -j builds it and printed nowhere. */
+	jc.json = true;
+	jc.warnings = NULL;
+	jc.jroot = json_object_new_object();
+	if (!jc.jroot || cluster_report(&jc, cl, &counts)) {
+		json_object_put(jc.jroot);
+		return NULL;
+	}
+	return jc.jroot;
+}
+
 int report_rc(const struct report_counts *c)
 {
 	return c->failed || c->unreachable ? RC_PROBLEM : RC_OK;

@@ -21,6 +21,7 @@
 
 struct ctx;
 struct cluster;
+struct json_object;
 
 /* Text lines of the report fit this many columns. */
 #define REPORT_WIDTH 100
@@ -35,6 +36,12 @@ struct report_counts {
  * output_finish() prints it).  Fills @counts.  0 or -ENOMEM.
  */
 int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_counts *counts);
+
+/*
+ * The report's -j document of @cl whatever ctx->json says (for the HTML
+ * page of doctor -w --html), to put; NULL when out of memory.
+ */
+struct json_object *cluster_report_doc(const struct ctx *ctx, const struct cluster *cl);
 
 /* The exit code the report calls for: RC_PROBLEM when a node failed or was unreachable. */
 int report_rc(const struct report_counts *c);

@@ -7,6 +7,8 @@ RDMACTL=${RDMACTL:-$TOP/build/rdmactl}
 FIXTURES=$TOP/tests/fixtures
 SUITE=${SUITE:-$(basename "$0" .sh)}
 PREFIX=${TEST_PREFIX:-}
+# The suites' area in the verdict lines: cli, or browser for tests/browser/.
+AREA=${AREA:-cli}
 T_FAILED=0
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
@@ -41,11 +43,11 @@ run_offline() {
 }
 offline_ok() { unshare --mount --net true 2>/dev/null; }
 
-pass() { echo "PASS ${PREFIX}cli/$SUITE/$1"; }
+pass() { echo "PASS ${PREFIX}$AREA/$SUITE/$1"; }
 
 # fail NAME WHY: a failing check, with the output that shows why.
 fail() {
-	echo "FAIL ${PREFIX}cli/$SUITE/$1"
+	echo "FAIL ${PREFIX}$AREA/$SUITE/$1"
 	{
 		echo "    $2"
 		echo "    rc=$RC"
@@ -56,7 +58,7 @@ fail() {
 }
 
 # skip NAME WHY: the check could not run; WHY names the missing facility.
-skip() { echo "SKIP ${PREFIX}cli/$SUITE/$1: $2"; }
+skip() { echo "SKIP ${PREFIX}$AREA/$SUITE/$1: $2"; }
 
 # check NAME COND...: pass when the command COND succeeds.
 check() {

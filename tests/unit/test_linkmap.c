@@ -272,9 +272,8 @@ static void full(struct linkmap *m, uint32_t nodes, uint32_t rails,
 				add(m, c, s, r, rate ? rate(c, s, r) : 100);
 }
 
-static int print_rc(const struct linkmap *m, bool json, char **out)
+static int print_ctx(const struct linkmap *m, struct ctx ctx, char **out)
 {
-	struct ctx ctx = { .root = "", .json = json };
 	char path[] = "/tmp/rdmactl-linkmap.XXXXXX", *text = malloc(1 << 20);
 	int fd = mkstemp(path), saved = dup(1), rc;
 	ssize_t n;
@@ -294,6 +293,11 @@ static int print_rc(const struct linkmap *m, bool json, char **out)
 	else
 		free(text);
 	return rc;
+}
+
+static int print_rc(const struct linkmap *m, bool json, char **out)
+{
+	return print_ctx(m, (struct ctx){ .root = "", .json = json }, out);
 }
 
 static void one_finding(const struct linkmap *m, enum finding_kind k, uint32_t node, uint32_t peer)
@@ -773,6 +777,28 @@ static void thousand_nodes(void)
 	linkmap_free(&m);
 }
 
+/* On a colour terminal each cell is coloured by its fraction of the median; FAIL red. */
+static void matrix_colours(void)
+{
+	struct linkmap m;
+	char *text;
+
+	linkmap_init(&m, names, 4, 1, 0.8);
+	full(&m, 4, 1, node2_slow);
+	add_failed(&m, 0, 1, CAUSE_ROCE_BLOCKED);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	print_ctx(&m, (struct ctx){ .root = "", .color = true }, &text);
+	/* n0 -> n1 failed, n0 -> n2 at a tenth of the median, n0 -> n3 at it. */
+	CHECK(strstr(text, "n0      -   \033[31mFAIL\033[0m  \033[48;5;54;97m10.0\033[0m  "
+			   "\033[48;5;220;30m100.0\033[0m\n"));
+	CHECK(strstr(text, "colour: the cell's fraction of the median, 0 \033[48;5;53;97m  \033[0m"));
+	free(text);
+	print_ctx(&m, (struct ctx){ .root = "" }, &text);
+	CHECK(!strchr(text, '\033'));
+	free(text);
+	linkmap_free(&m);
+}
+
 int main(void)
 {
 	RUN("linkmap", pairs_every_pair_once);
@@ -799,5 +825,6 @@ int main(void)
 	RUN("linkmap", counters_and_escapes);
 	RUN("linkmap", two_nodes);
 	RUN("linkmap", thousand_nodes);
+	RUN("linkmap", matrix_colours);
 	TEST_EXIT();
 }

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmactl report -o FILE.html RUN.json...: one HTML page of saved
+ * `rdmactl -j doctor -w` and `rdmactl -j probe -w` documents (lib/report),
+ * on any machine, later: no RDMA, no node, no network needed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/outfile.h"
+#include "base/output.h"
+#include "base/text.h"
+#include "cmds.h"
+#include "report/html.h"
+#include "report/linkview.h"
+
+/* A saved run is JSON text; a 1 000-node probe -w is ~200 MB of it. */
+#define RUN_MAX ((size_t)2 << 30)
+
+const struct opt report_opts[] = {
+	{ "output", 'o', ARG_FILE, "FILE", "the .html to write, - for stdout (required)" },
+	{ "force", 'f', ARG_NONE, NULL, "replace FILE if it exists (only ever a regular file)" },
+	{ 0 }
+};
+
+struct runs {
+	struct linkview *probe;
+	struct json_object **doctor;
+	size_t nprobe, ndoctor;
+};
+
+/* The whole of @path ("-": stdin) in *@out (NUL-terminated).  0 or -errno. */
+static int slurp(const char *path, char **out, size_t *len)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	size_t cap = 1 << 16;
+	char *buf = NULL, *nb;
+	ssize_t n = 1;
+	int ret = 0;
+
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	while (n > 0) {
+		if (*len + 1 >= cap || !buf) {
+			if (buf)
+				cap *= 2;
+			if (cap > RUN_MAX || !(nb = realloc(buf, cap))) {
+				ret = cap > RUN_MAX ? -EFBIG : -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + *len, cap - *len - 1);
+		if (n < 0 && errno == EINTR)
+			n = 1;
+		else if (n < 0)
+			ret = -errno;
+		else
+			*len += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[*len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static bool is_doctor(struct json_object *doc)
+{
+	struct json_object *nodes, *checks;
+
+	return json_object_object_get_ex(doc, "nodes", &nodes) &&
+	       json_object_is_type(nodes, json_type_object) &&
+	       json_object_object_get_ex(doc, "checks", &checks) &&
+	       json_object_is_type(checks, json_type_array);
+}
+
+/* One saved run into @r.  The exit code's reason: 0, RC_USAGE (said), -ENOMEM. */
+static int run_read(struct ctx *ctx, struct runs *r, const char *path)
+{
+	char *text = NULL, err[256], safe[1024];
+	struct json_object *doc = NULL;
+	struct linkview v;
+	size_t len;
+	int ret = slurp(path, &text, &len);
+
+	text_safe(path, safe, sizeof(safe), 0);
+	if (ret) {
+		log_err(ctx, "Failed to read '%s': %s", safe, strerror(-ret));
+		return RC_USAGE;
+	}
+	ret = linkview_read(&v, &doc, text, len, err, sizeof(err));
+	free(text);
+	if (ret == -EINVAL) {
+		log_err(ctx, "Failed to read '%s': %s", safe, err);
+		return RC_USAGE;
+	}
+	if (ret)
+		return ret;
+	if (v.n) {
+		struct linkview *p = realloc(r->probe, (r->nprobe + 1) * sizeof(*p));
+
+		json_object_put(doc);
+		if (!p) {
+			linkview_free(&v);
+			return -ENOMEM;
+		}
+		r->probe = p;
+		r->probe[r->nprobe++] = v;
+		return 0;
+	}
+	if (is_doctor(doc)) {
+		struct json_object **d = realloc(r->doctor, (r->ndoctor + 1) * sizeof(*d));
+
+		if (!d) {
+			json_object_put(doc);
+			return -ENOMEM;
+		}
+		r->doctor = d;
+		r->doctor[r->ndoctor++] = doc;
+		return 0;
+	}
+	json_object_put(doc);
+	log_err(ctx, "Failed to read '%s': not the JSON of 'rdmactl -j doctor -w' or 'rdmactl -j probe "
+		"-w' (no \"checks\" and \"nodes\", no \"links\" and \"findings\")", safe);
+	return RC_USAGE;
+}
+
+static void runs_free(struct runs *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprobe; i++)
+		linkview_free(&r->probe[i]);
+	free(r->probe);
+	for (i = 0; i < r->ndoctor; i++)
+		json_object_put(r->doctor[i]);
+	free(r->doctor);
+}
+
+static int write_report(struct ctx *ctx, struct outfile *of, const char *out, struct runs *r)
+{
+	const struct linkview **pv = calloc(r->nprobe + 1, sizeof(*pv));
+	struct html_runs hr = { .probe = pv, .nprobe = r->nprobe, .doctor = r->doctor,
+				.ndoctor = r->ndoctor };
+	char safe[1024];
+	size_t i;
+	int ret;
+
+	if (!pv)
+		return -ENOMEM;
+	for (i = 0; i < r->nprobe; i++)
+		pv[i] = &r->probe[i];
+	ret = html_write(ctx, of, &hr);
+	free(pv);
+	if (ret)
+		return of->refused ? RC_USAGE : RC_PROBLEM;
+	if (strcmp(out, "-")) {
+		print_str(ctx, "file", "Wrote %s: ", ctx->json ? out : text_safe(out, safe, sizeof(safe), 0));
+		print_int(ctx, "doctor_runs", "%" PRId64 " doctor -w run(s), ", (int64_t)r->ndoctor);
+		print_int(ctx, "probe_runs", "%" PRId64 " probe -w run(s)\n", (int64_t)r->nprobe);
+	}
+	return RC_OK;
+}
+
+int cmd_report(struct ctx *ctx, int argc, char **argv)
+{
+	struct runs r = { 0 };
+	struct outfile of;
+	unsigned int flags = 0;
+	const char *out = NULL;
+	struct optparser p;
+	int c, i, ret = 0;
+
+	if (opt_init(&p, ctx, command_find("report"), argc, argv))
+		return RC_USAGE;
+	while ((c = opt_next(&p)) != OPT_END) {
+		if (c == 'o')
+			out = p.optarg;
+		else if (c == 'f')
+			flags |= OUTFILE_FORCE;
+		else
+			return c == OPT_HELP ? RC_OK : RC_USAGE;
+	}
+	if (opt_check_args(&p))
+		return RC_USAGE;
+	if (!out || !*out) {
+		log_err(ctx, "missing --output FILE. Usage: rdmactl report -o FILE.html RUN.json...");
+		return RC_USAGE;
+	}
+	if (ctx->json && !strcmp(out, "-")) {
+		log_err(ctx, "Failed to write the report to stdout: -j prints its JSON document there. "
+			"Write the page to a file (-o FILE)");
+		return RC_USAGE;
+	}
+	/* The output first: a refused one is said before minutes of reading. */
+	if (outfile_open(ctx, &of, out, "report", flags))
+		return of.refused ? RC_USAGE : RC_PROBLEM;
+	for (i = p.optind; !ret && i < argc; i++)
+		ret = run_read(ctx, &r, argv[i]);
+	if (ret == -ENOMEM)
+		log_err(ctx, "Failed to read the runs: %s", strerror(ENOMEM));
+	if (!ret)
+		ret = write_report(ctx, &of, out, &r);
+	else
+		outfile_discard(&of);
+	runs_free(&r);
+	return ret < 0 ? RC_PROBLEM : ret;
+}

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe -w section of the HTML report (see html.h): the facts, the
+ * findings, and per rail the bandwidth and latency heatmaps.  Up to
+ * HTML_TABLE_MAX nodes a matrix is a table, one cell an element with its
+ * class and title; above, a canvas the page's script paints from two
+ * characters a cell (a million cells: 2 MB a matrix, where as many table
+ * cells would take the browser minutes).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "base/output.h"
+#include "cluster/hostlist.h"
+#include "report/html.h"
+#include "report/linkview.h"
+
+/* Up to this many nodes a table's cells show their figures too. */
+#define FIGURES_MAX 16
+
+/* Compact cells: two base64url characters, 0..4095; values scaled as below. */
+#define CODE_NONE 4095
+#define CODE_FAILED 4094
+#define CODE_MAX 4000
+#define GBPS_SCALE 1000.0	/* code = fraction of the median x 1000 (up to 4x) */
+#define LAT_SCALE 250.0		/* code = latency over its median x 250 (up to 16x) */
+
+static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* What a cell is, for its class. */
+enum kind { K_SELF, K_DOWN, K_NONE, K_FAILED, K_OK };
+
+/* Nodes that did not take part, from the findings (their links were not run). */
+static bool *downs(const struct linkview *v)
+{
+	bool *d = calloc(v->n + 1, sizeof(*d));
+	size_t i;
+
+	for (i = 0; d && i < v->nfind; i++)
+		if (!strcmp(v->find[i].kind, "down_node") && v->find[i].node < v->n)
+			d[v->find[i].node] = true;
+	return d;
+}
+
+/*
+ * The cells a finding explains, per rail: a node's row and column (every
+ * rail, or its slow rail), a link's two cells.
+ */
+static uint8_t *explained(const struct linkview *v)
+{
+	size_t nn = (size_t)v->n * v->n;
+	uint8_t *hl = calloc((size_t)v->rails * nn + 1, 1);
+	size_t k;
+	uint32_t r, x;
+
+	for (k = 0; hl && k < v->nfind; k++) {
+		const struct lv_finding *f = &v->find[k];
+
+		if (f->node >= v->n)
+			continue;
+		for (r = 0; r < v->rails; r++) {
+			uint8_t *m = hl + r * nn;
+
+			if (f->rail != UINT32_MAX && f->rail != r)
+				continue;
+			if (f->peer < v->n) {
+				m[(size_t)f->node * v->n + f->peer] = 1;
+				m[(size_t)f->peer * v->n + f->node] = 1;
+				continue;
+			}
+			for (x = 0; x < v->n; x++)
+				m[(size_t)f->node * v->n + x] = m[(size_t)x * v->n + f->node] = 1;
+		}
+	}
+	return hl;
+}
+
+static enum kind kind_of(const struct linkview *v, const bool *down, uint32_t i, uint32_t j,
+			 const struct lv_cell *c)
+{
+	if (i == j)
+		return K_SELF;
+	if (down[i] || down[j])
+		return K_DOWN;
+	if (c->state == LV_FAILED)
+		return K_FAILED;
+	return c->state == LV_OK && v->median_gbps > 0 ? K_OK : K_NONE;
+}
+
+/* Ten steps of the scale, as the terminal's (9 at the median or above, 0 far under it). */
+static int step(double frac)
+{
+	return (int)(color_heat(frac) - COLOR_HEAT0);
+}
+
+static double lat_frac(const struct linkview *v, const struct lv_cell *c)
+{
+	return c->lat > 0 && v->median_lat > 0 ? v->median_lat / c->lat : 1;
+}
+
+static void cell_title(FILE *f, const struct linkview *v, uint32_t r, uint32_t i, uint32_t j,
+		       enum kind k, const struct lv_cell *c)
+{
+	html_escape(f, v->names[i]);
+	fputs(" &#8594; ", f);
+	html_escape(f, v->names[j]);
+	if (v->rails > 1)
+		fprintf(f, " (rail %u)", r);
+	fputs(": ", f);
+	switch (k) {
+	case K_SELF: fputs("itself", f); return;
+	case K_DOWN: fputs("not run: a node did not take part", f); return;
+	case K_NONE: fputs("not tested", f); return;
+	case K_FAILED: fputs("failed: ", f); html_escape(f, c->why); break;
+	case K_OK:
+		fprintf(f, "%.2f Gb/s, %.2f of the median", c->gbps, c->gbps / v->median_gbps);
+		if (c->lat >= 0)
+			fprintf(f, "; latency %.2f us", c->lat);
+		break;
+	}
+	fprintf(f, "\ncounters: retrans %u, seq_err %u, cnp %u", c->retrans, c->seq_err, c->cnp);
+}
+
+static const char *const kind_class[] = {
+	[K_SELF] = "self", [K_DOWN] = "down", [K_NONE] = "none", [K_FAILED] = "fail", [K_OK] = "q",
+};
+static const char *const kind_sym[] = {
+	[K_SELF] = "", [K_DOWN] = "", [K_NONE] = "&#183;", [K_FAILED] = "&#10005;", [K_OK] = "",
+};
+
+static void table_head(FILE *f, const struct linkview *v)
+{
+	uint32_t j;
+
+	fprintf(f, "<table class=\"hm%s\"><thead><tr><th></th>", v->n <= FIGURES_MAX ? " wide" : "");
+	for (j = 0; j < v->n; j++) {
+		fputs("<th class=\"v\">", f);
+		html_escape(f, v->names[j]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+}
+
+/* One matrix as a table: bandwidth (@lat false) or latency of rail @r. */
+static void matrix_table(FILE *f, const struct linkview *v, uint32_t r, bool lat, const bool *down,
+			 const uint8_t *hl)
+{
+	uint32_t i, j;
+
+	table_head(f, v);
+	for (i = 0; i < v->n; i++) {
+		fputs("<tr><th>", f);
+		html_escape(f, v->names[i]);
+		fputs("</th>", f);
+		for (j = 0; j < v->n; j++) {
+			const struct lv_cell *c = lv_cell(v, r, i, j);
+			enum kind k = kind_of(v, down, i, j, c);
+			bool hil = hl[((size_t)r * v->n + i) * v->n + j] && k != K_SELF;
+
+			if (k == K_OK && lat && c->lat < 0)
+				k = K_NONE;
+			fprintf(f, "<td class=\"%s", kind_class[k]);
+			if (k == K_OK)
+				fprintf(f, "%d", step(lat ? lat_frac(v, c) : c->gbps / v->median_gbps));
+			if (k == K_OK && !lat && c->gbps < v->slow * v->median_gbps)
+				fputs(" slow", f);
+			fprintf(f, "%s\" title=\"", hil ? " hl" : "");
+			cell_title(f, v, r, i, j, k, c);
+			fputs("\">", f);
+			if (k == K_OK && v->n <= FIGURES_MAX)
+				fprintf(f, lat ? "%.1f" : "%.0f", lat ? c->lat : c->gbps);
+			else
+				fputs(kind_sym[k], f);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* ---- above HTML_TABLE_MAX: compact data and a canvas ---- */
+
+static unsigned int code_of(const struct linkview *v, const bool *down, uint32_t i, uint32_t j,
+			    const struct lv_cell *c, bool lat)
+{
+	enum kind k = kind_of(v, down, i, j, c);
+	double x;
+
+	if (k == K_FAILED)
+		return CODE_FAILED;
+	if (k != K_OK || (lat && (c->lat < 0 || v->median_lat <= 0)))
+		return CODE_NONE;
+	x = lat ? c->lat / v->median_lat * LAT_SCALE : c->gbps / v->median_gbps * GBPS_SCALE;
+	return x > CODE_MAX ? CODE_MAX : (unsigned int)lround(x);
+}
+
+static struct json_object *codes(const struct linkview *v, const bool *down, uint32_t r, bool lat)
+{
+	size_t nn = (size_t)v->n * v->n, p = 0;
+	char *s = malloc(nn * 2 + 1);
+	struct json_object *o;
+	uint32_t i, j;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < v->n; i++)
+		for (j = 0; j < v->n; j++) {
+			unsigned int c = code_of(v, down, i, j, lv_cell(v, r, i, j), lat);
+
+			s[p++] = b64url[c >> 6];
+			s[p++] = b64url[c & 63];
+		}
+	o = json_object_new_string_len(s, (int)p);
+	free(s);
+	return o;
+}
+
+/* The failed cells' causes and the non-zero counters, by cell index (rail, row, column). */
+static void sparse(const struct linkview *v, const bool *down, struct json_object *why,
+		   struct json_object *cnt)
+{
+	size_t idx, total = (size_t)v->rails * v->n * v->n;
+
+	for (idx = 0; idx < total; idx++) {
+		const struct lv_cell *c = &v->cells[idx];
+		uint32_t i = (uint32_t)(idx / v->n % v->n), j = (uint32_t)(idx % v->n);
+		char key[24];
+
+		if (kind_of(v, down, i, j, c) == K_SELF || c->state == LV_NONE)
+			continue;
+		snprintf(key, sizeof(key), "%zu", idx);
+		if (c->state == LV_FAILED && c->why)
+			json_object_object_add(why, key, json_object_new_string(c->why));
+		if (c->retrans || c->seq_err || c->cnp) {
+			struct json_object *a = json_object_new_array();
+
+			json_object_array_add(a, json_object_new_int64(c->retrans));
+			json_object_array_add(a, json_object_new_int64(c->seq_err));
+			json_object_array_add(a, json_object_new_int64(c->cnp));
+			json_object_object_add(cnt, key, a);
+		}
+	}
+}
+
+/* Nodes to tick on the margins: those a finding names, and a link finding's ends. */
+static struct json_object *marks(const struct linkview *v)
+{
+	struct json_object *a = json_object_new_array();
+	size_t k;
+
+	for (k = 0; k < v->nfind; k++) {
+		if (v->find[k].node < v->n)
+			json_object_array_add(a, json_object_new_int64(v->find[k].node));
+		if (v->find[k].peer < v->n)
+			json_object_array_add(a, json_object_new_int64(v->find[k].peer));
+	}
+	return a;
+}
+
+/* JSON inside <script type="application/json">: "<", ">" and "&" as \u escapes, so no tag ends it. */
+static void json_block(FILE *f, const char *id, struct json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	fprintf(f, "<script type=\"application/json\" id=\"%s\">", id);
+	for (; *s; s++) {
+		if (*s == '<' || *s == '>' || *s == '&')
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputs("</script>\n", f);
+}
+
+static int big_data(FILE *f, const struct linkview *v, const bool *down, size_t idx)
+{
+	struct json_object *d = json_object_new_object(), *names = json_object_new_array();
+	struct json_object *g = json_object_new_array(), *l = json_object_new_array();
+	struct json_object *why = json_object_new_object(), *cnt = json_object_new_object();
+	char id[32];
+	uint32_t i, r;
+
+	if (!d || !names || !g || !l || !why || !cnt) {
+		json_object_put(d), json_object_put(names), json_object_put(g);
+		json_object_put(l), json_object_put(why), json_object_put(cnt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->n; i++)
+		json_object_array_add(names, json_object_new_string(v->names[i]));
+	for (r = 0; r < v->rails; r++) {
+		json_object_array_add(g, codes(v, down, r, false));
+		json_object_array_add(l, v->median_lat > 0 ? codes(v, down, r, true) : NULL);
+	}
+	sparse(v, down, why, cnt);
+	json_object_object_add(d, "names", names);
+	json_object_object_add(d, "g", g);
+	json_object_object_add(d, "l", l);
+	json_object_object_add(d, "why", why);
+	json_object_object_add(d, "cnt", cnt);
+	json_object_object_add(d, "marks", marks(v));
+	json_object_object_add(d, "median_gbps", json_object_new_double(v->median_gbps));
+	json_object_object_add(d, "median_lat", json_object_new_double(v->median_lat));
+	json_object_object_add(d, "slow", json_object_new_double(v->slow));
+	json_object_object_add(d, "gscale", json_object_new_double(GBPS_SCALE));
+	json_object_object_add(d, "lscale", json_object_new_double(LAT_SCALE));
+	snprintf(id, sizeof(id), "probe-%zu-data", idx);
+	json_block(f, id, d);
+	json_object_put(d);
+	return 0;
+}
+
+static void matrix_canvas(FILE *f, const struct linkview *v, uint32_t r, bool lat, size_t idx)
+{
+	fprintf(f, "<canvas class=\"big\" data-src=\"probe-%zu-data\" data-rail=\"%u\" data-kind=\"%s\""
+		" width=\"%u\" height=\"%u\"></canvas>\n", idx, r, lat ? "lat" : "gbps", v->n + 8,
+		v->n + 8);
+	fprintf(f, "<p class=\"standout\" id=\"probe-%zu-%s-%u\"></p>\n", idx, lat ? "lat" : "gbps", r);
+}
+
+/* ---- the section ---- */
+
+static void fact(FILE *f, const char *name, struct json_object *v)
+{
+	if (!v)
+		return;
+	fprintf(f, "<dt>%s</dt><dd>", name);
+	html_escape(f, json_object_get_string(v));
+	fputs("</dd>", f);
+}
+
+static void facts(FILE *f, const struct linkview *v)
+{
+	static const char *const keys[] = { "nodes", "joined", "pattern", "rails", "rounds", "steps",
+					    "retest_steps", "start_s", "probe_s", "launcher",
+					    "version" };
+	size_t i;
+
+	fputs("<dl class=\"facts\">", f);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct json_object *x = NULL;
+
+		if (v->run && json_object_object_get_ex(v->run, keys[i], &x))
+			fact(f, keys[i], x);
+	}
+	fprintf(f, "<dt>median</dt><dd>%.2f Gb/s", v->median_gbps);
+	if (v->median_lat >= 0)
+		fprintf(f, ", %.2f us", v->median_lat);
+	fprintf(f, "</dd><dt>slow</dt><dd>under %.2f of the median</dd></dl>\n", v->slow);
+}
+
+static void findings(FILE *f, const struct linkview *v, bool table)
+{
+	size_t k;
+
+	if (!v->nfind) {
+		fputs("<h3>Findings</h3>\n<p>None: every link within the median's range.</p>\n", f);
+		return;
+	}
+	fputs("<h3>Findings</h3>\n<ol class=\"findings\">\n", f);
+	for (k = 0; k < v->nfind; k++) {
+		fprintf(f, "<li class=\"%s\"><b>%s</b> ", v->find[k].failure ? "fail" : "warn",
+			v->find[k].failure ? "FAIL" : "warn");
+		html_escape(f, v->find[k].kind);
+		fputs(": ", f);
+		html_escape(f, v->find[k].text);
+		fputs("</li>\n", f);
+	}
+	fprintf(f, "</ol>\n<p class=\"muted\">%s</p>\n",
+		table ? "The cells these explain are outlined."
+		      : "The nodes these name are ticked on the matrices' margins.");
+}
+
+static void legend(FILE *f)
+{
+	int q;
+
+	fputs("<p class=\"legend\">fraction of the median:", f);
+	for (q = 0; q <= 9; q++)
+		fprintf(f, "<span class=\"q%d\"></span>%s", q, q == 0 ? "0" : q == 9 ? "1" : "");
+	fputs("<span class=\"fail\">&#10005;</span>failed<span class=\"none\">&#183;</span>not tested"
+	      "<span class=\"down\"></span>node down</p>\n", f);
+}
+
+static void heading(FILE *f, const struct linkview *v)
+{
+	char *folded = NULL;
+
+	fputs("<h2>probe -w: ", f);
+	if (!hostlist_fold((const char *const *)v->names, v->n, &folded))
+		html_escape(f, folded);
+	fprintf(f, " (%u nodes)</h2>\n", v->n);
+	free(folded);
+}
+
+static void rail_heading(FILE *f, const struct linkview *v, uint32_t r, const char *what)
+{
+	fprintf(f, "<h3>%s", what);
+	if (v->rails > 1)
+		fprintf(f, ", rail %u", r);
+	fputs("</h3>\n", f);
+}
+
+int html_probe(FILE *f, const struct linkview *v, size_t idx)
+{
+	bool *down = downs(v);
+	uint8_t *hl = v->n <= HTML_TABLE_MAX ? explained(v) : NULL;
+	bool table = v->n <= HTML_TABLE_MAX;
+	uint32_t r;
+	int ret = 0;
+
+	if (!down || (table && !hl)) {
+		free(down);
+		free(hl);
+		return -ENOMEM;
+	}
+	fprintf(f, "<section class=\"probe\" id=\"probe-%zu\">\n", idx);
+	heading(f, v);
+	facts(f, v);
+	findings(f, v, table);
+	if (!table)
+		ret = big_data(f, v, down, idx);
+	for (r = 0; !ret && r < v->rails; r++) {
+		rail_heading(f, v, r, "Bandwidth, Gb/s, row writes to column");
+		if (table)
+			matrix_table(f, v, r, false, down, hl);
+		else
+			matrix_canvas(f, v, r, false, idx);
+		if (v->median_lat < 0)
+			continue;
+		rail_heading(f, v, r, "Latency, row to column (darker: slower)");
+		if (table)
+			matrix_table(f, v, r, true, down, hl);
+		else
+			matrix_canvas(f, v, r, true, idx);
+	}
+	legend(f);
+	fputs("</section>\n", f);
+	free(down);
+	free(hl);
+	return ret;
+}
+
+/*
+ * The page's one script: paints each canvas from its compact cells (two
+ * base64url characters: 4095 not tested, 4094 failed, else the value),
+ * ticks the nodes the findings name, writes which rows stand out, and
+ * shows a cell's figures under the mouse.  Its hash is in the page's
+ * Content Security Policy: nothing else may run.
+ */
+const char html_probe_script[] =
+	"(function () {\n"
+	"  var V = [[68,1,84],[72,40,120],[62,73,137],[49,104,142],[38,130,142],[31,158,137],\n"
+	"     [53,183,121],[110,206,88],[181,222,43],[253,231,37]];\n"
+	"  var A = \"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_\", D = {};\n"
+	"  var NONE = 4095, FAILED = 4094, M = 8, tip = document.getElementById(\"tip\"), cache = {};\n"
+	"  for (var a = 0; a < 64; a++) D[A.charCodeAt(a)] = a;\n"
+	"  function colour(x) {\n"
+	"    x = x < 0 ? 0 : x > 1 ? 1 : x;\n"
+	"    var p = x * 9, k = Math.min(8, Math.floor(p)), t = p - k, u = V[k], w = V[k + 1];\n"
+	"    return [u[0] + (w[0] - u[0]) * t, u[1] + (w[1] - u[1]) * t, u[2] + (w[2] - u[2]) * t];\n"
+	"  }\n"
+	"  function code(s, k) { return D[s.charCodeAt(2 * k)] * 64 + D[s.charCodeAt(2 * k + 1)]; }\n"
+	"  function data(id) {\n"
+	"    if (!cache[id]) cache[id] = JSON.parse(document.getElementById(id).textContent);\n"
+	"    return cache[id];\n"
+	"  }\n"
+	"  /*\n"
+	"   * Above AGG nodes a pixel is a block of k x k cells showing its worst:\n"
+	"   * a failed cell, else the slowest, so one bad node's row and column\n"
+	"   * stay a band k cells wide instead of a hairline.\n"
+	"   */\n"
+	"  var AGG = 300;\n"
+	"  function paint(cv) {\n"
+	"    var d = data(cv.dataset.src), r = +cv.dataset.rail, lat = cv.dataset.kind === \"lat\";\n"
+	"    var s = (lat ? d.l : d.g)[r], n = d.names.length, k = Math.ceil(n / AGG), b = Math.ceil(n / k);\n"
+	"    var worst = new Float64Array(b * b).fill(Infinity), at = new Int32Array(b * b).fill(-1);\n"
+	"    var drawn = 0, failed = 0, ctx;\n"
+	"    var sum = new Float64Array(n), cnt = new Float64Array(n), bad = new Float64Array(n);\n"
+	"    for (var i = 0; i < n; i++) for (var j = 0; j < n; j++) {\n"
+	"      var c = code(s, i * n + j), q = Math.floor(i / k) * b + Math.floor(j / k), x;\n"
+	"      if (i === j || c === NONE) continue;\n"
+	"      if (c === FAILED) { x = -1; failed++; bad[i]++; bad[j]++; }\n"
+	"      else {\n"
+	"        x = lat ? (c ? d.lscale / c : 1) : c / d.gscale; drawn++;\n"
+	"        sum[i] += x; cnt[i]++; sum[j] += x; cnt[j]++;\n"
+	"      }\n"
+	"      if (x < worst[q]) { worst[q] = x; at[q] = i * n + j; }\n"
+	"    }\n"
+	"    cv.width = cv.height = b + M;\n"
+	"    ctx = cv.getContext(\"2d\");\n"
+	"    var img = ctx.createImageData(b, b), px = img.data;\n"
+	"    for (var p = 0; p < b * b; p++) {\n"
+	"      var rgb = at[p] < 0 ? (Math.floor(p / b) === p % b ? [255, 255, 255] : [225, 225, 225])\n"
+	"        : worst[p] < 0 ? [214, 39, 40] : colour(worst[p]);\n"
+	"      px[4 * p] = rgb[0]; px[4 * p + 1] = rgb[1]; px[4 * p + 2] = rgb[2]; px[4 * p + 3] = 255;\n"
+	"    }\n"
+	"    ctx.fillStyle = \"#fff\"; ctx.fillRect(0, 0, cv.width, cv.height);\n"
+	"    ctx.putImageData(img, M, M);\n"
+	"    /* The nodes the findings name: ticks on both margins. */\n"
+	"    ctx.fillStyle = \"#000\";\n"
+	"    d.marks.forEach(function (m) {\n"
+	"      ctx.fillRect(0, M + Math.floor(m / k), M - 2, 1); ctx.fillRect(M + Math.floor(m / k), 0, 1, M - 2);\n"
+	"    });\n"
+	"    var out = [];\n"
+	"    for (var e = 0; e < n; e++) {\n"
+	"      var mean = cnt[e] ? sum[e] / cnt[e] : 0;\n"
+	"      if ((cnt[e] && mean < d.slow) || (!cnt[e] && bad[e]))\n"
+	"        out.push(d.names[e] + (cnt[e] ? \" (\" + mean.toFixed(2) + \" of the median)\" : \" (every link failed)\"));\n"
+	"    }\n"
+	"    cv.dataset.drawn = drawn; cv.dataset.failed = failed; cv.dataset.block = k;\n"
+	"    cv.dataset.standout = out.join(\" \");\n"
+	"    var note = document.getElementById(cv.dataset.src.replace(/data$/, \"\") + cv.dataset.kind + \"-\" + r);\n"
+	"    note.textContent = (out.length ? \"Stand out: \" + out.join(\", \") : \"No row or column stands out.\") +\n"
+	"      (k > 1 ? \" (a pixel is \" + k + \" x \" + k + \" links, showing the worst)\" : \"\");\n"
+	"    cv.onmousemove = function (ev) { hover(cv, d, s, n, r, lat, k, b, at, ev); };\n"
+	"    cv.onmouseleave = function () { tip.style.display = \"none\"; };\n"
+	"  }\n"
+	"  function hover(cv, d, s, n, r, lat, k, b, at, e) {\n"
+	"    var box = cv.getBoundingClientRect();\n"
+	"    var bj = Math.floor((e.clientX - box.left) * cv.width / box.width) - M;\n"
+	"    var bi = Math.floor((e.clientY - box.top) * cv.height / box.height) - M;\n"
+	"    if (bi < 0 || bj < 0 || bi >= b || bj >= b) { tip.style.display = \"none\"; return; }\n"
+	"    var cell = at[bi * b + bj] < 0 ? Math.min(bi * k, n - 1) * n + Math.min(bj * k, n - 1) : at[bi * b + bj];\n"
+	"    var i = Math.floor(cell / n), j = cell % n;\n"
+	"    var c = code(s, cell), idx = (r * n + i) * n + j, t = d.names[i] + \" \\u2192 \" + d.names[j];\n"
+	"    if (d.g.length > 1) t += \" (rail \" + r + \")\";\n"
+	"    if (i === j) t += \": itself\";\n"
+	"    else if (c === NONE) t += \": not tested\";\n"
+	"    else if (c === FAILED) t += \": failed: \" + (d.why[idx] || \"\");\n"
+	"    else if (lat) t += \": latency \" + (c / d.lscale * d.median_lat).toFixed(2) + \" us\";\n"
+	"    else t += \": \" + (c / d.gscale * d.median_gbps).toFixed(1) + \" Gb/s, \" + (c / d.gscale).toFixed(2) + \" of the median\";\n"
+	"    var z = d.cnt[idx] || [0, 0, 0];\n"
+	"    if (k > 1) t = \"worst of \" + k + \" x \" + k + \": \" + t;\n"
+	"    t += \"\\ncounters: retrans \" + z[0] + \", seq_err \" + z[1] + \", cnp \" + z[2];\n"
+	"    tip.textContent = t;\n"
+	"    tip.style.left = (e.clientX + 12) + \"px\"; tip.style.top = (e.clientY + 12) + \"px\";\n"
+	"    tip.style.display = \"block\";\n"
+	"  }\n"
+	"  document.querySelectorAll(\"canvas.big\").forEach(paint);\n"
+	"  document.body.dataset.ready = \"1\";\n"
+	"})();\n";

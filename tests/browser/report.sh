@@ -1,0 +1,154 @@
+#!/bin/bash
+# The HTML report in a real browser: headless Chromium loads the pages
+# from file:// URLs with every request sent to a proxy of ours that only
+# records it, and its DOM is read back after the page's script ran.
+#
+#   four nodes (tests/fixtures/report: t4-probe's faults, lab-b blocked and
+#   lab-c slow, and a doctor -w of recorded nodes), with a third run whose
+#   node has a hostile name: every cell there with its class, lab-c's row
+#   and column slow and outlined, the hostile name as text, no element of it
+#   1 000 nodes (tests/gen-probe-run, node0500 slow): every cell painted,
+#   node0500 the one that stands out, the file under 10 MB
+#
+# and no request left any page (a page that does fetch is caught: the
+# check can fail).  Three browser starts, a few seconds each.
+AREA=browser
+. "$(dirname "$0")/../cli/lib.sh"
+GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
+CHROMIUM=${CHROMIUM:-chromium}
+R=$FIXTURES/report
+
+# The recording proxy: one line per connection, what was asked.
+python3 - "$TMPD/proxy.log" >"$TMPD/proxy.port" <<'PY' &
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+log = open(sys.argv[1], "a")
+while True:
+    c, _ = s.accept(); c.settimeout(2)
+    try: line = c.recv(512).split(b"\r\n")[0]
+    except OSError: line = b"?"
+    log.write(line.decode("latin-1") + "\n"); log.flush(); c.close()
+PY
+PROXY_PID=$!
+trap 'kill $PROXY_PID 2>/dev/null; rm -rf "$TMPD"' EXIT
+for _ in $(seq 50); do [ -s "$TMPD/proxy.port" ] && break; sleep 0.1; done
+: >"$TMPD/proxy.log"
+
+# dom NAME PAGE: load PAGE, its DOM after the scripts in NAME.dom; the seconds in NAME.s.
+dom() {
+	local t0=$EPOCHREALTIME
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TMPD/profile" --proxy-server="127.0.0.1:$(cat "$TMPD/proxy.port")" \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-extensions --disable-default-apps --no-pings \
+		--dump-dom "file://$2" >"$TMPD/$1.dom" 2>/dev/null
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", b - a }' >"$TMPD/$1.s"
+}
+# page_requests: what the proxy saw, less Chromium's own updater and sign-in,
+# which ask whatever the flags and whichever page is open.
+page_requests() {
+	grep -vE '^(CONNECT (update\.googleapis|accounts\.google|clients2\.google)\.com:443|POST http://update\.googleapis\.com/|GET http://clients2\.google\.com/time/)' \
+		"$TMPD/proxy.log"
+}
+no_requests() { [ -z "$(page_requests)" ]; }
+
+# ---- four nodes, and a hostile name ----
+"$GEN" --letters --slow lab-c --blocked lab-d --hostile h- 4 >"$TMPD/hostile.json"
+run report -o "$TMPD/four.html" "$R/probe-4.json" "$R/doctor-4.json" "$TMPD/hostile.json"
+check four-written rc_is 0
+dom four "$TMPD/four.html"
+check four-loaded grep -q 'data-ready="1"' "$TMPD/four.dom"
+check four-no-request no_requests
+
+# The DOM's cells, checked by position (python's own HTML parser, no package).
+python3 - "$TMPD/four.dom" >"$TMPD/four.check" 2>&1 <<'PY'
+import sys
+from html.parser import HTMLParser
+
+class Doc(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.sections = []; self.tables = []; self.row = None
+        self.cell = None; self.imgs = 0; self.scripts = 0
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "section": self.sections.append({"cls": a.get("class"), "tables": []})
+        elif tag == "table": self.sections[-1]["tables"].append({"cls": a.get("class"), "rows": []})
+        elif tag == "tr": self.sections[-1]["tables"][-1]["rows"].append([])
+        elif tag in ("td", "th"):
+            self.cell = {"tag": tag, "cls": (a.get("class") or "").split(), "title": a.get("title") or "", "text": ""}
+            self.sections[-1]["tables"][-1]["rows"][-1].append(self.cell)
+        elif tag == "img": self.imgs += 1
+        elif tag == "script" and a.get("type") != "application/json": self.scripts += 1
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"): self.cell = None
+    def handle_data(self, d):
+        if self.cell is not None: self.cell["text"] += d
+
+d = Doc(); d.feed(open(sys.argv[1], encoding="utf-8").read())
+ok = True
+def expect(name, cond):
+    global ok
+    print(("PASS " if cond else "FAIL ") + name)
+    ok = ok and cond
+
+probes = [s for s in d.sections if s["cls"] == "probe"]
+doctor = [s for s in d.sections if s["cls"] == "doctor"]
+expect("sections", len(probes) == 2 and len(doctor) == 1)
+names = ["lab-a", "lab-b", "lab-c", "lab-d"]
+def want(i, j):
+    if i == j: return "self"
+    if "lab-b" in (names[i], names[j]): return "fail"      # blocked: RoCE dropped
+    if "lab-c" in (names[i], names[j]): return "q2"        # a quarter of the median
+    return "q9"
+for k, t in enumerate(probes[0]["tables"]):
+    head = [c["text"] for c in t["rows"][0][1:]]
+    expect("table%d-columns" % k, head == names)
+    body = t["rows"][1:]
+    expect("table%d-rows" % k, [r[0]["text"] for r in body] == names and all(len(r) == 5 for r in body))
+    for i, r in enumerate(body):
+        for j, c in enumerate(r[1:]):
+            if c["cls"][:1] != [want(i, j)]:
+                expect("table%d-cell-%s-%s is %s, not %s" % (k, names[i], names[j], want(i, j), c["cls"]), False)
+    # lab-c's row and column stand out: slow (bandwidth), outlined, and nothing else is slow.
+    c = names.index("lab-c")
+    cross = [(i, j) for i in range(4) for j in range(4) if (i == c or j == c) and i != j and "lab-b" not in (names[i], names[j])]
+    if k == 0:
+        expect("slow-cross", all("slow" in body[i][j + 1]["cls"] and "hl" in body[i][j + 1]["cls"] for i, j in cross))
+        expect("slow-only-cross", sum("slow" in x["cls"] for r in body for x in r) == len(cross))
+    expect("table%d-titles" % k, all(c["title"] for r in body for c in r[1:]))
+hostile = 'n<img src=x onerror=alert(1)>"\'&\\x1b]0;pwned\\x07'
+hnames = [r[0]["text"] for r in probes[1]["tables"][0]["rows"][1:]]
+expect("hostile-name-is-text", hnames[1] == hostile)
+expect("hostile-no-element", d.imgs == 0 and d.scripts == 1)
+grid = doctor[0]["tables"][0]["rows"]
+expect("doctor-grid", [r[0]["text"] for r in grid[1:]] == ["lab-a", "lab-b", "lab-c", "lab-d", "lab-e"])
+expect("doctor-grid-fail", "st-fail" in grid[3][2]["cls"] and "ports: FAIL" in grid[3][2]["title"])
+expect("doctor-unreachable", "st-unreach" in grid[5][1]["cls"] and "No route to host" in grid[5][1]["text"])
+sys.exit(0 if ok else 1)
+PY
+RC=$?
+OUT=$(cat "$TMPD/four.check")
+[ -n "${VERBOSE:-}" ] && cat "$TMPD/four.check" >&2
+check four-dom rc_is 0
+
+# ---- 1 000 nodes ----
+"$GEN" --slow node0500 node 1000 | "$RDMACTL" report -o "$TMPD/big.html" - >/dev/null
+check big-written test -s "$TMPD/big.html"
+SIZE=$(stat -c %s "$TMPD/big.html")
+check big-under-10MB test "$SIZE" -lt 10000000
+dom big "$TMPD/big.html"
+OUT=$(grep -o '<canvas [^>]*>' "$TMPD/big.dom")
+# Two canvases (bandwidth, latency), each every link of 1 000 x 999, in blocks of 4 x 4.
+check big-every-cell bash -c '[ "$(grep -c "data-drawn=\"999000\"" <<<"$1")" = 2 ]' _ "$OUT"
+check big-blocks out_has 'data-block="4"'
+check big-slow-stands-out bash -c '[ "$(grep -c "data-standout=\"node0500 (0\.[0-9]* of the median)\"" <<<"$1")" = 2 ]' _ "$OUT"
+check big-no-request no_requests
+echo "browser: the 1 000-node page ($SIZE bytes) loaded and painted in $(cat "$TMPD/big.s") s" >&2
+
+# ---- the check itself: a page that fetches is seen ----
+printf '<!DOCTYPE html><img src="http://192.0.2.1/x.png">' >"$TMPD/leak.html"
+dom leak "$TMPD/leak.html"
+check leak-caught bash -c 'grep -q "192.0.2.1/x.png" <<<"$1"' _ "$(page_requests)"
+finish
