@@ -58,17 +58,20 @@ enter_group() {
 	LAB_IP=$(lab_ip "$NODE") || return
 	LAB_IP1=''
 	((LAB_RAILS == 2)) && LAB_IP1=$(lab_ip "$NODE" 1)
-	LAB_PEER='' LAB_PEER_IP=''
+	LAB_PEER='' LAB_PEER_IP='' LAB_ROLE=$NODE
 	if ((LAB_GUESTS == 2)); then
 		LAB_PEER=${LAB__OTHERS# }
 		LAB_PEER_IP=$(lab_ip "$LAB_PEER")
+		# A two-node test's roles are a and b, whichever pair runs it.
+		LAB_ROLE=b
+		[[ $LAB__ALL == "$NODE "* ]] && LAB_ROLE=a
 	fi
 	GID0=$(gid_of "$LAB_IP") GID1=''
 	[[ -n $LAB_IP1 ]] && GID1=$(gid_of "$LAB_IP1")
 	return 0
 }
 enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1
-export LAB_NODE=$NODE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
+export LAB_NODE=$NODE LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
 export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
 export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -6,6 +6,8 @@
 # `fail` inside a subshell or a $(...) still fails the test.
 #
 # Environment set by the runner (see README.md): LAB_NODE (a, b, c ...),
+# LAB_ROLE (in a two-guest test, a or b: the pair's first or second guest,
+# whichever pair of the run it is; else LAB_NODE),
 # LAB_GUESTS, LAB_RAILS, LAB_IP (and LAB_IP1 on rail 1), LAB_PEER_IP (with
 # exactly two guests: the other one's; else empty), LAB_NODES (lab-a,lab-b,...:
 # a host list for ssh loops, pdsh, clush and srun), LAB_HOSTS and LAB_IPS

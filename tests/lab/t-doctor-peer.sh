@@ -50,9 +50,9 @@ has() {
 }
 
 set_mtu 9000 4096
-lab_put "mtu-$LAB_NODE" "$(active_mtu)"
+lab_put "mtu-$LAB_ROLE" "$(active_mtu)"
 
-if [[ $LAB_NODE == b ]]; then
+if [[ $LAB_ROLE == b ]]; then
 	"$RDMACTL" probe --server --port $PORT >server.out 2>server.err &
 	server=$!
 	lab_wait_listen $PORT

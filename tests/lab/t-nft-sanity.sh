@@ -3,7 +3,7 @@
 # and a TCP reject rule load and are listed back. Done on lab-b (or the only
 # guest); the runner flushes the ruleset after the test.
 
-[[ $LAB_NODE == b || -z $LAB_PEER ]] || exit 0
+[[ $LAB_ROLE == b || -z $LAB_PEER ]] || exit 0
 
 if ! { nft add table inet f &&
 	nft add chain inet f input '{ type filter hook input priority 0; }' &&

@@ -23,7 +23,7 @@ start_server() {
 }
 
 # --- 1. MTU 9000 on lab-a, 1500 on lab-b ---
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	ip link set eth0 mtu 9000
 	sleep 1
 	start_server
@@ -47,7 +47,7 @@ fi
 lab_barrier mtu
 
 # --- 2. UDP 4791 dropped on lab-a ---
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	nft add table inet t
 	nft add chain inet t in '{ type filter hook input priority 0; }'
 	nft add rule inet t in udp dport 4791 drop
@@ -73,7 +73,7 @@ fi
 lab_barrier firewall
 
 # --- 3. bad clients, then a good one ---
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	start_server --max-size 16M
 	lab_put bad-up 1
 	lab_get bad-done 200 >/dev/null

@@ -18,7 +18,7 @@ snap() { lab_hwcnt rxe0 1 >"$1"; }
 # grown BEFORE AFTER NAME: how much NAME grew.
 grown() { join "$1" "$2" | awk -v n="$3" '$1 == n { print $3 - $2 }'; }
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	"$RDMACTL" -j probe --server --port $port >server.out 2>server.err &
 	server=$!
 	lab_wait_listen $port

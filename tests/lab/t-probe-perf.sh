@@ -15,7 +15,7 @@ size=65536
 port=18600
 bwport=18515
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	"$RDMACTL" probe --server --port $port >probe-server.out 2>&1 &
 	probe=$!
 	lab_wait_listen $port || fail "rdmactl probe server does not listen"

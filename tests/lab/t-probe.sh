@@ -106,7 +106,7 @@ run_clients() {
 }
 
 # b probes a first, then a probes b.
-if [[ $LAB_NODE == b ]]; then
+if [[ $LAB_ROLE == b ]]; then
 	run_clients
 	lab_put b-done 1
 	lab_get a-done 240 >/dev/null

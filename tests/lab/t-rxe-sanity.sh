@@ -19,7 +19,7 @@ fi
 bw=(ib_write_bw -d rxe0 -x 1 -F -s 65536 -n 200)
 port=18515 # ib_write_bw's default port for exchanging QP details
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	timeout 60 "${bw[@]}" >server.out 2>&1 &
 	server=$!
 	# Tell lab-b to connect once the server listens.

@@ -48,7 +48,7 @@ settle() {
 	sleep 1
 }
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	# --timeout 2: a stalled client costs 2 s; RDMA set-up on TCG fits.
 	"$RDMACTL" probe --server --port $port --timeout 2 --max-size 1M >server.out 2>server.err &
 	server=$!

@@ -45,7 +45,7 @@ echo "ExecStart: ${exec_start[*]}"
 grep -v '^#' "$UNITS/rdmactl-probe.service" | grep -q -- '--token' &&
 	fail "probe unit: a token on the command line"
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	# The token file as the README says to write it, root-only.
 	(umask 077 && echo "RDMACTL_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')" >probe.token)
 	check_eq "token file mode" 600 "$(stat -c %a probe.token)"

@@ -33,7 +33,7 @@ check_vg() {
 	fi
 }
 
-if [[ $LAB_NODE == a ]]; then
+if [[ $LAB_ROLE == a ]]; then
 	# --once: serve one client in this process, then exit (valgrind's
 	# leak check runs on the process that ran the session).
 	"${vg[@]}" --log-file=vg-server.log "$RDMACTL" probe --server --once --port $port --timeout 120 \
