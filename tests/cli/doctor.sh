@@ -247,6 +247,18 @@ check metrics-broken-ports metric 'rdmactl_check_status{check="ports",status="fa
 check metrics-broken-port-down out_has '^rdmactl_port_state\{device="rxe0",port="1",state="DOWN",'
 check metrics-broken-memlock metric 'rdmactl_memlock_soft_limit_bytes{scope="shell"} 65536'
 check metrics-broken-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth0"} 1500'
+# A netdev whose name is not UTF-8 (Linux allows "eth\xff"): the label says
+# \xff as text, and the file passes promtool.
+cp -r "$BAD" "$TMPD/nonutf8"
+mv "$TMPD/nonutf8/sys/class/net/eth0" "$TMPD/nonutf8/sys/class/net/"$'eth\xff'
+printf 'eth\xff\n' >"$TMPD/nonutf8/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonutf8" doctor --metrics
+check metrics-nonutf8-netdev metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth\\xff"} 1500'
+if command -v promtool >/dev/null; then
+	check metrics-nonutf8-promtool bash -c 'promtool check metrics <<<"$0" 2>&1' "$OUT"
+else
+	skip metrics-nonutf8-promtool "needs promtool (Debian package prometheus)"
+fi
 # -o: the file is replaced whole; nothing else is left in its directory.
 mkdir "$TMPD/prom" && echo old >"$TMPD/prom/rdmactl.prom"
 run --root "$OK" doctor --metrics -o "$TMPD/prom/rdmactl.prom"
