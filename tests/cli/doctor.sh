@@ -216,6 +216,42 @@ check port-bad-msg err_has "Failed to read --port '0'"
 run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
+# ---- --slurm-health --drain: scontrol's own words when it fails ----
+# A live run whose env.nccl check fails on any host (the HCA named exists
+# nowhere), with a fake scontrol on PATH.
+mkdir "$TMPD/slurm" "$TMPD/noslurm"
+cat >"$TMPD/slurm/scontrol" <<EOF
+#!/bin/sh
+if [ -e "$TMPD/slurm/down" ]; then
+	echo "slurm_update error: Unable to contact slurm controller (connect failure)" >&2
+	exit 1
+fi
+echo "\$*" >"$TMPD/slurm/args"
+EOF
+chmod +x "$TMPD/slurm/scontrol"
+# drain PATH: rdmactl alone runs with PATH (run's own cat needs the caller's).
+drain() {
+	local rdmactl=$RDMACTL
+	RDMACTL=env run NCCL_IB_HCA='=nosuchdev0' SLURMD_NODENAME=gpu017 PATH="$1" \
+		"$rdmactl" doctor --slurm-health --drain --only env.nccl
+	RDMACTL=$rdmactl
+}
+drain "$TMPD/slurm:$PATH"
+check drain-done-rc rc_is 1
+check drain-done-line out_has '^drained: scontrol update nodename=gpu017 state=drain reason="rdmactl: env.nccl: '
+check drain-done-args grep -q '^update nodename=gpu017 state=drain reason=rdmactl: env.nccl: ' "$TMPD/slurm/args"
+touch "$TMPD/slurm/down"
+drain "$TMPD/slurm:$PATH"
+check drain-down-rc rc_is 1
+check drain-down-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol update: slurm_update error: Unable to contact slurm controller (connect failure)"
+check drain-down-not-drained out_has '^scontrol update nodename=gpu017 state=drain'
+drain "$TMPD/noslurm"
+check drain-missing-rc rc_is 1
+check drain-missing-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol is not on PATH (Debian package slurm-client)"
+# With --root the checks read a copy of another node: draining this one is refused.
+fails_with drain-root 2 "rdmactl doctor: Failed to use --drain with --root: the checks read a copy, and would drain this node" \
+	--root "$BAD" doctor --slurm-health --drain
+
 # ---- --metrics: Prometheus text exposition ----
 # metric NAME{LABELS} VALUE: that exact sample line is in the output.
 metric() { grep -qxF -- "$1" <<<"$OUT"; }
