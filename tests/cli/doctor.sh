@@ -216,6 +216,22 @@ check port-bad-msg err_has "Failed to read --port '0'"
 run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
+# ---- --help names the values of every option that takes one of a list ----
+run doctor --help
+check help-for-values out_has '^ +--for JOB +.*: nccl, ucx or perftest$'
+check help-launcher-values out_has '^ +--launcher NAME +.*: srun, pdsh, clush or ssh$'
+# ---- the man page as rendered ----
+MAN=$TOP/man/rdmactl-doctor.8
+if command -v mandoc >/dev/null; then
+	man_text=$(mandoc -T ascii "$MAN" | col -b)
+	check man-comment-rendered grep -q '(# starts a comment)' <<<"$(tr -s ' \t\n' ' ' <<<"$man_text")"
+	# Every pdsh example uses a hostlist pdsh takes: numeric ranges only.
+	check man-pdsh-hostlists bash -c '! grep -oE "pdsh -w [^ ]+" <<<"$0" | grep -E "\[[^]]*[^]0-9,-][^]]*\]"' "$man_text"
+	check man-pdsh-example grep -q "pdsh -w 'node\[1-5\]' rdmactl -j doctor" <<<"$man_text"
+else
+	skip man-rendered "needs mandoc (Debian package mandoc)"
+fi
+
 # ---- --slurm-health --drain: scontrol's own words when it fails ----
 # A live run whose env.nccl check fails on any host (the HCA named exists
 # nowhere), with a fake scontrol on PATH.
