@@ -384,9 +384,12 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 		for (k = 0; k < 4 && strcmp(json_object_get_string(v), statuses[k]); k++)
 			;
 		if (k == 4) {
-			snippet(json_object_get_string(v), why, len / 2);
-			snprintf(why + strlen(why), len - strlen(why),
-				 " in checks[%zu] is no status (ok, warn, FAIL, skip)", i);
+			char q[SNIPPET_MAX];
+
+			/* Quoted as it is: "ok " is no status, and must not show as ok. */
+			text_safe(json_object_get_string(v), q, sizeof(q), 0);
+			snprintf(why, len, "'%s' in checks[%zu] is no status (ok, warn, FAIL, skip)",
+				 q, i);
 			return false;
 		}
 	}
@@ -561,6 +564,8 @@ static int by_name(const void *a, const void *b)
 /* After renaming, two nodes of one name: two tasks on one host, or a task and a host. */
 static int duplicates(const struct cluster *cl, char *err, size_t errlen)
 {
+	static const char one_task[] = "run one srun task per node (srun --ntasks-per-node=1)";
+	char lines[64];
 	size_t i;
 
 	for (i = 1; i < cl->n; i++) {
@@ -568,10 +573,21 @@ static int duplicates(const struct cluster *cl, char *err, size_t errlen)
 
 		if (strcmp(a->name, b->name))
 			continue;
-		snprintf(err, errlen, "host '%s' answers twice (lines %lu and %lu): "
-			 "run one srun task per node (srun --ntasks-per-node=1)",
-			 a->name, a->line < b->line ? a->line : b->line,
-			 a->line < b->line ? b->line : a->line);
+		if (a->line > b->line) {
+			const struct cluster_node *t = a;
+
+			a = b, b = t;
+		}
+		if (a->line == b->line)
+			snprintf(lines, sizeof(lines), "line %lu", a->line);
+		else
+			snprintf(lines, sizeof(lines), "lines %lu and %lu", a->line, b->line);
+		if (a->task >= 0 && b->task >= 0)
+			snprintf(err, errlen, "srun tasks %ld and %ld both ran on host '%s' (%s): %s",
+				 a->task, b->task, a->name, lines, one_task);
+		else
+			snprintf(err, errlen, "host '%s' answers twice (%s): %s", a->name, lines,
+				 one_task);
 		return -EEXIST;
 	}
 	return 0;

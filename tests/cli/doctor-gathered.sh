@@ -221,6 +221,23 @@ run doctor --gathered "$TMPD/junk.out"
 check junk-node-rc rc_is 1
 check junk-node-row line 'n2    output is not a doctor document (line 2): a JSON array'
 
+# A bad value in a node's document is quoted as it is: "ok " is not ok.
+{ prefixed n1 "$TMPD/ok.json"; echo "n2: $(sed 's/"status":"ok"/"status":"ok "/' "$TMPD/ok.json")"; } >"$TMPD/status.out"
+run -j doctor --gathered "$TMPD/status.out"
+check status-quoted json_ok '.unreachable[0].error == "output is not a doctor document (line 2): '"'"'ok '"'"' in checks[0] is no status (ok, warn, FAIL, skip)"'
+
+# srun's own lines name the input lines of the tasks that share a host.
+{ echo "srun: error: gpu01: tasks 0-1: Exited with exit code 127"; } >"$TMPD/srun-tasks.out"
+run doctor --gathered "$TMPD/srun-tasks.out"
+check srun-tasks-rc rc_is 2
+check srun-tasks-msg err_is "rdmactl doctor: Failed to read gathered output '$TMPD/srun-tasks.out': srun tasks 0 and 1 both ran on host 'gpu01' (line 1): run one srun task per node (srun --ntasks-per-node=1)"
+{
+	echo "srun: error: gpu01: task 2: Exited with exit code 127"
+	echo "srun: error: gpu01: task 3: Exited with exit code 127"
+} >"$TMPD/srun-tasks2.out"
+run doctor --gathered "$TMPD/srun-tasks2.out"
+check srun-tasks-lines err_is "rdmactl doctor: Failed to read gathered output '$TMPD/srun-tasks2.out': srun tasks 2 and 3 both ran on host 'gpu01' (lines 1 and 2): run one srun task per node (srun --ntasks-per-node=1)"
+
 mkdir "$TMPD/empty"
 run doctor --gathered "$TMPD/empty"
 check empty-dir-rc rc_is 2
