@@ -216,6 +216,17 @@ check port-bad-msg err_has "Failed to read --port '0'"
 run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
+# A RoCE port whose netdev does not exist: its MTU is unknown, not ok.
+cp -r "$BAD" "$TMPD/nonetdev"
+echo eth9 >"$TMPD/nonetdev/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonetdev" -j doctor --only mtu
+check mtu-no-netdev-warn st mtu warn
+check mtu-no-netdev-found found mtu '^rxe0/1: its netdev eth9 does not exist: its MTU cannot be checked$'
+rm "$TMPD/nonetdev/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonetdev" -j doctor --only mtu
+check mtu-unknown-warn st mtu warn
+check mtu-unknown-found found mtu '^rxe0/1: it has no netdev and its active MTU cannot be read$'
+
 # ---- --help names the values of every option that takes one of a list ----
 run doctor --help
 check help-for-values out_has '^ +--for JOB +.*: nccl, ucx or perftest$'
