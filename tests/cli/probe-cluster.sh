@@ -32,6 +32,12 @@ fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use
 fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
 	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
 
+# -x is probe's GID index (as perftest's); a hostlist there says where --exclude is.
+fails_with x-is-gid-index 2 "rdmactl probe: Failed to parse -x 'n2': expected a GID index from 0 to 255 (in probe, -x is --gid-index, as in perftest; --exclude leaves nodes out)" \
+	probe -w 'n[1-4]' -x n2
+fails_with bad-exclude 2 "rdmactl probe: Failed to read --exclude: invalid hostlist 'n[1-4': '[' is not closed" \
+	probe -w 'n[1-4]' --exclude 'n[1-4'
+
 # The same test option forty times: refused, not cut.
 run probe -w 'n[1-2]' --launcher ssh $(for _ in $(seq 45); do printf -- '-s 1K '; done)
 check many-options-rc rc_is 2
@@ -52,12 +58,24 @@ run probe --agent 127.0.0.1:1 </dev/null
 check agent-no-token-rc rc_is 1
 check agent-no-token err_has "no token on stdin"
 RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent nowhere 2>&1 >/dev/null) || RC=$?
-check agent-bad-address-rc rc_is 1
+# Bad input, exit 2 like every parse error (an empty value too).
+check agent-bad-address-rc rc_is 2
 check agent-bad-address err_has "Failed to parse --agent 'nowhere': expected HOST:PORT"
+RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent '' 2>&1 >/dev/null) || RC=$?
+check agent-empty-rc rc_is 2
+# A name that does not resolve is said so, with getaddrinfo's words.
+if offline_ok; then
+	run_offline probe --agent nx.invalid:1
+	check agent-unresolved-rc rc_is 2
+	check agent-unresolved-message err_is "rdmactl probe: Failed to reach the coordinator at --agent 'nx.invalid:1': cannot resolve 'nx.invalid': Name or service not known"
+else
+	skip agent-unresolved "needs unshare (root) for a resolver of its own"
+fi
 PORT=$((20000 + ($$ + 11) % 20000))
 RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >/dev/null) || RC=$?
 check agent-refused-rc rc_is 1
 check agent-refused err_has "Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused"
+check agent-refused-one-line err_one_line
 # A coordinator that cannot prove the token: the agent leaves at once.
 python3 - "$PORT" >"$TMP/fake.out" 2>&1 <<'PY' &
 import socket, sys, os
