@@ -829,6 +829,28 @@ static int schedule_for(struct coord *co, struct schedule *s)
 	return ret;
 }
 
+/* A run estimated longer than this is a mistake (a --pairs file of 400 000 rounds). */
+#define RUN_MAX_S (24 * 3600)
+
+/* About how long @s takes once the agents have joined, s. */
+static double run_s(const struct coord *co, const struct schedule *s)
+{
+	return (double)s->n * (co->cfg->test_s + 1);
+}
+
+/* A schedule longer than RUN_MAX_S is refused before anything starts: -EINVAL (said). */
+static int too_long(struct coord *co, const struct schedule *s)
+{
+	if (run_s(co, s) <= RUN_MAX_S)
+		return 0;
+	log_err(co->ctx, "Failed to run %s '%s': %u round(s), %zu step(s) of about %.1f s would take "
+		"about %.0f hours, over the %d hours a run may take; split the schedule or shorten "
+		"the tests (-D, -n, sizes)", co->cfg->pairs_file ? "--pairs" : "--pattern",
+		co->cfg->pairs_file ? co->cfg->pairs_file : pattern_name(co->cfg->pattern),
+		s->rounds, s->n, co->cfg->test_s + 1, run_s(co, s) / 3600, RUN_MAX_S / 3600);
+	return -EINVAL;
+}
+
 /* Before starting: what will run, and about how long it takes. */
 static void estimate(struct coord *co, const struct schedule *s)
 {
@@ -839,7 +861,7 @@ static void estimate(struct coord *co, const struct schedule *s)
 	fprintf(stderr, "rdmactl probe: %u nodes, %s: %u round(s), %zu step(s), %zu tests; about %.0f s "
 		"(%zu steps of %.1f s) after the launcher has started the agents\n", co->n,
 		co->cfg->pairs_file ? "pairs from --pairs" : pattern_name(co->cfg->pattern), s->rounds,
-		s->n, tests, (double)s->n * (co->cfg->test_s + 1), s->n, co->cfg->test_s + 1);
+		s->n, tests, run_s(co, s), s->n, co->cfg->test_s + 1);
 }
 
 static void say_bye(struct coord *co)
@@ -1060,6 +1082,8 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		log_err(ctx, "Failed to start the cluster probe: %s", strerror(-ret));
 	if (!ret)
 		ret = schedule_for(&co, &s);
+	if (!ret)
+		ret = too_long(&co, &s);
 	if (!ret)
 		ret = rdv_listen(&co);
 	if (!ret && !(argv = agent_argv(&co)))

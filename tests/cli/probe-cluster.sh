@@ -53,6 +53,19 @@ run probe -w 'n[1-4]' --launcher ssh --pairs "$TMP/nonexistent"
 check pairs-missing-rc rc_is 2
 check pairs-missing err_has "nonexistent"
 
+# A schedule of 1 000 hours is refused before anything starts (ssh is a
+# fake that would only fail).
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "ssh: not reached" >&2\nexit 255\n' >"$TMP/bin/ssh"
+chmod +x "$TMP/bin/ssh"
+awk 'BEGIN { for (i = 1; i <= 400000; i++) print i, "n1", "n2" }' >"$TMP/pairs-long"
+PATH="$TMP/bin:$PATH" run probe -w 'n[1-2]' --launcher ssh --pairs "$TMP/pairs-long" --rendezvous 127.0.0.1
+check pairs-too-long-rc rc_is 2
+check pairs-too-long err_is "rdmactl probe: Failed to run --pairs '$TMP/pairs-long': 400000 round(s), 800000 step(s) of about 4.5 s would take about 1000 hours, over the 24 hours a run may take; split the schedule or shorten the tests (-D, -n, sizes)"
+PATH="$TMP/bin:$PATH" run probe -w 'n[1-40]' --launcher ssh -D 3600 --rendezvous 127.0.0.1
+check pattern-too-long-rc rc_is 2
+check pattern-too-long err_has "^rdmactl probe: Failed to run --pattern 'pairs': 39 round\(s\), 78 step\(s\) of about 3602.5 s would take about 78 hours, over the 24 hours"
+
 # The agent: no token on stdin, a bad address, nobody there, a wrong token.
 run probe --agent 127.0.0.1:1 </dev/null
 check agent-no-token-rc rc_is 1
