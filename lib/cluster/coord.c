@@ -864,6 +864,15 @@ static void estimate(struct coord *co, const struct schedule *s)
 		s->n, tests, run_s(co, s), s->n, co->cfg->test_s + 1);
 }
 
+static uint32_t joined(const struct coord *co)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < co->n; i++)
+		n += co->nodes[i].joined;
+	return n;
+}
+
 static void say_bye(struct coord *co)
 {
 	long end;
@@ -874,8 +883,11 @@ static void say_bye(struct coord *co)
 			node_gone(co, i, "its agent's connection broke");
 		rdv_close(&co->nodes[i].c);
 	}
-	/* Every agent ends on BYE or on the closed connection; the launcher then returns. */
-	end = rdv_ms() + 15000;
+	/*
+	 * Every agent ends on BYE or on the closed connection; the launcher
+	 * then returns.  Without one agent there is nothing to wait for.
+	 */
+	end = rdv_ms() + (joined(co) ? 15000 : 0);
 	while (!launch_over(co) && rdv_ms() < end)
 		pump(co, 200, false);
 	if (!launch_over(co))
@@ -945,14 +957,12 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		     size_t retest_steps)
 {
 	struct json_object *o = json_object_new_object();
-	uint32_t i, joined = 0;
+	uint32_t n = joined(co);
 
-	for (i = 0; i < co->n; i++)
-		joined += co->nodes[i].joined;
 	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
 	row_int(o, "nodes", co->n);
-	row_int(o, "joined", joined);
+	row_int(o, "joined", n);
 	row_int(o, "rails", co->rails);
 	row_int(o, "rounds", s->rounds);
 	row_int(o, "steps", (int64_t)s->n);
@@ -961,8 +971,13 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
 	json_attach(co->ctx, "run", o);
+	if (!n) {
+		print_text(co->ctx, "0 of %u nodes joined in %.1f s through %s: no round ran\n", co->n,
+			   join_s, launcher_name(co->cfg->launch.launcher));
+		return;
+	}
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
-		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,
+		   "round), %zu retest step(s), %u rail(s)\n", n, co->n, join_s,
 		   launcher_name(co->cfg->launch.launcher), s->rounds, probe_s,
 		   s->rounds ? probe_s / s->rounds : 0, retest_steps, co->rails);
 }
@@ -1040,6 +1055,18 @@ static double since(long t0)
 	return (double)(rdv_ms() - t0) / 1000;
 }
 
+/* No round can run: said once, with the nodes; each one's cause is in the findings. */
+static void none_joined(const struct coord *co)
+{
+	char *list = NULL;
+
+	if (hostlist_fold((const char *const *)co->names, co->n, &list))
+		list = NULL;
+	log_err(co->ctx, "Failed to probe: no agent joined, of %s; no round ran (each node's cause "
+		"is in the findings)", list ? list : "the nodes");
+	free(list);
+}
+
 /* Start the agents, run @s and the retests, end the agents; the link map filled. */
 static int drive(struct coord *co, const struct schedule *s, char **argv)
 {
@@ -1058,11 +1085,15 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	co->steps_total = (unsigned int)s->n;
 	t1 = rdv_ms();
-	ret = run_schedule(co, s, false);
-	/* A node gone explains its links: no retest of them. */
-	downs_to_map(co);
-	if (!ret)
-		ret = retests(co, &rsteps);
+	if (joined(co)) {
+		ret = run_schedule(co, s, false);
+		/* A node gone explains its links: no retest of them. */
+		downs_to_map(co);
+		if (!ret)
+			ret = retests(co, &rsteps);
+	} else {
+		none_joined(co);
+	}
 	say_bye(co);
 	downs_to_map(co);
 	if (!ret)

@@ -66,6 +66,17 @@ PATH="$TMP/bin:$PATH" run probe -w 'n[1-40]' --launcher ssh -D 3600 --rendezvous
 check pattern-too-long-rc rc_is 2
 check pattern-too-long err_has "^rdmactl probe: Failed to run --pattern 'pairs': 39 round\(s\), 78 step\(s\) of about 3602.5 s would take about 78 hours, over the 24 hours"
 
+# No agent joins (the launcher ends at once, silent): said once, with the
+# nodes, and no round is run.
+mkdir -p "$TMP/bin/silent"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/silent/ssh"
+chmod +x "$TMP/bin/silent/ssh"
+PATH="$TMP/bin/silent:$PATH" run probe -w 'n[1-3]' --launcher ssh --rendezvous 127.0.0.1
+check none-joined-rc rc_is 1
+check none-joined-said err_has "^rdmactl probe: Failed to probe: no agent joined, of n\[1-3\]; no round ran \(each node's cause is in the findings\)$"
+check none-joined-no-round out_has "^0 of 3 nodes joined in [0-9.]+ s through ssh: no round ran$"
+check none-joined-causes out_has "FAIL +n3 did not take part: "
+
 # The agent: no token on stdin, a bad address, nobody there, a wrong token.
 run probe --agent 127.0.0.1:1 </dev/null
 check agent-no-token-rc rc_is 1
