@@ -84,7 +84,7 @@ static void pretty_documents_over_many_lines(void)
 	cluster_init(&cl);
 	CHECK_INT(feed(&cl, lines), 0);
 	CHECK_STR(outcome(&cl), "lab-a:doc|lab-b:doc");
-	CHECK_STR(json_object_to_json_string_ext(cl.nodes[1]->doc, JSON_C_TO_STRING_PLAIN),
+	CHECK_STR(cl.nodes[1]->doc,
 		  "{\"checks\":[{\"status\":\"warn\",\"id\":\"mtu\",\"found\":\"eth0 MTU 1500\",\"fix\":\"x\"}]}");
 	cluster_free(&cl);
 }
