@@ -417,6 +417,8 @@ static int cluster_alone(const struct ctx *ctx, const struct doctor_args *a)
 		bad = "--local", why = " with -w: one checks this node only, the other many";
 	else if (c->drain && !c->health)
 		bad = "--drain", why = " without --slurm-health, which decides when to drain";
+	else if (c->drain && ctx->root[0])
+		bad = "--drain", why = " with --root: the checks read a copy, and would drain this node";
 	else if (c->health && (c->w || a->peer || a->gathered || a->list))
 		bad = "--slurm-health", why = c->w ? " with -w: it checks this node alone"
 					   : " with --peer, --gathered or --list: it runs the local checks";
@@ -534,17 +536,24 @@ static bool health_reason(struct table *t, char *reason, size_t len)
 	return false;
 }
 
+/* scontrol's own words when it fails ("Unable to contact slurm controller"), not an errno. */
 static int health_drain(const struct ctx *ctx, const char *node, const char *reason)
 {
-	char n[300], r[300], *out = NULL;
+	char n[300], r[300], msg[256];
 	char *argv[] = { "scontrol", "update", n, "state=drain", r, NULL };
 	int ret;
 
 	snprintf(n, sizeof(n), "nodename=%s", node);
 	snprintf(r, sizeof(r), "reason=%s", reason);
-	ret = run_output(ctx, "scontrol-drain", argv, &out);
-	free(out);
-	if (ret)
+	ret = run_action(argv, msg, sizeof(msg));
+	if (ret == -ENOENT)
+		log_err(ctx, "Failed to drain %s: scontrol is not on PATH (Debian package slurm-client)",
+			node);
+	else if (ret == -EIO && msg[0])
+		log_err(ctx, "Failed to drain %s: scontrol update: %s", node, msg);
+	else if (ret == -EIO)
+		log_err(ctx, "Failed to drain %s: scontrol update failed and said nothing", node);
+	else if (ret)
 		log_err(ctx, "Failed to drain %s: scontrol update: %s", node, strerror(-ret));
 	return ret;
 }

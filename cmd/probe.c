@@ -379,8 +379,10 @@ static int opt_path(struct ctx *ctx, struct probe_args *a, int c, const char *va
 	switch (c) {
 	case 'd': return opt_device(ctx, cfg, val);
 	case 'x':
-		if (set_long(ctx, "-x", val, 0, 255, &l))
-			return -EINVAL;
+		/* -x is perftest's GID index; doctor's -x (--exclude) is pdsh's and srun's. */
+		if (parse_long(val, 0, 255, &l))
+			return bad_value(ctx, "-x", val, "expected a GID index from 0 to 255 (in probe, "
+					 "-x is --gid-index, as in perftest; --exclude leaves nodes out)");
 		cfg->gid_index = (int)l;
 		return 0;
 	case OPT_TRANSPORT:
@@ -897,6 +899,8 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 
 static int probe_agent(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
+	int ret;
+
 	if (peer || a->server || a->cluster_opt[0] || a->w) {
 		log_err(ctx, "Failed to start the agent: --agent takes none of PEER, --server, -w and "
 			"their options; `rdmactl probe -w` gives it what it needs");
@@ -904,6 +908,9 @@ static int probe_agent(struct ctx *ctx, struct probe_args *a, const char *peer)
 	}
 	if (test_finish(ctx, a))
 		return RC_USAGE;
+	ret = agent_check(ctx, a->agent);
+	if (ret)
+		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
 	return agent_run(ctx, a->agent, &a->cfg) ? RC_PROBLEM : RC_OK;
 }
 

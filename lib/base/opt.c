@@ -21,7 +21,7 @@ enum {
 const struct opt global_opts[] = {
 	{ "json", 'j', ARG_NONE, NULL, "print one JSON document on stdout" },
 	{ "pretty", 'p', ARG_NONE, NULL, "indent the JSON" },
-	{ "color", OPT_COLOR, ARG_CHOICE, "WHEN", "colour: auto, always or never", "auto always never" },
+	{ "color", OPT_COLOR, ARG_CHOICE, "WHEN", "when to colour the output", "auto always never" },
 	{ "verbose", 'v', ARG_NONE, NULL, "more detail (repeat for more)" },
 	{ "root", OPT_ROOT, ARG_FILE, "DIR", "read /sys, /proc and /etc below DIR" },
 	{ "help", 'h', ARG_NONE, NULL, "show this help" },
@@ -213,22 +213,31 @@ static int set_color(struct optparser *p, const char *when)
 	return 0;
 }
 
+/* The choices of @o as words: "auto, always or never". */
+static void choice_list(const struct opt *o, char *list, size_t len)
+{
+	char buf[256], *save = NULL, *w, *next;
+	size_t off = 0;
+
+	list[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
+	for (w = strtok_r(buf, " ", &save); w && off < len; w = next) {
+		next = strtok_r(NULL, " ", &save);
+		off += (size_t)snprintf(list + off, len - off, "%s%s",
+					off ? (next ? ", " : " or ") : "", w);
+	}
+}
+
 /* A value outside an ARG_CHOICE list: "invalid --color value 'x': use auto, always or never". */
 static bool bad_choice(struct optparser *p, const struct opt *o, const char *val)
 {
-	char list[256] = "", buf[256], *save = NULL, *w, *next;
-	size_t off = 0;
+	char list[256], buf[256], *save = NULL, *w;
 
 	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
-	for (w = strtok_r(buf, " ", &save); w; w = next) {
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		if (!strcmp(w, val))
 			return false;
-		next = strtok_r(NULL, " ", &save);
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					off ? (next ? ", " : " or ") : "", w);
-		if (off >= sizeof(list))
-			break;
-	}
+	choice_list(o, list, sizeof(list));
 	log_err(p->ctx, "invalid --%s value '%s': use %s", o->name, val, list);
 	return true;
 }
@@ -474,6 +483,13 @@ static void opt_usage(FILE *f, const struct opt *o)
 	else
 		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
 			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	if (o->arg == ARG_CHOICE) {
+		char list[256];
+
+		choice_list(o, list, sizeof(list));
+		fprintf(f, "  %-26s %s: %s\n", left, o->help, list);
+		return;
+	}
 	fprintf(f, "  %-26s %s\n", left, o->help);
 }
 

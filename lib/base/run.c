@@ -3,9 +3,11 @@
  * A command's output, captured with a time and size limit; with --root,
  * the recording `snapshot` made of it instead.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "base/ctx.h"
 #include "base/run.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 
 #define CMD_MAX_OUT (4u << 20)
 #define CMD_TIMEOUT_MS 10000
@@ -94,7 +97,8 @@ static void exec_sbin(char *const argv[])
 	errno = ENOENT;
 }
 
-static int run_capture(char *const argv[], char **out)
+/* @argv's stdout in *@out, and its stderr too when @with_err. */
+static int run_capture(char *const argv[], char **out, bool with_err)
 {
 	int fds[2], status, ret;
 	pid_t pid;
@@ -112,8 +116,11 @@ static int run_capture(char *const argv[], char **out)
 		int null = open("/dev/null", O_RDWR);
 
 		dup2(fds[1], STDOUT_FILENO);
+		if (with_err)
+			dup2(fds[1], STDERR_FILENO);
 		if (null >= 0) {
-			dup2(null, STDERR_FILENO);
+			if (!with_err)
+				dup2(null, STDERR_FILENO);
 			dup2(null, STDIN_FILENO);
 		}
 		exec_sbin(argv);
@@ -124,22 +131,50 @@ static int run_capture(char *const argv[], char **out)
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-		free(*out);
-		*out = NULL;
+	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
-	}
 	return ret;
+}
+
+/* The last line of @text that is not blank, cut at its end, in @msg. */
+static void last_line(char *text, char *msg, size_t len)
+{
+	char *end = text + strlen(text), *start;
+
+	while (end > text && isspace((unsigned char)end[-1]))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	text_safe_n(start, (size_t)(end - start), msg, len, 0);
 }
 
 int run_output(const struct ctx *ctx, const char *name, char *const argv[], char **out)
 {
 	char path[256];
+	int ret;
 
 	*out = NULL;
 	if (ctx->root[0]) {
 		snprintf(path, sizeof(path), "/run/rdmactl/cmd/%s", name);
 		return read_file(ctx, path, CMD_MAX_OUT, out, NULL);
 	}
-	return run_capture(argv, out);
+	ret = run_capture(argv, out, false);
+	if (ret && *out) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int run_action(char *const argv[], char *msg, size_t len)
+{
+	char *out = NULL;
+	int ret = run_capture(argv, &out, true);
+
+	msg[0] = '\0';
+	if (ret == -EIO && out)
+		last_line(out, msg, len);
+	free(out);
+	return ret;
 }

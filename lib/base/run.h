@@ -3,6 +3,8 @@
 #ifndef RDMACTL_RUN_H
 #define RDMACTL_RUN_H
 
+#include <stddef.h>
+
 struct ctx;
 
 /*
@@ -13,5 +15,14 @@ struct ctx;
  * -EIO (it failed), -ETIMEDOUT, -EFBIG or -errno.
  */
 int run_output(const struct ctx *ctx, const char *name, char *const argv[], char **out);
+
+/*
+ * Run @argv for what it does (scontrol update), live even with --root:
+ * 0; -ENOENT when it is not installed; -EIO when it failed, with the last
+ * line it printed (its stdout and stderr together: scontrol's "Unable to
+ * contact slurm controller (connect failure)"), made safe to show, in
+ * @msg (empty when it printed nothing); -ETIMEDOUT or -errno.
+ */
+int run_action(char *const argv[], char *msg, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <json-c/json.h>
+#include <netdb.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -31,6 +32,7 @@
 #include "node/rdma_load.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
+#include "probe/probe_ctl.h"
 
 #define AGENT_JOBS	32	/* rails (at most 16) x both roles */
 
@@ -134,22 +136,57 @@ static void node_name(char *name, size_t len)
 	name[strcspn(name, " \t\n")] = '\0';
 }
 
+/* "HOST:PORT" into @host and @port; 0 or -EINVAL (said). */
+static int split_addr(const struct ctx *ctx, const char *rdv, char *host, size_t len,
+		      uint16_t *port)
+{
+	const char *colon = strrchr(rdv, ':');
+	long p;
+
+	if (!colon || colon == rdv || (size_t)(colon - rdv) >= len ||
+	    parse_long(colon + 1, 1, 65535, &p)) {
+		log_err(ctx, "Failed to parse --agent '%s': expected HOST:PORT", rdv);
+		return -EINVAL;
+	}
+	snprintf(host, len, "%.*s", (int)(colon - rdv), rdv);
+	*port = (uint16_t)p;
+	return 0;
+}
+
+int agent_check(const struct ctx *ctx, const char *rdv)
+{
+	struct addrinfo *res;
+	char host[256];
+	uint16_t port;
+	int gai, err;
+
+	if (split_addr(ctx, rdv, host, sizeof(host), &port))
+		return -EINVAL;
+	gai = ctl_resolve(host, port, false, &res);
+	if (!gai) {
+		freeaddrinfo(res);
+		return 0;
+	}
+	err = gai == EAI_SYSTEM ? errno : 0;
+	log_err(ctx, "Failed to reach the coordinator at --agent '%s': cannot resolve '%s': %s", rdv,
+		host, err ? strerror(err) : gai_strerror(gai));
+	/* A resolver that could not answer is worth a retry; a name that is not is bad input. */
+	if (gai == EAI_AGAIN || gai == EAI_MEMORY || gai == EAI_SYSTEM)
+		return err ? -err : -EAGAIN;
+	return -EINVAL;
+}
+
 /* "HOST:PORT" -> connected; 0 or -errno (said). */
 static int rdv_connect(struct agent *a, const char *rdv)
 {
 	char host[256];
-	const char *colon = strrchr(rdv, ':');
 	struct probe_ctl ctl;
-	long port;
+	uint16_t port;
 	int ret;
 
-	if (!colon || colon == rdv || (size_t)(colon - rdv) >= sizeof(host) ||
-	    parse_long(colon + 1, 1, 65535, &port)) {
-		log_err(a->ctx, "Failed to parse --agent '%s': expected HOST:PORT", rdv);
+	if (split_addr(a->ctx, rdv, host, sizeof(host), &port))
 		return -EINVAL;
-	}
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - rdv), rdv);
-	ret = ctl_connect(host, (uint16_t)port, 10000, &ctl);
+	ret = ctl_connect(host, port, 10000, &ctl);
 	if (ret) {
 		log_err(a->ctx, "Failed to reach the coordinator at %s: %s", rdv, strerror(-ret));
 		return ret;
@@ -488,7 +525,7 @@ int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)
 {
 	struct agent a = { .ctx = ctx, .cfg = cfg, .c = { .fd = -1 } };
 	size_t i;
-	int ret;
+	int ret, said;
 
 	signal(SIGPIPE, SIG_IGN);
 	ret = read_token(&a);
@@ -496,12 +533,13 @@ int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)
 		ret = rdv_connect(&a, rdv);
 	if (!ret)
 		ret = handshake(&a);
+	said = ret;	/* failures to start are said where they happen */
 	while (!ret)
 		ret = poll_once(&a);
 	for (i = 0; i < AGENT_JOBS; i++)
 		job_end(&a.jobs[i]);
 	rdv_close(&a.c);
-	if (ret < 0 && ret != -EINVAL)
+	if (ret < 0 && !said && ret != -EINVAL)
 		log_err(ctx, "The cluster probe ended early: %s",
 			ret == -ETIMEDOUT ? "the coordinator went silent" :
 			ret == -ECONNRESET ? "the coordinator closed the connection" : strerror(-ret));

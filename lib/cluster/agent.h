@@ -22,4 +22,11 @@ struct probe_cfg;
  */
 int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg);
 
+/*
+ * @rdv is HOST:PORT and HOST resolves: 0; -EINVAL for bad input (not
+ * HOST:PORT, a name that does not resolve), -EAGAIN or -errno when the
+ * resolver could not answer; each said with getaddrinfo's reason.
+ */
+int agent_check(const struct ctx *ctx, const char *rdv);
+
 #endif

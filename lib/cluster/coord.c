@@ -843,6 +843,28 @@ static int schedule_for(struct coord *co, struct schedule *s)
 	return ret;
 }
 
+/* A run estimated longer than this is a mistake (a --pairs file of 400 000 rounds). */
+#define RUN_MAX_S (24 * 3600)
+
+/* About how long @s takes once the agents have joined, s. */
+static double run_s(const struct coord *co, const struct schedule *s)
+{
+	return (double)s->n * (co->cfg->test_s + 1);
+}
+
+/* A schedule longer than RUN_MAX_S is refused before anything starts: -EINVAL (said). */
+static int too_long(struct coord *co, const struct schedule *s)
+{
+	if (run_s(co, s) <= RUN_MAX_S)
+		return 0;
+	log_err(co->ctx, "Failed to run %s '%s': %u round(s), %zu step(s) of about %.1f s would take "
+		"about %.0f hours, over the %d hours a run may take; split the schedule or shorten "
+		"the tests (-D, -n, sizes)", co->cfg->pairs_file ? "--pairs" : "--pattern",
+		co->cfg->pairs_file ? co->cfg->pairs_file : pattern_name(co->cfg->pattern),
+		s->rounds, s->n, co->cfg->test_s + 1, run_s(co, s) / 3600, RUN_MAX_S / 3600);
+	return -EINVAL;
+}
+
 /* Before starting: what will run, and about how long it takes. */
 static void estimate(struct coord *co, const struct schedule *s)
 {
@@ -853,7 +875,16 @@ static void estimate(struct coord *co, const struct schedule *s)
 	fprintf(stderr, "rdmactl probe: %u nodes, %s: %u round(s), %zu step(s), %zu tests; about %.0f s "
 		"(%zu steps of %.1f s) after the launcher has started the agents\n", co->n,
 		co->cfg->pairs_file ? "pairs from --pairs" : pattern_name(co->cfg->pattern), s->rounds,
-		s->n, tests, (double)s->n * (co->cfg->test_s + 1), s->n, co->cfg->test_s + 1);
+		s->n, tests, run_s(co, s), s->n, co->cfg->test_s + 1);
+}
+
+static uint32_t joined(const struct coord *co)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < co->n; i++)
+		n += co->nodes[i].joined;
+	return n;
 }
 
 static void say_bye(struct coord *co)
@@ -866,8 +897,11 @@ static void say_bye(struct coord *co)
 			node_gone(co, i, "its agent's connection broke");
 		rdv_close(&co->nodes[i].c);
 	}
-	/* Every agent ends on BYE or on the closed connection; the launcher then returns. */
-	end = rdv_ms() + 15000;
+	/*
+	 * Every agent ends on BYE or on the closed connection; the launcher
+	 * then returns.  Without one agent there is nothing to wait for.
+	 */
+	end = rdv_ms() + (joined(co) ? 15000 : 0);
 	while (!launch_over(co) && rdv_ms() < end)
 		pump(co, 200, false);
 	if (!launch_over(co))
@@ -937,14 +971,12 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		     size_t retest_steps)
 {
 	struct json_object *o = json_object_new_object(), *names = json_object_new_array();
-	uint32_t i, joined = 0;
+	uint32_t i, n = joined(co);
 
-	for (i = 0; i < co->n; i++)
-		joined += co->nodes[i].joined;
 	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
 	row_int(o, "nodes", co->n);
-	row_int(o, "joined", joined);
+	row_int(o, "joined", n);
 	row_int(o, "rails", co->rails);
 	row_int(o, "rounds", s->rounds);
 	row_int(o, "steps", (int64_t)s->n);
@@ -962,8 +994,13 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		json_object_put(names);
 	co->run = json_object_get(o);
 	json_attach(co->ctx, "run", o);
+	if (!n) {
+		print_text(co->ctx, "0 of %u nodes joined in %.1f s through %s: no round ran\n", co->n,
+			   join_s, launcher_name(co->cfg->launch.launcher));
+		return;
+	}
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
-		   "round), %zu retest step(s), %u rail(s)\n", joined, co->n, join_s,
+		   "round), %zu retest step(s), %u rail(s)\n", n, co->n, join_s,
 		   launcher_name(co->cfg->launch.launcher), s->rounds, probe_s,
 		   s->rounds ? probe_s / s->rounds : 0, retest_steps, co->rails);
 }
@@ -1022,6 +1059,18 @@ static double since(long t0)
 	return (double)(rdv_ms() - t0) / 1000;
 }
 
+/* No round can run: said once, with the nodes; each one's cause is in the findings. */
+static void none_joined(const struct coord *co)
+{
+	char *list = NULL;
+
+	if (hostlist_fold((const char *const *)co->names, co->n, &list))
+		list = NULL;
+	log_err(co->ctx, "Failed to probe: no agent joined, of %s; no round ran (each node's cause "
+		"is in the findings)", list ? list : "the nodes");
+	free(list);
+}
+
 /* Start the agents, run @s and the retests, end the agents; the link map filled. */
 static int drive(struct coord *co, const struct schedule *s, char **argv)
 {
@@ -1041,7 +1090,10 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	co->steps_total = (unsigned int)s->n;
 	t1 = rdv_ms();
-	ret = stepper_run(&sp, s, co->cfg->retest, &rsteps);
+	if (joined(co))
+		ret = stepper_run(&sp, s, co->cfg->retest, &rsteps);
+	else
+		none_joined(co);
 	if (co->tty)
 		fprintf(stderr, "\r\033[K");
 	say_bye(co);
@@ -1063,6 +1115,8 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		log_err(ctx, "Failed to start the cluster probe: %s", strerror(-ret));
 	if (!ret)
 		ret = schedule_for(&co, &s);
+	if (!ret)
+		ret = too_long(&co, &s);
 	if (!ret)
 		ret = rdv_listen(&co);
 	if (!ret && !(argv = agent_argv(&co)))

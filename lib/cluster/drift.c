@@ -214,40 +214,63 @@ static char *fix_fw(const struct fix_in *in)
 		       in->arg[0] ? " " : "", in->value);
 }
 
-/* The netdev of the odd nodes' ports at another MTU, when they all name the same one. */
-static const char *odd_netdev(const struct fix_in *in)
+/*
+ * The netdev of @doc's ports whose MTU is not @value into *@name, or
+ * false when one names another than *@name already holds (or out of memory).
+ */
+static bool port_netdev(struct json_object *doc, const char *value, char **name)
 {
-	const char *name = NULL;
 	struct json_object *node, *ports, *p, *v;
-	size_t i, j;
+	size_t j;
 
-	for (i = 0; i < in->ns; i++) {
-		if (!json_object_object_get_ex(in->cl->nodes[in->s[i].node]->doc, "node", &node) ||
-		    !json_object_object_get_ex(node, "ports", &ports))
+	if (!json_object_object_get_ex(doc, "node", &node) ||
+	    !json_object_object_get_ex(node, "ports", &ports))
+		return true;
+	for (j = 0; j < json_object_array_length(ports); j++) {
+		p = json_object_array_get_idx(ports, j);
+		if (!json_object_object_get_ex(p, "netdev_mtu", &v) || !v ||
+		    !strcmp(json_object_get_string(v), value) ||
+		    !json_object_object_get_ex(p, "netdev", &v) || !v)
 			continue;
-		for (j = 0; j < json_object_array_length(ports); j++) {
-			p = json_object_array_get_idx(ports, j);
-			if (!json_object_object_get_ex(p, "netdev_mtu", &v) || !v ||
-			    !strcmp(json_object_get_string(v), in->value) ||
-			    !json_object_object_get_ex(p, "netdev", &v) || !v)
-				continue;
-			if (name && strcmp(name, json_object_get_string(v)))
-				return "IF";
-			name = json_object_get_string(v);
-		}
+		if (*name ? strcmp(*name, json_object_get_string(v))
+			  : !(*name = strdup(json_object_get_string(v))))
+			return false;
 	}
-	return name ? name : "IF";
+	return true;
+}
+
+/*
+ * The netdev of the odd nodes' ports at another MTU, when they all name
+ * the same one, else "IF"; malloc'd, NULL when out of memory.
+ */
+static char *odd_netdev(const struct fix_in *in)
+{
+	char *name = NULL;
+	bool one = true;
+	size_t i;
+
+	for (i = 0; i < in->ns && one; i++) {
+		struct json_object *doc = cluster_doc(in->cl->nodes[in->s[i].node]);
+
+		one = port_netdev(doc, in->value, &name);
+		json_object_put(doc);
+	}
+	if (one && name)
+		return name;
+	free(name);
+	return strdup("IF");
 }
 
 static char *fix_mtu(const struct fix_in *in)
 {
-	const char *dev;
+	char *dev, *fix;
 
-	if (!in->value || strchr(in->value, ','))
+	if (!in->value || strchr(in->value, ',') || !(dev = odd_netdev(in)))
 		return NULL;
-	dev = odd_netdev(in);
-	return fix_fmt("ip link set %s mtu %s, as on the others (lasting: nmcli con mod %s "
-		       "802-3-ethernet.mtu %s)", dev, in->value, dev, in->value);
+	fix = fix_fmt("ip link set %s mtu %s, as on the others (lasting: nmcli con mod %s "
+		      "802-3-ethernet.mtu %s)", dev, in->value, dev, in->value);
+	free(dev);
+	return fix;
 }
 
 static char *fix_gid(const struct fix_in *in)
@@ -431,49 +454,28 @@ static struct json_object *fact_row(const struct cluster *cl, const struct fact 
 	return row;
 }
 
-/* The value of @f on every node that has it, in @s; how many, or -ENOMEM. */
-static long collect(const struct cluster *cl, const struct fact *f, struct sample *s)
+/* Add the row of @f, of its @n samples @s, to @rows when its nodes differ.  0 or -ENOMEM. */
+static int tally(const struct cluster *cl, const struct fact *f, struct sample *s, size_t n,
+		 struct json_object *rows, bool *odd)
 {
-	struct json_object *node;
-	size_t i, n = 0;
-	int ret;
-
-	for (i = 0; i < cl->n; i++) {
-		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "node", &node))
-			continue;
-		ret = f->get(node, f->arg, &s[n].value);
-		if (ret < 0)
-			return ret;
-		if (ret)
-			s[n++].node = i;
-	}
-	return (long)n;
-}
-
-/* Add the row of @f to @rows when its nodes differ.  0 or -ENOMEM. */
-static int tally(const struct cluster *cl, const struct fact *f, struct json_object *rows,
-		 bool *odd)
-{
-	struct sample *s = calloc(cl->n + 1, sizeof(*s));
-	struct group *g = calloc(cl->n + 1, sizeof(*g));
+	struct group *g = calloc(n + 1, sizeof(*g));
 	struct json_object *row;
-	long n = s && g ? collect(cl, f, s) : -ENOMEM;
-	size_t i, ng;
-	int ret = n < 0 ? (int)n : 0;
+	size_t ng;
 
-	if (n > 0) {
-		qsort(s, (size_t)n, sizeof(*s), by_value);
-		ng = group_samples(s, (size_t)n, g);
-		if (ng > 1) {
-			row = fact_row(cl, f, s, (size_t)n, g, ng, odd);
-			ret = row ? json_object_array_add(rows, row) : -ENOMEM;
+	if (!g)
+		return -ENOMEM;
+	qsort(s, n, sizeof(*s), by_value);
+	ng = group_samples(s, n, g);
+	if (ng > 1) {
+		row = fact_row(cl, f, s, n, g, ng, odd);
+		if (!row || json_object_array_add(rows, row)) {
+			json_object_put(row);
+			free(g);
+			return -ENOMEM;
 		}
 	}
-	for (i = 0; s && i < cl->n; i++)
-		free(s[i].value);
-	free(s);
 	free(g);
-	return ret;
+	return 0;
 }
 
 /* ---- the facts ---- */
@@ -499,41 +501,85 @@ static const struct fact fixed[] = {
 static const struct fact fw = { .get = get_fw, .fix = fix_fw };
 static const struct fact env_var = { .get = get_env, .fix = fix_env };
 
-/* The names of @key (devices: their model keys; env: the variables) across all nodes. */
-static struct json_object *names_of(const struct cluster *cl, const char *key)
+/* The names of @key of @node (devices: their model keys; env: the variables) into @set. */
+static void names_in(struct json_object *node, const char *key, struct json_object *set)
 {
-	struct json_object *set = json_object_new_object(), *node, *v;
-	size_t i, j;
+	struct json_object *v;
+	size_t j;
 
-	for (i = 0; set && i < cl->n; i++) {
-		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "node", &node) ||
-		    !json_object_object_get_ex(node, key, &v))
-			continue;
-		if (json_object_is_type(v, json_type_object)) {
-			json_object_object_foreach(v, name, val) {
-				(void)val;
-				json_object_object_add(set, name, NULL);
-			}
+	if (!json_object_object_get_ex(node, key, &v))
+		return;
+	if (json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, name, val) {
+			(void)val;
+			json_object_object_add(set, name, NULL);
 		}
-		for (j = 0; json_object_is_type(v, json_type_array) && j < json_object_array_length(v); j++)
-			if (json_object_is_type(json_object_array_get_idx(v, j), json_type_object))
-				json_object_object_add(set, model_key(json_object_array_get_idx(v, j)), NULL);
 	}
-	return set;
+	for (j = 0; json_object_is_type(v, json_type_array) && j < json_object_array_length(v); j++)
+		if (json_object_is_type(json_object_array_get_idx(v, j), json_type_object))
+			json_object_object_add(set, model_key(json_object_array_get_idx(v, j)), NULL);
+}
+
+/* Every node's HCA models and variables, each node's document read in turn.  0 or -ENOMEM. */
+static int names_of(const struct cluster *cl, struct json_object *models, struct json_object *env)
+{
+	struct json_object *doc, *node;
+	size_t i;
+
+	for (i = 0; i < cl->n; i++) {
+		if (!cl->nodes[i]->doc)
+			continue;
+		if (!(doc = cluster_doc(cl->nodes[i])))
+			return -ENOMEM;
+		if (json_object_object_get_ex(doc, "node", &node)) {
+			names_in(node, "devices", models);
+			names_in(node, "env", env);
+		}
+		json_object_put(doc);
+	}
+	return 0;
+}
+
+/* The facts, in report order. */
+struct facts {
+	struct fact *f;
+	size_t n, cap;
+};
+
+static int fact_add(struct facts *fs, const struct fact *proto, const char *name, const char *arg)
+{
+	struct fact *f;
+
+	if (fs->n == fs->cap) {
+		f = realloc(fs->f, (fs->cap ? fs->cap * 2 : 32) * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		fs->f = f;
+		fs->cap = fs->cap ? fs->cap * 2 : 32;
+	}
+	f = &fs->f[fs->n];
+	*f = *proto;
+	f->arg = (char *)arg;
+	f->name = strdup(name);
+	if (!f->name)
+		return -ENOMEM;
+	fs->n++;
+	return 0;
 }
 
 /*
- * Tally the facts named by @set's keys, in name order: "PREFIX KEY" made
- * by @get with KEY ("fw_ver MT4127"), or "PREFIXKEY" when @prefix ends in
- * a dot ("env.NCCL_IB_HCA").
+ * The facts named by @set's keys, in name order: "PREFIX KEY" made by
+ * @proto's getter with KEY ("fw_ver MT4127"), or "PREFIXKEY" when @prefix
+ * ends in a dot ("env.NCCL_IB_HCA").
  */
-static int tally_names(const struct cluster *cl, struct json_object *set, const char *prefix,
-		       const struct fact *proto, struct json_object *rows, bool *odd)
+static int add_names(struct facts *fs, struct json_object *set, const char *prefix,
+		     const struct fact *proto)
 {
 	size_t i, n = 0, cnt = (size_t)json_object_object_length(set);
 	const char **keys = malloc((cnt + 1) * sizeof(*keys));
 	bool dot = prefix[strlen(prefix) - 1] == '.';
 	int ret = keys ? 0 : -ENOMEM;
+	char *name;
 
 	json_object_object_foreach(set, key, val) {
 		(void)val;
@@ -543,38 +589,126 @@ static int tally_names(const struct cluster *cl, struct json_object *set, const 
 	if (keys)
 		qsort(keys, n, sizeof(*keys), by_text);
 	for (i = 0; !ret && i < n; i++) {
-		struct fact f = *proto;
-
-		f.arg = (char *)keys[i];
-		if (asprintf(&f.name, "%s%s%s", prefix, !dot && keys[i][0] ? " " : "", keys[i]) < 0) {
+		if (asprintf(&name, "%s%s%s", prefix, !dot && keys[i][0] ? " " : "", keys[i]) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = tally(cl, &f, rows, odd);
-		free(f.name);
+		ret = fact_add(fs, proto, name, keys[i]);
+		free(name);
 	}
 	free(keys);
 	return ret;
 }
 
-struct json_object *drift_rows(const struct cluster *cl, bool *odd)
+/* kernel, rdma_core, ofed, fw_ver MODEL..., provider ... memlock.*, env.NAME..., active_ports. */
+static int fact_list(struct facts *fs, struct json_object *models, struct json_object *env)
 {
-	struct json_object *rows = json_object_new_array(), *models, *env;
 	size_t i;
-	int ret = rows ? 0 : -ENOMEM;
+	int ret = 0;
 
 	for (i = 0; !ret && i < 3; i++)
-		ret = tally(cl, &fixed[i], rows, odd);
-	models = names_of(cl, "devices");
-	env = names_of(cl, "env");
+		ret = fact_add(fs, &fixed[i], fixed[i].name, fixed[i].arg);
 	if (!ret)
-		ret = models ? tally_names(cl, models, "fw_ver", &fw, rows, odd) : -ENOMEM;
+		ret = add_names(fs, models, "fw_ver", &fw);
 	for (i = 3; !ret && i < NFIXED - 1; i++)
-		ret = tally(cl, &fixed[i], rows, odd);
+		ret = fact_add(fs, &fixed[i], fixed[i].name, fixed[i].arg);
 	if (!ret)
-		ret = env ? tally_names(cl, env, "env.", &env_var, rows, odd) : -ENOMEM;
+		ret = add_names(fs, env, "env.", &env_var);
 	if (!ret)
-		ret = tally(cl, &fixed[NFIXED - 1], rows, odd);
+		ret = fact_add(fs, &fixed[NFIXED - 1], fixed[NFIXED - 1].name, fixed[NFIXED - 1].arg);
+	return ret;
+}
+
+/* Each fact's samples: s[k] holds ns[k] of them. */
+struct samples {
+	struct sample **s;
+	size_t *ns, nf;
+};
+
+static void samples_free(struct samples *sm)
+{
+	size_t k, i;
+
+	for (k = 0; sm->s && k < sm->nf; k++) {
+		for (i = 0; sm->s[k] && i < sm->ns[k]; i++)
+			free(sm->s[k][i].value);
+		free(sm->s[k]);
+	}
+	free(sm->s);
+	free(sm->ns);
+}
+
+/* Every fact of @node (node @i) into @sm.  0 or -ENOMEM. */
+static int node_samples(const struct facts *fs, struct json_object *node, size_t i,
+			struct samples *sm)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < fs->n; k++) {
+		struct sample *x = &sm->s[k][sm->ns[k]];
+
+		ret = fs->f[k].get(node, fs->f[k].arg, &x->value);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			x->node = i;
+			sm->ns[k]++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The value of every fact on every node that has it, node by node: each
+ * document is parsed once for all facts, not once a fact.  0 or -ENOMEM.
+ */
+static int collect(const struct cluster *cl, const struct facts *fs, struct samples *sm)
+{
+	struct json_object *doc, *node;
+	size_t i, k;
+	int ret = 0;
+
+	sm->nf = fs->n;
+	sm->s = calloc(fs->n + 1, sizeof(*sm->s));
+	sm->ns = calloc(fs->n + 1, sizeof(*sm->ns));
+	if (!sm->s || !sm->ns)
+		return -ENOMEM;
+	for (k = 0; k < fs->n; k++)
+		if (!(sm->s[k] = calloc(cl->n + 1, sizeof(**sm->s))))
+			return -ENOMEM;
+	for (i = 0; !ret && i < cl->n; i++) {
+		if (!cl->nodes[i]->doc)
+			continue;
+		if (!(doc = cluster_doc(cl->nodes[i])))
+			return -ENOMEM;
+		if (json_object_object_get_ex(doc, "node", &node))
+			ret = node_samples(fs, node, i, sm);
+		json_object_put(doc);
+	}
+	return ret;
+}
+
+struct json_object *drift_rows(const struct cluster *cl, bool *odd)
+{
+	struct json_object *rows = json_object_new_array(), *models = json_object_new_object(),
+			   *env = json_object_new_object();
+	struct facts fs = { 0 };
+	struct samples sm = { 0 };
+	size_t k;
+	int ret = rows && models && env ? names_of(cl, models, env) : -ENOMEM;
+
+	if (!ret)
+		ret = fact_list(&fs, models, env);
+	if (!ret)
+		ret = collect(cl, &fs, &sm);
+	for (k = 0; !ret && k < fs.n; k++)
+		if (sm.ns[k])
+			ret = tally(cl, &fs.f[k], sm.s[k], sm.ns[k], rows, odd);
+	samples_free(&sm);
+	for (k = 0; k < fs.n; k++)
+		free(fs.f[k].name);
+	free(fs.f);
 	json_object_put(models);
 	json_object_put(env);
 	if (ret) {

@@ -48,12 +48,13 @@ int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hos
 	if (ret || !x)
 		return ret;
 	hostlist_init(&ex);
-	ret = parse_list(ctx, "-x", x, &ex);
+	/* --exclude: probe's -x is --gid-index, as in perftest. */
+	ret = parse_list(ctx, "--exclude", x, &ex);
 	if (!ret && hostlist_exclude(nodes, &ex))
 		ret = -ENOMEM;
 	hostlist_free(&ex);
 	if (!ret && !nodes->n) {
-		log_err(ctx, "Failed to choose nodes: -x '%s' leaves none of -w '%s'; leave some in", x, w);
+		log_err(ctx, "Failed to choose nodes: --exclude '%s' leaves none of -w '%s'; leave some in", x, w);
 		ret = -EINVAL;
 	}
 	return ret;

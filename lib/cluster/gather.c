@@ -27,7 +27,7 @@ void cluster_init(struct cluster *cl)
 static void node_free(struct cluster_node *nd)
 {
 	free(nd->name);
-	json_object_put(nd->doc);
+	free(nd->doc);
 	free(nd->error);
 	free(nd->text);
 	free(nd->rejected);
@@ -178,7 +178,7 @@ static int scan(struct cluster_node *nd, const char *s)
 		if (*s == '"')
 			nd->in_str = true;
 		else if (*s == '{' || *s == '[')
-			nd->depth++;
+			nd->depth++, nd->opened++;
 		else if ((*s == '}' || *s == ']') && nd->depth && !--nd->depth)
 			nd->ended = true;
 	}
@@ -220,7 +220,8 @@ static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
 	if (cl->total + n + 1 > CLUSTER_TOTAL_MAX)
 		return -ENOSPC;
 	if (nd->len + n + 2 > nd->cap) {
-		cap = nd->cap ? nd->cap : 4096;
+		/* A document on one line (the usual) takes its size, not a page more. */
+		cap = nd->cap ? nd->cap : nd->len + n + 2;
 		while (cap < nd->len + n + 2)
 			cap *= 2;
 		text = realloc(nd->text, cap);
@@ -384,9 +385,12 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 		for (k = 0; k < 4 && strcmp(json_object_get_string(v), statuses[k]); k++)
 			;
 		if (k == 4) {
-			snippet(json_object_get_string(v), why, len / 2);
-			snprintf(why + strlen(why), len - strlen(why),
-				 " in checks[%zu] is no status (ok, warn, FAIL, skip)", i);
+			char q[SNIPPET_MAX];
+
+			/* Quoted as it is: "ok " is no status, and must not show as ok. */
+			text_safe(json_object_get_string(v), q, sizeof(q), 0);
+			snprintf(why, len, "'%s' in checks[%zu] is no status (ok, warn, FAIL, skip)",
+				 q, i);
 			return false;
 		}
 	}
@@ -412,8 +416,9 @@ static int parse_at(const char *text, size_t len, struct json_object **o,
 	return 0;
 }
 
-/* Parse @nd's text; 1 and nd->doc when it is a doctor document, else 0 and @why. */
-static int parse_doc(struct cluster_node *nd, char *why, size_t len)
+/* Parse @nd's text; 1 and *@doc when it is a doctor document, else 0 and @why. */
+static int parse_doc(const struct cluster_node *nd, struct json_object **doc, char *why,
+		     size_t len)
 {
 	struct json_object *o;
 	enum json_tokener_error e;
@@ -434,7 +439,7 @@ static int parse_doc(struct cluster_node *nd, char *why, size_t len)
 	} else if (!json_object_is_type(o, json_type_object)) {
 		snprintf(why, len, "%s", json_kind(o));
 	} else if (doc_shape(o, why, len)) {
-		nd->doc = o;
+		*doc = o;
 		return 1;
 	}
 	json_object_put(o);
@@ -455,9 +460,10 @@ static bool blank(const char *s, size_t n)
  * rdmactl's own warnings, which its document has too).  The document
  * must start and end lines of its own; the first of EMBED_TRIES lines
  * opening '{' where one does is taken.  The text beside it is quoted in
- * @beside.  1 and nd->doc, 0 when there is none, or -ENOMEM.
+ * @beside.  1 and *@doc, 0 when there is none, or -ENOMEM.
  */
-static int embedded_doc(struct cluster_node *nd, char *beside, size_t len)
+static int embedded_doc(const struct cluster_node *nd, struct json_object **doc, char *beside,
+			size_t len)
 {
 	struct json_object *o;
 	enum json_tokener_error e;
@@ -477,7 +483,7 @@ static int embedded_doc(struct cluster_node *nd, char *beside, size_t len)
 			before = blank(nd->text, off) ? NULL : strndup(nd->text, off);
 			snippet(before ? before : nd->text + end, beside, len);
 			free(before);
-			nd->doc = o;
+			*doc = o;
 			return 1;
 		}
 		json_object_put(o);
@@ -499,37 +505,11 @@ static int node_error(struct cluster_node *nd, const char *what)
 	return nd->error ? 0 : -ENOMEM;
 }
 
-static int finish_node(struct cluster *cl, struct cluster_node *nd)
-{
-	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "", beside[SNIPPET_MAX];
-	int ret;
-
-	if (nd->line)
-		snprintf(at, sizeof(at), " (line %lu)", nd->line);
-	if (nd->rejected)
-		return node_error(nd, nd->rejected);
-	if (!nd->len || !nd->text[strspn(nd->text, " \t\r\n")])
-		return node_error(nd, nd->error ? NULL : "no output");
-	ret = parse_doc(nd, why, sizeof(why));
-	if (!ret && (ret = embedded_doc(nd, beside, sizeof(beside))) > 0 &&
-	    cluster_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside))
-		return -ENOMEM;
-	if (ret < 0)
-		return ret;
-	if (ret) {
-		free(nd->error);	/* it answered in full: the launcher's words are moot */
-		nd->error = NULL;
-		return 0;
-	}
-	snprintf(what, sizeof(what), "output is not a doctor document%s: %s", at, why);
-	return node_error(nd, what);
-}
-
 /*
  * An srun task takes the name its document gives (node.hostname), else
  * the one srun's own notes gave it, when either is a host name.
  */
-static int name_task(struct cluster_node *nd)
+static int name_task(struct cluster_node *nd, struct json_object *doc)
 {
 	struct json_object *node, *host;
 	const char *name = nd->hint;
@@ -537,7 +517,7 @@ static int name_task(struct cluster_node *nd)
 
 	if (nd->task < 0)
 		return 0;
-	if (nd->doc && json_object_object_get_ex(nd->doc, "node", &node) &&
+	if (doc && json_object_object_get_ex(doc, "node", &node) &&
 	    json_object_object_get_ex(node, "hostname", &host) &&
 	    json_object_is_type(host, json_type_string) &&
 	    cluster_host_ok(json_object_get_string(host), strlen(json_object_get_string(host))))
@@ -552,6 +532,61 @@ static int name_task(struct cluster_node *nd)
 	return 0;
 }
 
+/*
+ * Keep @doc as its compact text, not as a tree: a json-c tree takes ten
+ * to thirty times the text's memory (an object is a 16-entry hash table),
+ * which for 65 536 nodes is more than a login node has.  The report
+ * parses each document again, one at a time, when it reads it.
+ */
+static int keep_doc(struct cluster_node *nd, struct json_object *doc)
+{
+	int ret = name_task(nd, doc);
+
+	if (!ret) {
+		nd->doc = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		ret = nd->doc ? 0 : -ENOMEM;
+	}
+	json_object_put(doc);
+	if (ret)
+		return ret;
+	free(nd->error);	/* it answered in full: the launcher's words are moot */
+	nd->error = NULL;
+	return 0;
+}
+
+static int finish_node(struct cluster *cl, struct cluster_node *nd)
+{
+	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "", beside[SNIPPET_MAX];
+	struct json_object *doc = NULL;
+	int ret;
+
+	if (nd->line)
+		snprintf(at, sizeof(at), " (line %lu)", nd->line);
+	if (nd->rejected)
+		return node_error(nd, nd->rejected) ?: name_task(nd, NULL);
+	if (!nd->len || !nd->text[strspn(nd->text, " \t\r\n")])
+		return node_error(nd, nd->error ? NULL : "no output") ?: name_task(nd, NULL);
+	if (nd->opened > CLUSTER_DOC_OBJECTS_MAX) {
+		snprintf(what, sizeof(what), "output is not a doctor document%s: it opens %zu JSON "
+			 "objects and arrays, and no doctor document has over %u", at, nd->opened,
+			 CLUSTER_DOC_OBJECTS_MAX);
+		return node_error(nd, what) ?: name_task(nd, NULL);
+	}
+	ret = parse_doc(nd, &doc, why, sizeof(why));
+	if (!ret && (ret = embedded_doc(nd, &doc, beside, sizeof(beside))) > 0 &&
+	    cluster_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside)) {
+		json_object_put(doc);
+		return -ENOMEM;
+	}
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return keep_doc(nd, doc);
+	snprintf(what, sizeof(what), "output is not a doctor document%s: %s", at, why);
+	return node_error(nd, what) ?: name_task(nd, NULL);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strverscmp((*(struct cluster_node *const *)a)->name,
@@ -561,6 +596,8 @@ static int by_name(const void *a, const void *b)
 /* After renaming, two nodes of one name: two tasks on one host, or a task and a host. */
 static int duplicates(const struct cluster *cl, char *err, size_t errlen)
 {
+	static const char one_task[] = "run one srun task per node (srun --ntasks-per-node=1)";
+	char lines[64];
 	size_t i;
 
 	for (i = 1; i < cl->n; i++) {
@@ -568,10 +605,21 @@ static int duplicates(const struct cluster *cl, char *err, size_t errlen)
 
 		if (strcmp(a->name, b->name))
 			continue;
-		snprintf(err, errlen, "host '%s' answers twice (lines %lu and %lu): "
-			 "run one srun task per node (srun --ntasks-per-node=1)",
-			 a->name, a->line < b->line ? a->line : b->line,
-			 a->line < b->line ? b->line : a->line);
+		if (a->line > b->line) {
+			const struct cluster_node *t = a;
+
+			a = b, b = t;
+		}
+		if (a->line == b->line)
+			snprintf(lines, sizeof(lines), "line %lu", a->line);
+		else
+			snprintf(lines, sizeof(lines), "lines %lu and %lu", a->line, b->line);
+		if (a->task >= 0 && b->task >= 0)
+			snprintf(err, errlen, "srun tasks %ld and %ld both ran on host '%s' (%s): %s",
+				 a->task, b->task, a->name, lines, one_task);
+		else
+			snprintf(err, errlen, "host '%s' answers twice (%s): %s", a->name, lines,
+				 one_task);
 		return -EEXIST;
 	}
 	return 0;
@@ -587,7 +635,7 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	for (i = 0; i < cl->n; i++) {
 		struct cluster_node *nd = cl->nodes[i];
 
-		if ((ret = finish_node(cl, nd)) || (ret = name_task(nd)))
+		if ((ret = finish_node(cl, nd)))
 			return ret;
 		free(nd->text);
 		nd->text = NULL;
@@ -601,6 +649,11 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 		return ret;
 	cl->finished = true;
 	return 0;
+}
+
+struct json_object *cluster_doc(const struct cluster_node *nd)
+{
+	return nd->doc ? json_tokener_parse(nd->doc) : NULL;
 }
 
 size_t cluster_reached(const struct cluster *cl)

@@ -26,14 +26,25 @@ struct json_object;
 
 /* Text one node may send: a doctor document is a few KiB (4 KiB a port at most). */
 #define CLUSTER_DOC_MAX (4u << 20)
+/*
+ * JSON objects and arrays one node's text may open: a doctor document of
+ * 64 ports has a few hundred.  Parsed, each costs json-c about a
+ * kilobyte, so 4 MiB of "{}" would take a gigabyte.
+ */
+#define CLUSTER_DOC_OBJECTS_MAX 16384
 /* Text of all nodes together. */
 #define CLUSTER_TOTAL_MAX (512u << 20)
-/* Nodes in one cluster: as many as one hostlist may name. */
-#define CLUSTER_NODES_MAX HOSTLIST_MAX
+/*
+ * Nodes in one cluster.  A launcher's are one hostlist's (HOSTLIST_MAX);
+ * gathered output may join several runs', so the bound is the memory a
+ * node costs (a few hundred bytes besides its text), not a hostlist's.
+ */
+#define CLUSTER_NODES_MAX (1u << 20)
 
 struct cluster_node {
 	char *name;		/* host name; "task N" for an srun task not yet named */
-	struct json_object *doc;/* its doctor document as it sent it; NULL: see error */
+	char *doc;		/* its doctor document as it sent it, compact JSON text
+				 * (cluster_doc() parses it); NULL: see error */
 	char *error;		/* why there is no document (one line, escaped); NULL with doc */
 	int rc;			/* its rdmactl's exit code; -1 when not known */
 
@@ -45,6 +56,7 @@ struct cluster_node {
 	char *hint;		/* srun: the host a note of srun's names for this task */
 	char *rejected;		/* why its text was refused while fed (too long, two documents) */
 	int depth;		/* JSON nesting at the end of the text so far */
+	size_t opened;		/* JSON objects and arrays opened in the text so far */
 	bool in_str, esc, ended;/* in a string, after a backslash, a document ended */
 };
 
@@ -116,6 +128,13 @@ int cluster_node_rc(struct cluster *cl, const char *host, int rc);
  * the message in @err.
  */
 int cluster_finish(struct cluster *cl, char *err, size_t errlen);
+
+/*
+ * The document of @nd as a tree (a new reference to put), parsed from its
+ * text each time: one node's tree at a time is what the report holds.
+ * NULL when @nd has none, or out of memory.
+ */
+struct json_object *cluster_doc(const struct cluster_node *nd);
 
 /* How many nodes have a document. */
 size_t cluster_reached(const struct cluster *cl);

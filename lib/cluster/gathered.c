@@ -118,6 +118,8 @@ static int srun_note(struct cluster *cl, const char *line, const char *rest)
 		snprintf(key, sizeof(key), "task %lu", strtoul(hl.names[i], NULL, 10));
 		if (!(ret = cluster_add(cl, key, &nd))) {
 			nd->task = (long)strtoul(hl.names[i], NULL, 10);
+			if (!nd->line)
+				nd->line = cl->lineno;	/* where the task is named, for messages */
 			free(nd->hint);
 			nd->hint = strndup(rest, n);
 			ret = nd->hint ? note_node(cl, key, "srun", msg + 2) : -ENOMEM;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 
 #include "base/ctx.h"
 #include "base/output.h"
@@ -245,43 +246,99 @@ static int by_group(const void *a, const void *b, void *arg)
 	return (ex->node > ey->node) - (ex->node < ey->node);
 }
 
-static size_t count_checks(const struct cluster *cl)
+/*
+ * @s kept once in @pool, a JSON object used as the set of its keys: the
+ * entries outlive each node's tree, and most nodes say the same words.
+ * NULL for NULL; *@oom set when out of memory.
+ */
+static const char *intern(struct json_object *pool, const char *s, bool *oom)
 {
-	struct json_object *checks;
-	size_t i, n = 0;
+	struct lh_entry *e;
 
-	for (i = 0; i < cl->n; i++)
-		if (cl->nodes[i]->doc && json_object_object_get_ex(cl->nodes[i]->doc, "checks", &checks))
-			n += json_object_array_length(checks);
-	return n;
+	if (!s)
+		return NULL;
+	e = lh_table_lookup_entry(json_object_get_object(pool), s);
+	if (!e && !json_object_object_add(pool, s, NULL))
+		e = lh_table_lookup_entry(json_object_get_object(pool), s);
+	if (!e)
+		*oom = true;
+	return e ? lh_entry_k(e) : NULL;
 }
 
-/* Every check result of every node; @ids maps a check ID to its order. */
-static struct entry *collect(const struct cluster *cl, struct json_object *ids, size_t *n)
+/* Room for @more entries after @n in *@e (of *@cap); 0 or -ENOMEM. */
+static int entries_grow(struct entry **e, size_t *cap, size_t n, size_t more)
 {
-	struct entry *e = malloc((count_checks(cl) + 1) * sizeof(*e));
+	struct entry *ne;
+	size_t c = *cap ? *cap : 64;
+
+	while (c < n + more)
+		c *= 2;
+	if (c == *cap)
+		return 0;
+	ne = realloc(*e, c * sizeof(**e));
+	if (!ne)
+		return -ENOMEM;
+	*e = ne;
+	*cap = c;
+	return 0;
+}
+
+/* The check results of node @i (its tree @doc) appended to @e; 0 or -ENOMEM. */
+static int node_entries(size_t i, struct json_object *doc, struct json_object *ids,
+			struct json_object *pool, struct entry **e, size_t *n, size_t *cap)
+{
 	struct json_object *checks, *c, *idx;
-	size_t i, j;
+	bool oom = false;
+	size_t j;
+
+	if (!json_object_object_get_ex(doc, "checks", &checks))
+		return 0;
+	if (entries_grow(e, cap, *n, json_object_array_length(checks)))
+		return -ENOMEM;
+	for (j = 0; j < json_object_array_length(checks); j++) {
+		struct entry *x = &(*e)[(*n)++];
+
+		c = json_object_array_get_idx(checks, j);
+		x->id = intern(pool, str_of(c, "id"), &oom);
+		x->rank = rank_of(str_of(c, "status"));
+		x->found = intern(pool, str_of(c, "found"), &oom);
+		x->fix = x->rank <= RANK_WARN ? intern(pool, str_of(c, "fix"), &oom) : NULL;
+		x->node = i;
+		if (oom)
+			return -ENOMEM;
+		if (!json_object_object_get_ex(ids, x->id, &idx)) {
+			idx = json_object_new_int64(json_object_object_length(ids));
+			json_object_object_add(ids, x->id, idx);
+		}
+		x->check = (size_t)json_object_get_int64(idx);
+	}
+	return 0;
+}
+
+/*
+ * Every check result of every node, each node's document parsed in turn;
+ * @ids maps a check ID to its order, @pool holds the entries' strings.
+ */
+static struct entry *collect(const struct cluster *cl, struct json_object *ids,
+			     struct json_object *pool, size_t *n)
+{
+	struct entry *e = NULL;
+	size_t i, cap = 0;
+	int ret = entries_grow(&e, &cap, 0, 1);
 
 	*n = 0;
-	for (i = 0; e && i < cl->n; i++) {
-		if (!cl->nodes[i]->doc || !json_object_object_get_ex(cl->nodes[i]->doc, "checks", &checks))
-			continue;
-		for (j = 0; j < json_object_array_length(checks); j++) {
-			struct entry *x = &e[(*n)++];
+	for (i = 0; !ret && i < cl->n; i++) {
+		struct json_object *doc = cluster_doc(cl->nodes[i]);
 
-			c = json_object_array_get_idx(checks, j);
-			x->id = str_of(c, "id");
-			x->rank = rank_of(str_of(c, "status"));
-			x->found = str_of(c, "found");
-			x->fix = x->rank <= RANK_WARN ? str_of(c, "fix") : NULL;
-			x->node = i;
-			if (!json_object_object_get_ex(ids, x->id, &idx)) {
-				idx = json_object_new_int64(json_object_object_length(ids));
-				json_object_object_add(ids, x->id, idx);
-			}
-			x->check = (size_t)json_object_get_int64(idx);
-		}
+		if (!doc && cl->nodes[i]->doc)
+			ret = -ENOMEM;
+		else if (doc)
+			ret = node_entries(i, doc, ids, pool, &e, n, &cap);
+		json_object_put(doc);
+	}
+	if (ret) {
+		free(e);
+		return NULL;
 	}
 	return e;
 }
@@ -320,13 +377,13 @@ static int group_row(const struct cluster *cl, struct table *t, const struct ent
 /* The rows of the checks table, and each node's worst status in @worst. */
 static int check_rows(const struct cluster *cl, struct table *t, enum rank *worst)
 {
-	struct json_object *ids = json_object_new_object();
+	struct json_object *ids = json_object_new_object(), *pool = json_object_new_object();
 	struct entry *e;
 	struct group *g = NULL;
-	size_t i, n, ng = 0;
+	size_t i, n = 0, ng = 0;
 	int ret = 0;
 
-	e = ids ? collect(cl, ids, &n) : NULL;
+	e = ids && pool ? collect(cl, ids, pool, &n) : NULL;
 	if (e)
 		g = malloc((n + 1) * sizeof(*g));
 	if (!g)
@@ -349,6 +406,7 @@ static int check_rows(const struct cluster *cl, struct table *t, enum rank *wors
 	free(g);
 	free(e);
 	json_object_put(ids);
+	json_object_put(pool);
 	return ret;
 }
 
@@ -493,18 +551,57 @@ static int outcomes(const struct cluster *cl, const enum rank *worst, const bool
 	return 0;
 }
 
+/*
+ * A node's document as the output writes it: parsed from its text only
+ * then, one at a time, made valid UTF-8 as the rest of the output is, and
+ * indented to where it sits (json-c indents a nested value by its level).
+ */
+static int doc_to_json(struct json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	struct json_object *doc = json_tokener_parse(json_object_get_userdata(jso));
+	const char *s, *nl;
+	int i, ret = 0;
+
+	if (!doc)
+		return printbuf_strappend(pb, "null") < 0 ? -1 : 0;
+	json_make_utf8(doc);
+	s = json_object_to_json_string_ext(doc, flags);
+	for (; !ret && (nl = strchr(s, '\n')); s = nl + 1) {
+		ret = printbuf_memappend(pb, s, (int)(nl + 1 - s)) < 0;
+		for (i = 0; !ret && i < level; i++)
+			ret = (flags & JSON_C_TO_STRING_PRETTY_TAB ? printbuf_strappend(pb, "\t")
+								   : printbuf_strappend(pb, "  ")) < 0;
+	}
+	if (!ret)
+		ret = printbuf_memappend(pb, s, (int)strlen(s)) < 0;
+	json_object_put(doc);
+	return ret ? -1 : 0;
+}
+
 /* Under -j, each node's own document, untouched, by name. */
 static int node_docs(struct ctx *ctx, const struct cluster *cl)
 {
-	struct json_object *nodes = json_object_new_object();
+	struct json_object *nodes = json_object_new_object(), *d;
 	size_t i;
+	char *text;
 
 	if (!nodes)
 		return -ENOMEM;
-	for (i = 0; i < cl->n; i++)
-		if (cl->nodes[i]->doc)
-			json_object_object_add(nodes, cl->nodes[i]->name,
-					       json_object_get(cl->nodes[i]->doc));
+	for (i = 0; i < cl->n; i++) {
+		if (!cl->nodes[i]->doc)
+			continue;
+		/* Its text, not its tree: the output is printed after the cluster is freed. */
+		text = strdup(cl->nodes[i]->doc);
+		d = json_object_new_int(0);	/* a carrier: doc_to_json writes it */
+		if (!text || !d) {
+			free(text);
+			json_object_put(d);
+			json_object_put(nodes);
+			return -ENOMEM;
+		}
+		json_object_set_serializer(d, doc_to_json, text, json_object_free_userdata);
+		json_object_object_add(nodes, cl->nodes[i]->name, d);
+	}
 	json_attach(ctx, "nodes", nodes);
 	return 0;
 }

@@ -173,15 +173,28 @@ static int by_round(const void *x, const void *y)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-/* Room for a round's A->B and B->A steps of @n pairs each. */
+/* The steps allocated for @n of them: a power of two, so that 400 000 rounds are not quadratic. */
+static size_t steps_room(size_t n)
+{
+	size_t room = 16;
+
+	while (room < n)
+		room *= 2;
+	return room;
+}
+
+/* Room for a round's A->B and B->A steps of @n pairs each (@s is built here alone). */
 static int round_add(struct schedule *s, uint32_t round, size_t n)
 {
-	struct sched_step *steps = realloc(s->steps, (s->n + 2) * sizeof(*steps));
+	struct sched_step *steps = s->steps;
 	size_t i;
 
-	if (!steps)
-		return -ENOMEM;
-	s->steps = steps;
+	if (!steps || steps_room(s->n + 2) > steps_room(s->n)) {
+		steps = realloc(s->steps, steps_room(s->n + 2) * sizeof(*steps));
+		if (!steps)
+			return -ENOMEM;
+		s->steps = steps;
+	}
 	for (i = 0; i < 2; i++) {
 		steps[s->n] = (struct sched_step){ .round = round };
 		steps[s->n].pairs = calloc(n, sizeof(struct sched_pair));

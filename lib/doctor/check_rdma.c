@@ -421,14 +421,36 @@ void check_roce_gid(struct doctor *d, struct check_result *r)
 	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
 }
 
+/*
+ * A port whose netdev's MTU cannot be read: its active MTU alone says
+ * whether it is fine.  A netdev that does not exist (a --root copy, a
+ * netdev moved to another namespace) or an MTU known nowhere is no "ok".
+ */
+static void mtu_unknown(struct check_result *r, const struct rdma_dev *dev,
+			const struct rdma_port *p, int err)
+{
+	if (err == -ENOENT)
+		check_note(r, CHECK_WARN, "%s/%u: its netdev %s does not exist: its MTU cannot be "
+			   "checked", dev->name, p->num, p->netdev);
+	else if (!p->active_mtu && !p->netdev[0])
+		check_note(r, CHECK_WARN, "%s/%u: it has no netdev and its active MTU cannot be "
+			   "read", dev->name, p->num);
+	else if (!p->active_mtu)
+		check_note(r, CHECK_WARN, "%s/%u: neither its active MTU nor %s's MTU can be read "
+			   "(%s)", dev->name, p->num, p->netdev, strerror(-err));
+	else
+		check_note(r, CHECK_OK, "%s/%u active %d, max %d (netdev MTU unknown)", dev->name,
+			   p->num, p->active_mtu, p->max_mtu);
+}
+
 static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
-	int mtu = 0, allowed, active;
+	int mtu = 0, allowed, active, err = p->netdev[0] ? netdev_sysfs_mtu(d->ctx, p->netdev, &mtu)
+							  : -ENODEV;
 
-	if (!p->netdev[0] || netdev_sysfs_mtu(d->ctx, p->netdev, &mtu)) {
-		check_note(r, CHECK_OK, "%s/%u active %d, max %d (netdev MTU unknown)", dev->name,
-			   p->num, p->active_mtu, p->max_mtu);
+	if (err) {
+		mtu_unknown(r, dev, p, err);
 		return;
 	}
 	allowed = roce_mtu_for_netdev(dev->driver, mtu);

@@ -15,6 +15,7 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
+#include "base/text.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 #include "node/gids.h"
@@ -78,11 +79,26 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A label value in quotes, with \, " and newline escaped as the format asks. */
-static void label_value(FILE *f, const char *s)
+/*
+ * A label value in quotes, with \, " and newline escaped as the format
+ * asks.  The format wants UTF-8, and Linux allows a netdev named
+ * "ens\xff": text_safe() writes such a byte (and any control byte but
+ * newline and tab) as the four characters "\xff", as the tables show it,
+ * so that two such names stay two series.
+ */
+static void label_value(FILE *f, const char *raw)
 {
+	size_t len = strlen(raw) * 4 + 1;
+	char *safe = malloc(len);
+	const char *s;
+
+	if (!safe) {
+		fputs("\"?\"", f);
+		return;
+	}
+	text_safe(raw, safe, len, TEXT_KEEP_NL);
 	fputc('"', f);
-	for (; *s; s++) {
+	for (s = safe; *s; s++) {
 		if (*s == '\\' || *s == '"')
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
@@ -91,6 +107,7 @@ static void label_value(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+	free(safe);
 }
 
 static void port_labels(FILE *f, const struct rdma_dev *dev, const struct rdma_port *p)

@@ -90,6 +90,11 @@ check json-rc rc_is 1
 check json-keys json_ok 'keys == ["checks","drift","nodes","notes","summary","unreachable"]'
 check json-node-untouched bash -c '[ "$(jq -S ".nodes[\"lab-c\"]" <<<"$0")" == "$(jq -S . "$1")" ]' "$OUT" "$TMPD/broken.json"
 check json-nodes json_ok '.nodes | keys == ["lab-a","lab-b","lab-c","lab-d","lab-e"]'
+# -j -p: each node's document indented where it sits, as json-c indents.
+run -j -p doctor --gathered "$TMPD/pdsh.out"
+check json-pretty-node bash -c '[ "$(jq -S ".nodes[\"lab-c\"]" <<<"$0")" == "$(jq -S . "$1")" ]' "$OUT" "$TMPD/broken.json"
+check json-pretty-nested out_has '^    "lab-c": \{$'
+check json-pretty-nested-checks out_has '^      "checks": \[$'
 check json-summary json_ok '.summary == {"nodes":7,"failed":1,"warned":1,"unreachable":2,"failed_nodes":"lab-c","warned_nodes":"lab-d","unreachable_nodes":"lab-f,lab-g"}'
 check json-unreachable json_ok '.unreachable == [{"node":"lab-f","error":"pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1: rdmactl: command not found'"'"'","rc":127},{"node":"lab-g","error":"pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could not resolve hostname lab-g: Name or service not known'"'"'","rc":255}]'
 check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "FAIL") == {"status":"FAIL","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
@@ -220,6 +225,43 @@ check stderr-json-note json_ok '.notes == ["n1 (line 1): lines beside its docume
 run doctor --gathered "$TMPD/junk.out"
 check junk-node-rc rc_is 1
 check junk-node-row line 'n2    output is not a doctor document (line 2): a JSON array'
+
+# A bad value in a node's document is quoted as it is: "ok " is not ok.
+{ prefixed n1 "$TMPD/ok.json"; echo "n2: $(sed 's/"status":"ok"/"status":"ok "/' "$TMPD/ok.json")"; } >"$TMPD/status.out"
+run -j doctor --gathered "$TMPD/status.out"
+check status-quoted json_ok '.unreachable[0].error == "output is not a doctor document (line 2): '"'"'ok '"'"' in checks[0] is no status (ok, warn, FAIL, skip)"'
+
+# srun's own lines name the input lines of the tasks that share a host.
+{ echo "srun: error: gpu01: tasks 0-1: Exited with exit code 127"; } >"$TMPD/srun-tasks.out"
+run doctor --gathered "$TMPD/srun-tasks.out"
+check srun-tasks-rc rc_is 2
+check srun-tasks-msg err_is "rdmactl doctor: Failed to read gathered output '$TMPD/srun-tasks.out': srun tasks 0 and 1 both ran on host 'gpu01' (line 1): run one srun task per node (srun --ntasks-per-node=1)"
+{
+	echo "srun: error: gpu01: task 2: Exited with exit code 127"
+	echo "srun: error: gpu01: task 3: Exited with exit code 127"
+} >"$TMPD/srun-tasks2.out"
+run doctor --gathered "$TMPD/srun-tasks2.out"
+check srun-tasks-lines err_is "rdmactl doctor: Failed to read gathered output '$TMPD/srun-tasks2.out': srun tasks 2 and 3 both ran on host 'gpu01' (lines 1 and 2): run one srun task per node (srun --ntasks-per-node=1)"
+
+# More nodes than one hostlist names (65 536): one report all the same,
+# each document read in turn (bench/doctor-gathered-memory.sh measures the
+# memory).
+awk 'BEGIN { for (i = 1; i <= 65537; i++) printf "n%d: {\"checks\": []}\n", i; print "n65538: junk" }' \
+	>"$TMPD/many.out"
+run doctor --gathered "$TMPD/many.out"
+check many-nodes-rc rc_is 1
+check many-nodes-summary [ "$(tail -n 2 <<<"$OUT" | head -n 1)" == "65538 nodes: 0 failed, 0 warned, 1 unreachable" ]
+check many-nodes-unreachable out_has "^n65538 +output is not a doctor document \(line 65538\): 'junk'$"
+
+# A document of more JSON objects than any doctor document has is the
+# node's failure, refused before json-c builds it (a gigabyte for 4 MiB).
+{
+	prefixed n1 "$TMPD/ok.json"
+	printf 'n2: {"checks": [%s{}]}\n' "$(head -c 16384 /dev/zero | sed 's/\x0/{},/g')"
+} >"$TMPD/objects.out"
+run -j doctor --gathered "$TMPD/objects.out"
+check objects-rc rc_is 1
+check objects-node json_ok '.unreachable == [{"node":"n2","error":"output is not a doctor document (line 2): it opens 16387 JSON objects and arrays, and no doctor document has over 16384","rc":null}]'
 
 mkdir "$TMPD/empty"
 run doctor --gathered "$TMPD/empty"

@@ -216,6 +216,69 @@ check port-bad-msg err_has "Failed to read --port '0'"
 run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
+# A RoCE port whose netdev does not exist: its MTU is unknown, not ok.
+cp -r "$BAD" "$TMPD/nonetdev"
+echo eth9 >"$TMPD/nonetdev/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonetdev" -j doctor --only mtu
+check mtu-no-netdev-warn st mtu warn
+check mtu-no-netdev-found found mtu '^rxe0/1: its netdev eth9 does not exist: its MTU cannot be checked$'
+rm "$TMPD/nonetdev/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonetdev" -j doctor --only mtu
+check mtu-unknown-warn st mtu warn
+check mtu-unknown-found found mtu '^rxe0/1: it has no netdev and its active MTU cannot be read$'
+
+# ---- --help names the values of every option that takes one of a list ----
+run doctor --help
+check help-for-values out_has '^ +--for JOB +.*: nccl, ucx or perftest$'
+check help-launcher-values out_has '^ +--launcher NAME +.*: srun, pdsh, clush or ssh$'
+# ---- the man page as rendered ----
+MAN=$TOP/man/rdmactl-doctor.8
+if command -v mandoc >/dev/null; then
+	man_text=$(mandoc -T ascii "$MAN" | col -b)
+	check man-comment-rendered grep -q '(# starts a comment)' <<<"$(tr -s ' \t\n' ' ' <<<"$man_text")"
+	# Every pdsh example uses a hostlist pdsh takes: numeric ranges only.
+	check man-pdsh-hostlists bash -c '! grep -oE "pdsh -w [^ ]+" <<<"$0" | grep -E "\[[^]]*[^]0-9,-][^]]*\]"' "$man_text"
+	check man-pdsh-example grep -q "pdsh -w 'node\[1-5\]' rdmactl -j doctor" <<<"$man_text"
+else
+	skip man-rendered "needs mandoc (Debian package mandoc)"
+fi
+
+# ---- --slurm-health --drain: scontrol's own words when it fails ----
+# A live run whose env.nccl check fails on any host (the HCA named exists
+# nowhere), with a fake scontrol on PATH.
+mkdir "$TMPD/slurm" "$TMPD/noslurm"
+cat >"$TMPD/slurm/scontrol" <<EOF
+#!/bin/sh
+if [ -e "$TMPD/slurm/down" ]; then
+	echo "slurm_update error: Unable to contact slurm controller (connect failure)" >&2
+	exit 1
+fi
+echo "\$*" >"$TMPD/slurm/args"
+EOF
+chmod +x "$TMPD/slurm/scontrol"
+# drain PATH: rdmactl alone runs with PATH (run's own cat needs the caller's).
+drain() {
+	local rdmactl=$RDMACTL
+	RDMACTL=env run NCCL_IB_HCA='=nosuchdev0' SLURMD_NODENAME=gpu017 PATH="$1" \
+		"$rdmactl" doctor --slurm-health --drain --only env.nccl
+	RDMACTL=$rdmactl
+}
+drain "$TMPD/slurm:$PATH"
+check drain-done-rc rc_is 1
+check drain-done-line out_has '^drained: scontrol update nodename=gpu017 state=drain reason="rdmactl: env.nccl: '
+check drain-done-args grep -q '^update nodename=gpu017 state=drain reason=rdmactl: env.nccl: ' "$TMPD/slurm/args"
+touch "$TMPD/slurm/down"
+drain "$TMPD/slurm:$PATH"
+check drain-down-rc rc_is 1
+check drain-down-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol update: slurm_update error: Unable to contact slurm controller (connect failure)"
+check drain-down-not-drained out_has '^scontrol update nodename=gpu017 state=drain'
+drain "$TMPD/noslurm"
+check drain-missing-rc rc_is 1
+check drain-missing-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol is not on PATH (Debian package slurm-client)"
+# With --root the checks read a copy of another node: draining this one is refused.
+fails_with drain-root 2 "rdmactl doctor: Failed to use --drain with --root: the checks read a copy, and would drain this node" \
+	--root "$BAD" doctor --slurm-health --drain
+
 # ---- --metrics: Prometheus text exposition ----
 # metric NAME{LABELS} VALUE: that exact sample line is in the output.
 metric() { grep -qxF -- "$1" <<<"$OUT"; }
@@ -247,6 +310,18 @@ check metrics-broken-ports metric 'rdmactl_check_status{check="ports",status="fa
 check metrics-broken-port-down out_has '^rdmactl_port_state\{device="rxe0",port="1",state="DOWN",'
 check metrics-broken-memlock metric 'rdmactl_memlock_soft_limit_bytes{scope="shell"} 65536'
 check metrics-broken-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth0"} 1500'
+# A netdev whose name is not UTF-8 (Linux allows "eth\xff"): the label says
+# \xff as text, and the file passes promtool.
+cp -r "$BAD" "$TMPD/nonutf8"
+mv "$TMPD/nonutf8/sys/class/net/eth0" "$TMPD/nonutf8/sys/class/net/"$'eth\xff'
+printf 'eth\xff\n' >"$TMPD/nonutf8/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TMPD/nonutf8" doctor --metrics
+check metrics-nonutf8-netdev metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth\\xff"} 1500'
+if command -v promtool >/dev/null; then
+	check metrics-nonutf8-promtool bash -c 'promtool check metrics <<<"$0" 2>&1' "$OUT"
+else
+	skip metrics-nonutf8-promtool "needs promtool (Debian package prometheus)"
+fi
 # -o: the file is replaced whole; nothing else is left in its directory.
 mkdir "$TMPD/prom" && echo old >"$TMPD/prom/rdmactl.prom"
 run --root "$OK" doctor --metrics -o "$TMPD/prom/rdmactl.prom"

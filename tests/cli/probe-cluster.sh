@@ -40,6 +40,12 @@ check triage-rc rc_is 1
 check triage-estimate err_has "16 nodes, triage: 8 round\(s\), 8 step\(s\), 128 tests"
 check triage-run json_ok '.run.pattern == "triage" and .run.steps == 8 and .summary.down == 16 and .summary.untested == 0'
 
+# -x is probe's GID index (as perftest's); a hostlist there says where --exclude is.
+fails_with x-is-gid-index 2 "rdmactl probe: Failed to parse -x 'n2': expected a GID index from 0 to 255 (in probe, -x is --gid-index, as in perftest; --exclude leaves nodes out)" \
+	probe -w 'n[1-4]' -x n2
+fails_with bad-exclude 2 "rdmactl probe: Failed to read --exclude: invalid hostlist 'n[1-4': '[' is not closed" \
+	probe -w 'n[1-4]' --exclude 'n[1-4'
+
 # The same test option forty times: refused, not cut.
 run probe -w 'n[1-2]' --launcher ssh $(for _ in $(seq 45); do printf -- '-s 1K '; done)
 check many-options-rc rc_is 2
@@ -55,17 +61,53 @@ run probe -w 'n[1-4]' --launcher ssh --pairs "$TMP/nonexistent"
 check pairs-missing-rc rc_is 2
 check pairs-missing err_has "nonexistent"
 
+# A schedule of 1 000 hours is refused before anything starts (ssh is a
+# fake that would only fail).
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "ssh: not reached" >&2\nexit 255\n' >"$TMP/bin/ssh"
+chmod +x "$TMP/bin/ssh"
+awk 'BEGIN { for (i = 1; i <= 400000; i++) print i, "n1", "n2" }' >"$TMP/pairs-long"
+PATH="$TMP/bin:$PATH" run probe -w 'n[1-2]' --launcher ssh --pairs "$TMP/pairs-long" --rendezvous 127.0.0.1
+check pairs-too-long-rc rc_is 2
+check pairs-too-long err_is "rdmactl probe: Failed to run --pairs '$TMP/pairs-long': 400000 round(s), 800000 step(s) of about 4.5 s would take about 1000 hours, over the 24 hours a run may take; split the schedule or shorten the tests (-D, -n, sizes)"
+PATH="$TMP/bin:$PATH" run probe -w 'n[1-40]' --launcher ssh -D 3600 --rendezvous 127.0.0.1
+check pattern-too-long-rc rc_is 2
+check pattern-too-long err_has "^rdmactl probe: Failed to run --pattern 'pairs': 39 round\(s\), 78 step\(s\) of about 3602.5 s would take about 78 hours, over the 24 hours"
+
+# No agent joins (the launcher ends at once, silent): said once, with the
+# nodes, and no round is run.
+mkdir -p "$TMP/bin/silent"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/silent/ssh"
+chmod +x "$TMP/bin/silent/ssh"
+PATH="$TMP/bin/silent:$PATH" run probe -w 'n[1-3]' --launcher ssh --rendezvous 127.0.0.1
+check none-joined-rc rc_is 1
+check none-joined-said err_has "^rdmactl probe: Failed to probe: no agent joined, of n\[1-3\]; no round ran \(each node's cause is in the findings\)$"
+check none-joined-no-round out_has "^0 of 3 nodes joined in [0-9.]+ s through ssh: no round ran$"
+check none-joined-causes out_has "FAIL +n3 did not take part: "
+
 # The agent: no token on stdin, a bad address, nobody there, a wrong token.
 run probe --agent 127.0.0.1:1 </dev/null
 check agent-no-token-rc rc_is 1
 check agent-no-token err_has "no token on stdin"
 RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent nowhere 2>&1 >/dev/null) || RC=$?
-check agent-bad-address-rc rc_is 1
+# Bad input, exit 2 like every parse error (an empty value too).
+check agent-bad-address-rc rc_is 2
 check agent-bad-address err_has "Failed to parse --agent 'nowhere': expected HOST:PORT"
+RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent '' 2>&1 >/dev/null) || RC=$?
+check agent-empty-rc rc_is 2
+# A name that does not resolve is said so, with getaddrinfo's words.
+if offline_ok; then
+	run_offline probe --agent nx.invalid:1
+	check agent-unresolved-rc rc_is 2
+	check agent-unresolved-message err_is "rdmactl probe: Failed to reach the coordinator at --agent 'nx.invalid:1': cannot resolve 'nx.invalid': Name or service not known"
+else
+	skip agent-unresolved "needs unshare (root) for a resolver of its own"
+fi
 PORT=$((20000 + ($$ + 11) % 20000))
 RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >/dev/null) || RC=$?
 check agent-refused-rc rc_is 1
 check agent-refused err_has "Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused"
+check agent-refused-one-line err_one_line
 # A coordinator that cannot prove the token: the agent leaves at once.
 python3 - "$PORT" >"$TMP/fake.out" 2>&1 <<'PY' &
 import socket, sys, os
