@@ -688,6 +688,30 @@ int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_coun
 	return ret;
 }
 
+/*
+ * node_docs() leaves each node's document as text for its printer; a
+ * reader of the tree (the HTML report) wants the documents themselves.
+ */
+static int parse_node_docs(struct json_object *root)
+{
+	struct json_object *nodes, *doc;
+
+	if (!json_object_object_get_ex(root, "nodes", &nodes))
+		return 0;
+	json_object_object_foreach(nodes, name, carrier)
+	{
+		doc = json_tokener_parse(json_object_get_userdata(carrier));
+		if (!doc)
+			return -ENOMEM;
+		json_make_utf8(doc);
+		if (json_object_object_add(nodes, name, doc)) {
+			json_object_put(doc);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 struct json_object *cluster_report_doc(const struct ctx *ctx, const struct cluster *cl)
 {
 	struct ctx jc = *ctx;
@@ -697,7 +721,7 @@ struct json_object *cluster_report_doc(const struct ctx *ctx, const struct clust
 	jc.json = true;
 	jc.warnings = NULL;
 	jc.jroot = json_object_new_object();
-	if (!jc.jroot || cluster_report(&jc, cl, &counts)) {
+	if (!jc.jroot || cluster_report(&jc, cl, &counts) || parse_node_docs(jc.jroot)) {
 		json_object_put(jc.jroot);
 		return NULL;
 	}
