@@ -67,7 +67,9 @@ struct launch {
  * Run @l->argv on the @n nodes @nodes (distinct names) and report to
  * @sink; returns when every node has answered, failed or timed out.  0, or
  * -errno when the launcher itself could not be started (then every node
- * is also reported failed).
+ * is also reported failed).  SIGINT, SIGTERM or SIGHUP meanwhile ends the
+ * launchers and all they started, then rdmactl, of that signal: it does
+ * not return.
  */
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink);
