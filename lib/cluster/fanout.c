@@ -89,10 +89,31 @@ int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hos
 	return ret;
 }
 
+/*
+ * --fanout within the limit of open files (raised first as far as it
+ * needs): 1500 ssh at once under 1024 failed most of them "Too many open
+ * files".  Said once.
+ */
+static void fit_fanout(const struct ctx *ctx, struct launch *l, size_t n)
+{
+	size_t want = l->fanout && l->fanout < n ? l->fanout : n, room;
+	unsigned long allowed;
+
+	if (l->launcher == LAUNCHER_SRUN)
+		return;
+	room = launch_room(l, want, 0, &allowed);
+	if (room >= want)
+		return;
+	log_warn(ctx, "only %lu open files are allowed (ulimit -Hn): %zu nodes at once instead of "
+		 "%zu; raise the hard limit (limits.conf nofile) for more", allowed, room, want);
+	l->fanout = (unsigned int)room;
+}
+
 int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
 		  struct report_counts *counts)
 {
 	struct launch_sink sink = { .line = on_line, .fail = on_fail };
+	struct launch fit = *l;
 	struct fan f = { 0 };
 	struct timespec t0, t1;
 	char err[512];
@@ -106,9 +127,10 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 		ret = cluster_add(&f.cl, nodes->names[i], NULL);
 	if (ret)
 		goto out;
+	fit_fanout(ctx, &fit, nodes->n);
 	progress_init(&f.pr, nodes->n);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = launch_run(ctx, l, nodes->names, nodes->n, &sink);
+	ret = launch_run(ctx, &fit, nodes->names, nodes->n, &sink);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	progress_end(&f.pr);
 	if (ret)

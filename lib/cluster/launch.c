@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,14 @@
 #define NODE_MARK "rdmactl-node: "	/* srun: the first line of each task */
 #define LAUNCHER_GRACE_S 30		/* a whole-cluster launcher's own start and end */
 #define STOP_GRACE_MS 2000		/* a signalled launcher's time to end its nodes */
+/*
+ * Open files a node running holds: its ssh's stdout and stderr pipes in
+ * rdmactl, or in pdsh or clush (about 2 a node, measured), which get
+ * rdmactl's limit; one spare.  And rdmactl's own: stdio, its logs, the
+ * probe's listener and its agents' handshakes (64).
+ */
+#define FDS_PER_NODE 3
+#define FDS_SPARE 96
 
 static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh" };
 
@@ -1034,6 +1043,31 @@ static void reap_adopted(void)
 
 	for (rounds = 0; rounds < 16 && (n = adopted(pids, 1024)); rounds++)
 		end_adopted(pids, n);
+}
+
+size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
+		   unsigned long *allowed)
+{
+	unsigned int per = extra + (l->launcher == LAUNCHER_SRUN ? 0 : FDS_PER_NODE);
+	rlim_t want = FDS_SPARE + (rlim_t)at_once * per;
+	struct rlimit rl;
+
+	*allowed = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return at_once;
+	/*
+	 * As far as needed, not to the hard limit: the launchers inherit it,
+	 * and some close every descriptor number below it before exec.
+	 */
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	*allowed = (unsigned long)rl.rlim_cur;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want || !per)
+		return at_once;
+	return rl.rlim_cur > FDS_SPARE + per ? (size_t)((rl.rlim_cur - FDS_SPARE) / per) : 1;
 }
 
 /* Catch @sigs but those ignored when rdmactl started (nohup's SIGHUP stays ignored). */

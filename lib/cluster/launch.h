@@ -75,6 +75,16 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 	       const struct launch_sink *sink);
 
 /*
+ * Room for @at_once nodes running at once, each also holding @extra open
+ * files of the caller's (probe -w: its agent's connection): the soft limit
+ * of open files raised toward the hard one as far as they need (a login's
+ * soft limit is often 1024).  How many nodes fit, at most @at_once; the
+ * limit now in *@allowed (0 unknown).
+ */
+size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
+		   unsigned long *allowed);
+
+/*
  * End every launcher launch_run() has running now (SIGTERM to their process
  * groups; srun passes it on to its tasks): for a caller that decides, in
  * another thread, that the run is over.
