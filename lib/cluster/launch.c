@@ -664,15 +664,21 @@ static void slot_step(struct run *r, struct proc *p, line_fn fn, done_fn done)
 	}
 }
 
-/* A signal came: each launcher has STOP_GRACE_MS left to end, then SIGKILL. */
+/*
+ * A signal came: each launcher has STOP_GRACE_MS left to end, then
+ * SIGKILL.  SIGTERM again on the way: one started as the signal came
+ * was not yet among the groups the handler signalled.
+ */
 static void hasten(struct proc *slots, size_t n)
 {
 	long end = now_ms() + STOP_GRACE_MS;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (slots[i].pid > 0 && !slots[i].killed && slots[i].deadline > end)
+		if (slots[i].pid > 0 && !slots[i].killed && slots[i].deadline > end) {
 			slots[i].deadline = end;
+			kill(-slots[i].pid, SIGTERM);
+		}
 }
 
 /*
@@ -1102,7 +1108,7 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 		qsort(r.sorted, n, sizeof(*r.sorted), cmp_node);
 		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		cut_short = 0;
+		cut_short = stop_sig = 0;
 		catch_stops(sigs, old, 3);
 		ret = run_nodes(&r);
 		if (cut_short)
