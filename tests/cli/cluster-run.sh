@@ -13,8 +13,9 @@ mkdir -p "$BIN"
 # Every fake launcher notes that it ran.  ssh (as rdmactl runs it:
 # ssh -T -o BatchMode=yes -o ConnectTimeout=N HOST CMD) fails as ssh does
 # for a name that does not resolve, or for f1 and f2 a refused connection,
-# after SSH_DELAY seconds.  pdsh starts each node's command in a session
-# of its own, as pdsh does with ssh, and notes its pid.
+# after SSH_DELAY seconds.  pdsh, with PDSH_CHILDREN set, starts three
+# long commands each in a session of its own, as pdsh runs ssh, and notes
+# their pids; else it fails at once.
 for l in ssh pdsh clush srun; do
 	cat >"$BIN/$l" <<EOF
 #!/bin/sh
@@ -31,6 +32,7 @@ esac
 exit 255
 EOF
 cat >>"$BIN/pdsh" <<EOF
+[ -n "\${PDSH_CHILDREN:-}" ] || exit 1
 for _ in 1 2 3; do
 	setsid sh -c 'echo \$\$ | tee -a "$TMPD/all-children" >>"$TMPD/children"; exec sleep 300' &
 done
@@ -119,13 +121,13 @@ if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 2048 ]; then
 else
 	skip fd-soft "the hard limit of open files is below 2048"
 fi
-SSH_DELAY=0.3 run_limit -n 200 doctor -w 'f[1-300]' --launcher ssh --fanout 1500
+SSH_DELAY=0.3 run_limit -n 200 doctor -w 'f[1-150]' --launcher ssh --fanout 1500
 check fd-hard-rc rc_is 1
 check fd-hard-no-emfile bash -c '! grep -q "Too many open files" <<<"$1$2"' _ "$OUT" "$ERR"
-check fd-hard-said-once err_is "rdmactl doctor: warning: only 200 open files are allowed (ulimit -Hn): 34 nodes at once instead of 300; raise the hard limit (limits.conf nofile) for more"
-check fd-hard-all-resolved [ "$(grep -c 'f\[3-300\] .*Could not resolve' <<<"$OUT")" = 1 ]
+check fd-hard-said-once err_is "rdmactl doctor: warning: only 200 open files are allowed (ulimit -Hn): 34 nodes at once instead of 150; raise the hard limit (limits.conf nofile) for more"
+check fd-hard-all-resolved [ "$(grep -c 'f\[3-150\] .*Could not resolve' <<<"$OUT")" = 1 ]
 rm -f "$TMPD/ran"
-run_limit -n 200 probe -w 'f[1-300]' --launcher ssh
+run_limit -n 200 probe -w 'f[1-300]' --launcher ssh --node-timeout 2 --rendezvous 127.0.0.1
 check fd-probe-rc rc_is 2
 check fd-probe err_is "rdmactl probe: Failed to run 300 agents at once: only 200 open files are allowed (ulimit -Hn), room for 26; raise the hard limit (limits.conf nofile)"
 check fd-probe-no-launcher not_launched
@@ -137,7 +139,7 @@ signalled() {
 	local sig=$1 pid c
 	shift
 	rm -f "$TMPD/children"
-	env --default-signal="$sig" "$RDMACTL" "$@" >/dev/null 2>&1 </dev/null &
+	PDSH_CHILDREN=1 env --default-signal="$sig" "$RDMACTL" "$@" >/dev/null 2>&1 </dev/null &
 	pid=$!
 	for _ in $(seq 1 200); do
 		[ "$(cat "$TMPD/children" 2>/dev/null | wc -l)" = 3 ] && break
