@@ -715,6 +715,25 @@ static int maybe_cluster(struct ctx *ctx, const struct doctor_args *a)
 	return ret;
 }
 
+/* The run the options ask for, its checks (@sel) already chosen; an exit code. */
+static int doctor_run_as_asked(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
+{
+	int ret = maybe_cluster(ctx, a);
+
+	if (ret >= 0)
+		return ret;
+	if (a->c.given) {
+		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
+			a->c.given);
+		return RC_USAGE;
+	}
+	if (a->gathered)
+		return doctor_gathered(ctx, a->gathered);
+	if (a->list)
+		return list_checks(ctx);
+	return doctor_here(ctx, a, sel);
+}
+
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_args a;
@@ -727,23 +746,15 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 		return ret > 0 ? RC_OK : -ret;
 	if (cluster_alone(ctx, &a) || metrics_alone(ctx, &a))
 		return RC_USAGE;
-	ret = maybe_cluster(ctx, &a);
-	if (ret >= 0)
-		return ret;
-	if (a.c.given) {
-		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
-			a.c.given);
-		return RC_USAGE;
-	}
-	if (a.gathered)
-		return doctor_gathered(ctx, a.gathered);
-	if (a.list)
-		return list_checks(ctx);
 	sel = calloc(n, sizeof(*sel));
 	if (!sel)
 		return RC_PROBLEM;
-	ret = selection(ctx, &a, sel, n);
-	ret = ret ? -ret : doctor_here(ctx, &a, sel);
+	/*
+	 * --only and --skip checked here, before -w starts a node: each node
+	 * would refuse them too, and a typo became one error row per node.
+	 */
+	ret = a.gathered || a.list ? 0 : selection(ctx, &a, sel, n);
+	ret = ret ? -ret : doctor_run_as_asked(ctx, &a, sel);
 	free(sel);
 	return ret;
 }

@@ -867,6 +867,23 @@ static int html_done(void *arg, const struct linkmap *m, struct json_object *run
 	return html_write_probe(h->ctx, &h->of, m, run);
 }
 
+/*
+ * Every agent runs for the whole run and holds a connection to this host:
+ * all of them within the limit of open files (raised as far as they need),
+ * or none started.  0 or -EMFILE (said).
+ */
+static int agents_fit(const struct ctx *ctx, const struct launch *l, size_t n)
+{
+	unsigned long allowed;
+	size_t room = launch_room(l, n, 1, &allowed);
+
+	if (room >= n)
+		return 0;
+	log_err(ctx, "Failed to run %zu agents at once: only %lu open files are allowed (ulimit -Hn), "
+		"room for %zu; raise the hard limit (limits.conf nofile)", n, allowed, room);
+	return -EMFILE;
+}
+
 static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
 			 const char *peer)
 {
@@ -881,6 +898,8 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 			nodes->names[0]);
 		return RC_USAGE;
 	}
+	if (agents_fit(ctx, &a->cl.launch, nodes->n))
+		return RC_USAGE;
 	if (a->html) {
 		if (outfile_open(ctx, &h.of, a->html, "report", OUTFILE_FORCE))
 			return h.of.refused ? RC_USAGE : RC_PROBLEM;

@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
+#include "base/progress.h"
 #include "cluster/coord.h"
 #include "cluster/rdv.h"
 #include "cluster/stepper.h"
@@ -84,9 +85,8 @@ struct coord {
 	uint32_t *who;			/* < nodes: a node; else nodes + a pending slot */
 	unsigned int said_full;		/* handshakes dropped for room */
 	struct linkmap map;
-	bool tty;
+	struct progress steps;		/* on a terminal: the step, the time left */
 	unsigned int steps_done, steps_total;
-	long steps_t0;			/* when the first step started */
 };
 
 /* Joined, not gone, and not yet told goodbye (its connection then closed). */
@@ -713,19 +713,10 @@ static int run_step(struct coord *co, const struct sched_step *st, uint32_t roun
 /* On a terminal: the step, and the time left at the pace of the steps so far. */
 static void progress(struct coord *co, uint32_t round, bool retest)
 {
-	long now = rdv_ms();
-
-	if (!co->steps_done)
-		co->steps_t0 = now;
+	co->steps.total = co->steps_total;
+	progress_show(&co->steps, co->steps_done, "%s step %u of %u (round %u)",
+		      retest ? "retest" : "probe", co->steps_done + 1, co->steps_total, round);
 	co->steps_done++;
-	if (!co->tty)
-		return;
-	fprintf(stderr, "\r\033[K  %s step %u of %u (round %u)", retest ? "retest" : "probe",
-		co->steps_done, co->steps_total, round);
-	if (co->steps_done > 1)
-		fprintf(stderr, ", about %.0f s left", (double)(now - co->steps_t0) / 1000 /
-			(co->steps_done - 1) * (co->steps_total - co->steps_done + 1));
-	fflush(stderr);
 }
 
 static void downs_to_map(struct coord *co);
@@ -747,8 +738,7 @@ static void agents_more(void *arg, size_t n)
 {
 	struct coord *co = arg;
 
-	if (co->tty)
-		fprintf(stderr, "\r\033[K");
+	progress_end(&co->steps);
 	fprintf(stderr, "rdmactl probe: %zu more step(s): the ends of slow or failed links "
 		"against a node known good\n", n);
 	co->steps_total += (unsigned int)n;
@@ -1011,7 +1001,7 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 	uint32_t i;
 
 	*co = (struct coord){ .ctx = ctx, .cfg = cfg, .n = (uint32_t)nodes->n, .names = nodes->names,
-			      .lfd = -1, .wake = { -1, -1 }, .tty = isatty(STDERR_FILENO) };
+			      .lfd = -1, .wake = { -1, -1 } };
 	pthread_mutex_init(&co->mu, NULL);
 	co->nodes = calloc(co->n, sizeof(*co->nodes));
 	co->pend = calloc(PENDING_MAX, sizeof(*co->pend));
@@ -1089,13 +1079,13 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	co->rails = rails_common(co);
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	co->steps_total = (unsigned int)s->n;
+	progress_init(&co->steps, co->steps_total);
 	t1 = rdv_ms();
 	if (joined(co))
 		ret = stepper_run(&sp, s, co->cfg->retest, &rsteps);
 	else
 		none_joined(co);
-	if (co->tty)
-		fprintf(stderr, "\r\033[K");
+	progress_end(&co->steps);
 	say_bye(co);
 	downs_to_map(co);
 	if (!ret)

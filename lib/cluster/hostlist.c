@@ -715,6 +715,12 @@ int hostlist_read_file(struct hostlist *hl, const char *path, char *err, size_t 
 		return ret;
 	}
 	ret = parse_lines(hl, path, buf, len, err, errlen);
+	/* An empty file is an empty list, refused as -w ' ' is: never "no -w at all". */
+	if (!ret && hl->written == written) {
+		set_err(err, errlen, "invalid hostlist file '%s': names no host",
+			quote(path, strlen(path), q));
+		ret = -EINVAL;
+	}
 	if (ret)
 		truncate_to(hl, n, written);
 	free(buf);

@@ -65,7 +65,8 @@ int hostlist_parse(struct hostlist *hl, const char *s, char *err, size_t errlen)
 
 /*
  * Add the hosts listed in file @path: one host or hostlist a line, '#'
- * to the end of a line a comment, blank lines skipped.  Errors as above,
+ * to the end of a line a comment, blank lines skipped; a file naming no
+ * host (empty, or comments only) is -EINVAL, as " " is.  Errors as above,
  * prefixed "PATH:LINE: ", or "Failed to read hostlist file 'PATH': ..."
  * with -errno (-EFBIG over HOSTLIST_FILE_MAX); @hl as it was.
  */

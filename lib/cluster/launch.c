@@ -13,8 +13,15 @@
  *                 "2: rdmactl-node: lab-c", names its node)
  *
  * Children run in process groups of their own, so that a timeout or an
- * interrupted rdmactl ends a launcher with everything it started.
+ * interrupted rdmactl ends a launcher with everything it started.  Not
+ * all of it: pdsh starts each ssh in a session of its own, which no
+ * signal to its group reaches, and they outlive a killed pdsh.  So
+ * rdmactl is its launchers' subreaper while they run: what a launcher
+ * leaves when it is ended becomes rdmactl's child, and is ended and
+ * reaped before rdmactl goes on, or dies of the signal that ended it.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +45,15 @@
 #define LINE_MAX_BYTES (8u << 20)	/* one node document on one line, and then some */
 #define NODE_MARK "rdmactl-node: "	/* srun: the first line of each task */
 #define LAUNCHER_GRACE_S 30		/* a whole-cluster launcher's own start and end */
+#define STOP_GRACE_MS 2000		/* a signalled launcher's time to end its nodes */
+/*
+ * Open files a node running holds: its ssh's stdout and stderr pipes in
+ * rdmactl, or in pdsh or clush (about 2 a node, measured), which get
+ * rdmactl's limit; one spare.  And rdmactl's own: stdio, its logs, the
+ * probe's listener and its agents' handshakes (64).
+ */
+#define FDS_PER_NODE 3
+#define FDS_SPARE 96
 
 static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh" };
 
@@ -241,6 +259,10 @@ static void attribute(struct run *r, struct node_state *ns);
 
 /* The process groups of running children, for a signal that ends rdmactl. */
 static volatile pid_t live_groups[4096];	/* --fanout is at most 4096 */
+/* The signal that ends rdmactl once its launchers have ended; 0: none came. */
+static volatile sig_atomic_t stop_sig;
+/* A launcher was ended before its time: what it started may be left running. */
+static volatile sig_atomic_t cut_short;
 
 static void group_track(pid_t pid, bool on)
 {
@@ -257,16 +279,20 @@ void launch_abort(void)
 {
 	size_t i;
 
+	cut_short = 1;
 	for (i = 0; i < sizeof(live_groups) / sizeof(live_groups[0]); i++)
 		if (live_groups[i] > 0)
 			kill(-live_groups[i], SIGTERM);
 }
 
+/*
+ * SIGTERM to the launchers now; the run then waits for them (SIGKILL
+ * after STOP_GRACE_MS), ends what they left, and raises @sig again.
+ */
 static void on_signal(int sig)
 {
+	stop_sig = sig;
 	launch_abort();
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 #define INPUT_ENV "RDMACTL_LAUNCH_INPUT"	/* pdsh: the line, for the local shell */
@@ -361,12 +387,13 @@ static void proc_kill(struct proc *p)
 	if (p->pid > 0 && !p->exited) {
 		kill(-p->pid, SIGKILL);
 		p->killed = true;
+		cut_short = 1;
 	}
 }
 
 static void proc_reap(struct proc *p)
 {
-	while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
+	while (!p->exited && waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
 		;
 	p->exited = true;
 	group_track(p->pid, false);
@@ -588,12 +615,32 @@ static size_t pollfds(struct proc *slots, size_t n, struct pollfd *pfd, long *wa
 	return k;
 }
 
+/*
+ * A signal came and @p has ended: what it left holds its pipes (pdsh's
+ * ssh), and nothing more it says is wanted.  True when so.
+ */
+static bool ended_on_signal(struct proc *p)
+{
+	if (!stop_sig || p->exited || waitpid(p->pid, &p->status, WNOHANG) != p->pid)
+		return false;
+	p->exited = true;
+	group_track(p->pid, false);
+	stream_close(&p->out);
+	stream_close(&p->err);
+	return true;
+}
+
 /* Read what is ready, end what is over its time, reap what has ended. */
 static void slot_step(struct run *r, struct proc *p, line_fn fn, done_fn done)
 {
 	struct pollfd one[2] = { { .fd = p->out.fd, .events = POLLIN },
 				 { .fd = p->err.fd, .events = POLLIN } };
 
+	if (ended_on_signal(p)) {
+		done(r, p);
+		p->pid = 0;
+		return;
+	}
 	if (poll(one, 2, 0) > 0) {
 		if (p->out.fd >= 0 && one[0].revents && stream_read(r, p, &p->out, false, fn))
 			stream_close(&p->out);
@@ -618,6 +665,23 @@ static void slot_step(struct run *r, struct proc *p, line_fn fn, done_fn done)
 }
 
 /*
+ * A signal came: each launcher has STOP_GRACE_MS left to end, then
+ * SIGKILL.  SIGTERM again on the way: one started as the signal came
+ * was not yet among the groups the handler signalled.
+ */
+static void hasten(struct proc *slots, size_t n)
+{
+	long end = now_ms() + STOP_GRACE_MS;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i].pid > 0 && !slots[i].killed && slots[i].deadline > end) {
+			slots[i].deadline = end;
+			kill(-slots[i].pid, SIGTERM);
+		}
+}
+
+/*
  * Serve the processes of @slots until none runs; @start fills a free slot
  * with the next process (ssh's fan-out), false when there is none left.
  */
@@ -631,6 +695,8 @@ static void serve(struct run *r, struct proc *slots, size_t n, line_fn fn, done_
 
 	do {
 		busy = false;
+		if (stop_sig)
+			more = false, hasten(slots, n);
 		for (i = 0; i < n; i++) {
 			if (slots[i].pid <= 0 && more)
 				more = start(r, &slots[i]);
@@ -899,14 +965,138 @@ static int run_nodes(struct run *r)
 	}
 }
 
+/* ---- what a launcher leaves behind ---- */
+
+/* The parent of process @pid, from /proc/PID/stat ("PID (comm) S PPID ..."); -1 unknown. */
+static pid_t parent_of(const char *pid)
+{
+	char path[300], buf[512], *close_paren;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%.255s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	/* The command name may hold blanks and parentheses: the last ')' ends it. */
+	close_paren = strrchr(buf, ')');
+	return close_paren ? (pid_t)strtol(close_paren + 4, NULL, 10) : -1;
+}
+
+/*
+ * rdmactl's children now: while launchers run it starts no other child
+ * (sinfo's run has ended), so these are what ended launchers left and
+ * rdmactl, their subreaper, adopted.  At most @max in @out; their number.
+ */
+static size_t adopted(pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+	size_t n = 0;
+
+	while (d && n < max && (e = readdir(d)))
+		if (isdigit((unsigned char)e->d_name[0]) && parent_of(e->d_name) == self)
+			out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* SIGTERM to @n processes and their groups, SIGKILL to those alive after a second; all reaped. */
+static void end_adopted(const pid_t *pids, size_t n)
+{
+	size_t i, left = n;
+	bool *gone = calloc(n, sizeof(*gone));
+	int tries;
+
+	for (i = 0; i < n; i++) {
+		kill(-pids[i], SIGTERM);	/* pdsh's ssh leads a session, and its group */
+		kill(pids[i], SIGTERM);
+	}
+	for (tries = 0; left && tries < 50; tries++) {
+		for (i = 0; i < n; i++)
+			if (gone && !gone[i] && waitpid(pids[i], NULL, WNOHANG) != 0)
+				gone[i] = true, left--;
+		if (left)
+			poll(NULL, 0, 20);
+	}
+	for (i = 0; i < n; i++) {
+		if (gone && gone[i])
+			continue;
+		kill(-pids[i], SIGKILL);
+		kill(pids[i], SIGKILL);
+		while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(gone);
+}
+
+/*
+ * Until none is left: an ended ssh's own children (a ProxyCommand) are
+ * adopted in their turn.
+ */
+static void reap_adopted(void)
+{
+	pid_t pids[1024];
+	size_t n;
+	int rounds;
+
+	for (rounds = 0; rounds < 16 && (n = adopted(pids, 1024)); rounds++)
+		end_adopted(pids, n);
+}
+
+size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
+		   unsigned long *allowed)
+{
+	unsigned int per = extra + (l->launcher == LAUNCHER_SRUN ? 0 : FDS_PER_NODE);
+	rlim_t want = FDS_SPARE + (rlim_t)at_once * per;
+	struct rlimit rl;
+
+	*allowed = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return at_once;
+	/*
+	 * As far as needed, not to the hard limit: the launchers inherit it,
+	 * and some close every descriptor number below it before exec.
+	 */
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	*allowed = (unsigned long)rl.rlim_cur;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want || !per)
+		return at_once;
+	return rl.rlim_cur > FDS_SPARE + per ? (size_t)((rl.rlim_cur - FDS_SPARE) / per) : 1;
+}
+
+/* Catch @sigs but those ignored when rdmactl started (nohup's SIGHUP stays ignored). */
+static void catch_stops(const int *sigs, struct sigaction *old, size_t n)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct run r = { .ctx = ctx, .l = l, .sink = sink, .n = n };
+	struct sigaction old[3];
+	int ret = -ENOMEM, reaper = 0;
 	size_t i;
-	int ret = -ENOMEM;
 
 	r.nodes = calloc(n ? n : 1, sizeof(*r.nodes));
 	r.sorted = calloc(n ? n : 1, sizeof(*r.sorted));
@@ -916,11 +1106,19 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 			r.sorted[i] = &r.nodes[i];
 		}
 		qsort(r.sorted, n, sizeof(*r.sorted), cmp_node);
-		for (i = 0; i < 3; i++)
-			sigaction(sigs[i], &sa, &old[i]);
+		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		cut_short = stop_sig = 0;
+		catch_stops(sigs, old, 3);
 		ret = run_nodes(&r);
+		if (cut_short)
+			reap_adopted();
+		prctl(PR_SET_CHILD_SUBREAPER, reaper);
 		for (i = 0; i < 3; i++)
 			sigaction(sigs[i], &old[i], NULL);
+		/* The report of a run cut short is no report: end as the signal says. */
+		if (stop_sig)
+			raise(stop_sig);
 		if (ret && !r.err[0])
 			snprintf(r.err, sizeof(r.err), "%s: %s", launcher_name(l->launcher), strerror(-ret));
 		for (i = 0; i < n; i++)

@@ -67,10 +67,22 @@ struct launch {
  * Run @l->argv on the @n nodes @nodes (distinct names) and report to
  * @sink; returns when every node has answered, failed or timed out.  0, or
  * -errno when the launcher itself could not be started (then every node
- * is also reported failed).
+ * is also reported failed).  SIGINT, SIGTERM or SIGHUP meanwhile ends the
+ * launchers and all they started, then rdmactl, of that signal: it does
+ * not return.
  */
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink);
+
+/*
+ * Room for @at_once nodes running at once, each also holding @extra open
+ * files of the caller's (probe -w: its agent's connection): the soft limit
+ * of open files raised toward the hard one as far as they need (a login's
+ * soft limit is often 1024).  How many nodes fit, at most @at_once; the
+ * limit now in *@allowed (0 unknown).
+ */
+size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
+		   unsigned long *allowed);
 
 /*
  * End every launcher launch_run() has running now (SIGTERM to their process

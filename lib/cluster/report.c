@@ -197,6 +197,14 @@ static const struct column unreachable_cols[] = {
 	{ 0 }
 };
 
+/* Text: the unreachable nodes of one cause under one hostlist (the header as before). */
+static const struct column cause_cols[] = {
+	{ "nodes", "NODE", 0, NULL, nodes_text },
+	{ "error", NULL, COL_WRAP, NULL },
+	{ "count", NULL, COL_NOTEXT },
+	{ 0 }
+};
+
 /* ---- checks: nodes grouped by check, status and fix ---- */
 
 /* One check result of one node. */
@@ -430,11 +438,151 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 	return table_emit(ctx, t, "drift");
 }
 
-static int unreachable_table(struct ctx *ctx, const struct cluster *cl)
+/* ---- unreachable nodes: by cause in text, each its own under -j ---- */
+
+#define CAUSE_NAMES_MAX 8	/* the node's name taken out of its error this often */
+
+/* An unreachable node and its cause: its error with its name taken out. */
+struct cause {
+	char *text;
+	size_t node;		/* in cl->nodes */
+};
+
+static bool host_char(char c)
 {
-	struct table *t = table_new(unreachable_cols);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+/*
+ * @err with @name, where it stands as a word of its own, written "<node>":
+ * "ssh: Could not resolve hostname lab-0007: ..." is the cause of every
+ * node whose name does not resolve.  malloc'd; NULL when out of memory.
+ */
+static char *cause_text(const char *err, const char *name)
+{
+	size_t nlen = strlen(name), k = 0;
+	char *out = malloc(strlen(err) + CAUSE_NAMES_MAX * sizeof("<node>") + 1), *o = out;
+	const char *p = err, *hit;
+
+	if (!out || !nlen)
+		return out ? strcpy(out, err) : NULL;
+	while ((hit = strstr(p, name)) && k++ < CAUSE_NAMES_MAX) {
+		bool word = (hit == err || !host_char(hit[-1])) && !host_char(hit[nlen]);
+
+		memcpy(o, p, (size_t)(hit - p) + (word ? 0 : nlen));
+		o += hit - p + (word ? 0 : nlen);
+		if (word)
+			o = stpcpy(o, "<node>");
+		p = hit + nlen;
+	}
+	strcpy(o, p);
+	return out;
+}
+
+static int by_cause(const void *a, const void *b)
+{
+	const struct cause *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* One run of nodes of one cause: its row, the nodes folded. */
+static int cause_row(const struct cluster *cl, struct table *t, const struct cause *c, size_t n,
+		     size_t *idx)
+{
+	struct json_object *row;
+	char *nodes;
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		idx[i] = c[i].node;
+	nodes = cluster_fold(cl, idx, n);
+	if (!nodes)
+		return -ENOMEM;
+	row = table_row(t);
+	row_str(row, "nodes", nodes);
+	row_int(row, "count", (int64_t)n);
+	/* One node: its own words, its name in them. */
+	row_str(row, "error", n == 1 ? cl->nodes[c->node]->error : c->text);
+	free(nodes);
+	return 0;
+}
+
+/* Causes in the order of their first node (nodes are sorted by name). */
+static int by_first(const void *a, const void *b, void *arg)
+{
+	const struct cause *c = arg;
+	size_t x = c[*(const size_t *)a].node, y = c[*(const size_t *)b].node;
+
+	return (x > y) - (x < y);
+}
+
+/* Rows of @c (@n, sorted by cause) one a cause, in the order of their first node. */
+static int cause_rows(const struct cluster *cl, struct table *t, struct cause *c, size_t n)
+{
+	size_t *start = malloc((n + 1) * sizeof(*start)), *idx = malloc((n + 1) * sizeof(*idx));
+	size_t i, k, runs = 0;
+	int ret = start && idx ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < n; i++)
+		if (!i || strcmp(c[i].text, c[i - 1].text))
+			start[runs++] = i;
+	if (!ret)
+		qsort_r(start, runs, sizeof(*start), by_first, c);
+	for (k = 0; !ret && k < runs; k++) {
+		for (i = start[k] + 1; i < n && !strcmp(c[i].text, c[start[k]].text); i++)
+			;
+		ret = cause_row(cl, t, c + start[k], i - start[k], idx);
+	}
+	free(start);
+	free(idx);
+	return ret;
+}
+
+/*
+ * Five thousand names that do not resolve are one row, not five
+ * thousand: "lab-[0001-5000]  ssh failed: ... hostname <node>: ...".
+ */
+static int unreachable_by_cause(struct ctx *ctx, const struct cluster *cl)
+{
+	struct cause *c = calloc(cl->n + 1, sizeof(*c));
+	struct table *t = table_new(cause_cols);
+	size_t i, n = 0;
+	int ret = c && t ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < cl->n; i++) {
+		if (cl->nodes[i]->doc)
+			continue;
+		c[n].node = i;
+		if (!(c[n++].text = cause_text(cl->nodes[i]->error ? cl->nodes[i]->error : "",
+					       cl->nodes[i]->name)))
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		qsort(c, n, sizeof(*c), by_cause);
+		table_fit(t, REPORT_WIDTH);
+		ret = cause_rows(cl, t, c, n);
+	}
+	if (!ret)
+		ret = table_emit(ctx, t, "unreachable");
+	else
+		table_free(t);
+	for (i = 0; i < n; i++)
+		free(c[i].text);
+	free(c);
+	return ret;
+}
+
+static int unreachable_table(struct ctx *ctx, const struct cluster *cl)
+{
+	struct table *t;
+	size_t i;
+
+	if (!ctx->json)
+		return unreachable_by_cause(ctx, cl);
+	t = table_new(unreachable_cols);
 	if (!t)
 		return -ENOMEM;
 	table_fit(t, REPORT_WIDTH);

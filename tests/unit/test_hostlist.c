@@ -296,6 +296,13 @@ static void reads_files(void)
 	CHECK_STR(err, want);
 	CHECK_INT(hostlist_read_file(&hl, "/", err, sizeof(err)), -EISDIR);
 	CHECK_STR(err, "Failed to read hostlist file '/': Is a directory");
+	/* Comments only: an empty list, refused as " " is. */
+	write_file(path, "# none yet\n\n   # still none\n");
+	CHECK_INT(hostlist_read_file(&hl, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "invalid hostlist file '%s': names no host", path);
+	CHECK_STR(err, want);
+	CHECK_INT(hl.n, 6);
+	unlink(path);
 	hostlist_free(&hl);
 }
 
