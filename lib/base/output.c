@@ -605,9 +605,10 @@ int output_finish(struct ctx *ctx)
 		/* json-c writes the bytes it was given: JSON must be UTF-8. */
 		json_make_utf8(ctx->jroot);
 		puts(json_object_to_json_string_ext(ctx->jroot, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(ctx->jroot);
-		ctx->jroot = NULL;
 	}
+	/* Without -j too: a command may attach what only -j prints. */
+	json_object_put(ctx->jroot);
+	ctx->jroot = NULL;
 	json_object_put(ctx->warnings);
 	ctx->warnings = NULL;
 	if (fflush(stdout) || ferror(stdout))
