@@ -5,6 +5,7 @@
 # eth0 (recommend fails, exit 1, with the fix) and with a second IPv4
 # address (one more GID).
 # lab-timeout: 180
+# lab-seconds: 55
 
 IB=/sys/class/infiniband
 SECOND_IP=10.99.9.${LAB_IP##*.}

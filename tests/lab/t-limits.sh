@@ -6,6 +6,7 @@
 # extracted copy, read with --root, gives the same limits, devices and GIDs
 # as the live node, and holds the guest's sysfs as it is.
 # lab-timeout: 180
+# lab-seconds: 24
 
 # proc_memlock PID: "SOFT HARD" of the Max locked memory line, as the kernel says it.
 proc_memlock() { awk '/^Max locked memory/ { print $4, $5 }' "/proc/$1/limits"; }

@@ -4,6 +4,7 @@
 # field notes met: netdev MTU 1500 and 9000, no IPv4, port down, a second
 # IPv4 address.  Every change is undone at the end.
 # lab-timeout: 480
+# lab-seconds: 44
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
