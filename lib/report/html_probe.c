@@ -174,7 +174,7 @@ static void matrix_table(FILE *f, const struct linkview *v, uint32_t r, bool lat
 			cell_title(f, v, r, i, j, k, c);
 			fputs("\">", f);
 			if (k == K_OK && v->n <= FIGURES_MAX)
-				fprintf(f, lat ? "%.1f" : "%.0f", lat ? c->lat : c->gbps);
+				fprintf(f, lat ? "%.1f" : "%.3g", lat ? c->lat : c->gbps);
 			else
 				fputs(kind_sym[k], f);
 			fputs("</td>", f);
