@@ -53,6 +53,8 @@ report() {
 	out=$(timeout 600 "$RDMACTL" -j doctor -w "$LAB_NODES,lab-x" --launcher "$l" \
 		--rdmactl "$BIN" --node-timeout 120 --skip "$SKIP" 2>"$l.err") || rc=$?
 	echo "$out" >"$l.json"
+	# Kept with the run's logs (share/NN-t4-doctor/): what rdmactl report draws.
+	cp "$l.json" "$LAB_SHARE/doctor-$l.json"
 	sed "s/^/$l stderr: /" "$l.err"
 	check_eq "$l: exit status" 1 "$rc"
 	check_eq "$l: failed nodes" '"lab-b"' "$(jq -c .summary.failed_nodes "$l.json")"

@@ -56,6 +56,8 @@ run() {
 	local name=$1 rc=0 start=$SECONDS
 	shift
 	timeout 900 "$RDMACTL" -j probe "$@" "${COMMON[@]}" >"$name.json" 2>"$name.err" || rc=$?
+	# Kept with the run's logs (share/NN-t4-probe/): what rdmactl report draws.
+	cp "$name.json" "$LAB_SHARE/probe-$name.json"
 	sed "s/^/$name stderr: /" "$name.err"
 	jq -r '.findings[]? | "\(.kind): \(.text)"' "$name.json" | sed "s/^/$name: /"
 	jq -c '.run' "$name.json" | sed "s/^/$name: /"
