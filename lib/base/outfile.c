@@ -12,6 +12,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/outfile.h"
+#include "base/run.h"
 #include "base/text.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -57,12 +58,7 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaddset(&sa.sa_mask, fatal_signals[i]);
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++) {
-		sigaction(fatal_signals[i], NULL, &saved_fatal[i]);
-		/* A signal ignored by whoever started us (nohup, a background job) stays so. */
-		if (saved_fatal[i].sa_handler != SIG_IGN)
-			sigaction(fatal_signals[i], &sa, NULL);
-	}
+	catch_unless_ignored(fatal_signals, ARRAY_SIZE(fatal_signals), &sa, saved_fatal);
 	/* Over "ulimit -f", write() then fails with EFBIG, which we can report. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGXFSZ, &ign, &saved_xfsz);

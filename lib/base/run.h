@@ -3,9 +3,18 @@
 #ifndef RDMACTL_RUN_H
 #define RDMACTL_RUN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 struct ctx;
+
+/*
+ * Catch each of @sigs with @sa, saving what it was in @old[i], but leave
+ * one ignored when rdmactl started ignored: nohup's SIGHUP, a background
+ * job's SIGINT stay so, as a program is expected to keep them.
+ */
+void catch_unless_ignored(const int *sigs, size_t n, const struct sigaction *sa,
+			  struct sigaction *old);
 
 /*
  * The output of a command, for facts only a tool gives (nft, iptables-save,

@@ -1076,23 +1076,11 @@ size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
 	return rl.rlim_cur > FDS_SPARE + per ? (size_t)((rl.rlim_cur - FDS_SPARE) / per) : 1;
 }
 
-/* Catch @sigs but those ignored when rdmactl started (nohup's SIGHUP stays ignored). */
-static void catch_stops(const int *sigs, struct sigaction *old, size_t n)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		sigaction(sigs[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-	}
-}
-
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink)
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	static const struct sigaction stop_sa = { .sa_handler = on_signal };
 	struct run r = { .ctx = ctx, .l = l, .sink = sink, .n = n };
 	struct sigaction old[3];
 	int ret = -ENOMEM, reaper = 0;
@@ -1109,7 +1097,7 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		cut_short = stop_sig = 0;
-		catch_stops(sigs, old, 3);
+		catch_unless_ignored(sigs, 3, &stop_sa, old);
 		ret = run_nodes(&r);
 		if (cut_short)
 			reap_adopted();
