@@ -103,7 +103,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      mandoc bash-completion zsh fish jq gojq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
-	      slurm-client chromium \
+	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
 	      lintian rpmlint rpm2cpio prometheus man-db systemd
 deps:
 	apt-get update
