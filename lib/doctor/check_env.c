@@ -484,7 +484,7 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 	struct gid_choice c;
 	char gs[48], better[32] = "";
 
-	if (gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, &c))
+	if (doctor_gid_choose(p, &c))
 		snprintf(better, sizeof(better), " (use %u)", c.gid->index);
 	if (!g) {
 		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u has no GID %ld%s", var, index, dev->name,
