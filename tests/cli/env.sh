@@ -179,6 +179,9 @@ fails_with dev-unknown 2 "rdmactl env: Unknown device 'mlx_1'. Devices: mlx5_0" 
 fails_with port-unknown 2 "rdmactl env: Unknown port 'mlx5_0/2'. Ports of mlx5_0: 1" --root "$NOTES" env --for ucx -d mlx5_0/2
 fails_with dev-bad 2 "rdmactl env: Failed to parse -d 'mlx5_0/x': expected DEV or DEV/PORT, as in mlx5_0 or mlx5_0/1" --root "$NOTES" env --for ucx -d mlx5_0/x
 fails_with dev-bad-escape 2 "rdmactl env: Unknown device 'a\\x1b[0m'. Devices: mlx5_0" --root "$NOTES" env --for ucx -d $'a\e[0m'
+many=()
+for i in $(seq 33); do many+=(-d mlx5_0); done
+fails_with dev-too-many 2 "rdmactl env: Failed to use -d 'mlx5_0': at most 32 devices or ports" --root "$NOTES" env --for ucx "${many[@]}"
 run --root "$NOTES" env --for nccl extra
 check extra-arg-rc rc_is 2
 check extra-arg-one-line err_one_line
