@@ -171,6 +171,21 @@ done
 check sourced-by-sh [ "$(env -i sh -c 'eval "$1"; printf "%s|%s|%s" "$NCCL_IB_HCA" "$NCCL_IB_GID_INDEX" "$NCCL_SOCKET_IFNAME"' sh \
 	"$("$RDMACTL" --root "$FIXTURES/dual-port" env --for nccl)")" == "=mlx5_0:1,mlx5_1:1|3|=ens19f0np0,ens19f1np1" ]
 
+# --- what it prints, the doctor passes: env.nccl and env.ucx judge the values ok ---
+# (the DPU's Arm side once failed: env.ucx judged UCX_IB_GID_INDEX on every
+# active port, also those UCX_NET_DEVICES leaves out.)
+for fx in mlx5-6gids gid-order dual-port bluefield2-arm ib-hca sriov-cx6dx; do
+	for f in nccl ucx; do
+		vars=$("$RDMACTL" --root "$FIXTURES/$fx" env --for "$f" | sed 's/^export //')
+		# shellcheck disable=SC2086 # the values are plain words: that is the point
+		status=$(env $vars "$RDMACTL" --root "$FIXTURES/$fx" -j doctor --for "$f" --only "env.$f" |
+			jq -r '.checks[0].status')
+		RC=0 OUT=$vars ERR=$status
+		check "doctor-passes-$fx-$f-printed" [ -n "$vars" ]
+		check "doctor-passes-$fx-$f" [ "$status" = ok ]
+	done
+done
+
 # --- bad usage: one line, exit 2 ---
 fails_with for-unknown 2 "rdmactl env: invalid --for value 'tcp': use nccl, ucx or mpi" --root "$NOTES" env --for tcp
 fails_with for-escape 2 "rdmactl env: invalid --for value 'nccl\\x1b[31m': use nccl, ucx or mpi" --root "$NOTES" env --for $'nccl\e[31m'
