@@ -130,6 +130,15 @@ echo "IB/RoCE v1" >"$PORT/gid_attrs/types/7"
 refused roce-v1-only "rdmactl env: Failed to find a GID index for mlx5_0/1: the 2 GID(s) with an IPv4 address are RoCE v1 only (doctor check roce.gid). Fix: enable RoCE v2 in the device's firmware or driver" \
 	--root "$TMPD/tree" env --for ucx
 
+# A GID entry that cannot be read: the index chosen past it may be wrong, so none.
+copy_order
+echo junk >"$PORT/gids/3"
+run --root "$TMPD/tree" env --for ucx
+check unreadable-rc rc_is 1
+check unreadable-stdout-empty out_empty
+check unreadable-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
+check unreadable-refused err_has '^rdmactl env: Failed to trust the values: 1 file\(s\) could not be read \(see the warnings above\)$'
+
 # --- names a TaskProlog or a shell would misread: refused, escaped ---
 # netdev_name NAME: the port's netdev (gid_attrs/ndevs) named NAME.
 netdev_name() {
