@@ -147,6 +147,7 @@ netdev_name() {
 }
 NETDEV_FIX="Fix: ip link set dev IF name NEWNAME, or choose other ports with -d"
 NAME_RULE="a value Slurm's TaskProlog and a shell both read as written may hold only letters, digits, '.', '_' and '-'."
+# shellcheck disable=SC2016 # the name holds the '$(' itself
 netdev_name 'ens1$(reboot)'
 refused netdev-dollar "rdmactl env: Failed to export netdev 'ens1\$(reboot)': $NAME_RULE $NETDEV_FIX" \
 	--root "$TMPD/tree" env --for nccl
@@ -212,6 +213,7 @@ check extra-arg-one-line err_one_line
 
 # --- contrib/slurm's TaskProlog: the lines through, or the reason and exit 1 ---
 # taskprolog ROOT [VAR=VALUE...]: run it as slurmstepd would, with no PATH of its own.
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
 taskprolog() {
 	local root=$1
 	shift
