@@ -204,12 +204,12 @@ static int take_ports(struct doctor *d, const struct jobenv_pick *picks, size_t 
 	size_t i;
 	int ret = 0;
 
+	/* Every -d first: a typo is a usage error even after a port that is refused. */
 	for (i = 0; !ret && i < n; i++)
 		ret = check_pick(d, &picks[i], e, &dev);
-	for (i = 0; !ret && i < n; i++) {
-		check_pick(d, &picks[i], e, &dev);
-		ret = take_dev(d, e, dev, picks[i].port);
-	}
+	for (i = 0; !ret && i < n; i++)
+		ret = take_dev(d, e, rdma_dev_find(&d->node, picks[i].dev), picks[i].port);
+	/* None: every device, as the ports check looks at them. */
 	for (i = 0; !ret && !n && i < d->node.n; i++)
 		ret = take_dev(d, e, &d->node.devs[i], 0);
 	if (!ret && !e->n)
