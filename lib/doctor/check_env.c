@@ -484,7 +484,7 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 	struct gid_choice c;
 	char gs[48], better[32] = "";
 
-	if (gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, &c))
+	if (doctor_gid_choose(p, &c))
 		snprintf(better, sizeof(better), " (use %u)", c.gid->index);
 	if (!g) {
 		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u has no GID %ld%s", var, index, dev->name,
@@ -821,6 +821,28 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
 		check_fix(r, "export UCX_NET_DEVICES=%s", fixed[0] ? fixed : "all");
 }
 
+/*
+ * The ports UCX opens: the ACTIVE ones, only those UCX_NET_DEVICES names
+ * when it names any (a bad value counts as none: ucx_devices() says so).
+ */
+static bool ucx_uses(const struct rdma_dev *dev, const struct rdma_port *p)
+{
+	const char *val = doctor_env("UCX_NET_DEVICES");
+	char err[160];
+	struct env_list l;
+	bool all = true;
+	size_t k;
+
+	if (p->state != 4)
+		return false;
+	if (!val || ucx_list_parse(val, &l, &all, err, sizeof(err)) || all)
+		return true;
+	for (k = 0; k < l.n; k++)
+		if (!strcmp(l.items[k].name, dev->name) && l.items[k].port == (int)p->num)
+			return true;
+	return false;
+}
+
 static void ucx_gid_index(struct doctor *d, struct check_result *r)
 {
 	const char *val = doctor_env("UCX_IB_GID_INDEX");
@@ -838,7 +860,7 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++)
 			if (d->node.devs[i].ports[j].link_layer == LINK_LAYER_ETHERNET &&
-			    d->node.devs[i].ports[j].state == 4)
+			    ucx_uses(&d->node.devs[i], &d->node.devs[i].ports[j]))
 				gid_index_port(r, "UCX_IB_GID_INDEX", index, &d->node.devs[i],
 					       &d->node.devs[i].ports[j]);
 }

@@ -231,7 +231,7 @@ static bool netdev_admin_up(const struct doctor *d, const char *ifname)
 	return read_line(d->ctx, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & 0x1);
 }
 
-static void port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p)
 {
 	char state[32] = "unknown";
@@ -295,7 +295,7 @@ void check_ports(struct doctor *d, struct check_result *r)
 					   p->netdev[0] ? " (" : "", p->netdev,
 					   p->netdev[0] ? ")" : "");
 			else
-				port_down(d, r, dev, p);
+				doctor_port_down(d, r, dev, p);
 		}
 	}
 	if (reps)
@@ -393,13 +393,19 @@ static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int
 	}
 }
 
+/* Only the entries on the port's own netdev: a VLAN's or macvlan's GIDs are another path. */
+bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c)
+{
+	return gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, c);
+}
+
 static void roce_gid_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 			  const struct rdma_port *p)
 {
 	struct gid_choice c;
 	char v4[INET_ADDRSTRLEN] = "";
 
-	if (!gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, &c)) {
+	if (!doctor_gid_choose(p, &c)) {
 		check_note(r, CHECK_FAIL, "%s/%u: %s", dev->name, p->num, c.why);
 		if (c.fix[0])
 			check_fix(r, "%s", c.fix);

@@ -214,7 +214,7 @@ static void port_gid(struct metrics *m, const struct rdma_dev *dev, const struct
 	struct gid_choice c;
 
 	(void)cnt;
-	if (!gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, &c))
+	if (!doctor_gid_choose(p, &c))
 		return;
 	fputs("rdmactl_port_gid_index{", m->f);
 	port_labels(m->f, dev, p);

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 # ---- -j: every failure is a JSON document with an "error" object ----
 
-COMMANDS="devices, ports, gids, limits, snapshot, doctor, probe, report, completion, help, version"
+COMMANDS="devices, ports, gids, limits, snapshot, doctor, env, probe, report, completion, help, version"
 fails_with unknown-command 2 "rdmactl: Unknown command 'nosuch'. Commands: $COMMANDS." nosuch
 fails_with missing-option-value 2 "rdmactl doctor: option '--only' needs an argument (ID,...)" \
 	doctor --only

@@ -28,6 +28,13 @@ check escapes-json-no-raw no_raw_escape
 check escapes-json-value json_ok '.devices[] | select(.name == "rxe0") | .fw_ver | startswith("1.0\u001b]0;pwned")'
 run --root "$H/escapes" gids rxe0
 check escapes-gids-no-raw no_raw_escape
+# env: the device name reaches stderr escaped, stdout gets nothing.
+run --root "$H/escapes" env --for nccl
+check escapes-env-rc rc_is 1
+check escapes-env-stdout-empty out_empty
+check escapes-env-no-raw no_raw_escape
+check escapes-env-name-shown err_has 'rxe\\x1b\[2J1/1 is DOWN'
+check escapes-env-one-fix err_has 'Fix: ip link set eth0 up$'
 
 mk utf8
 run -j --root "$H/utf8" devices
@@ -74,6 +81,12 @@ ERR=$(cat "$TMPD/err")
 check fifo-no-hang-rc rc_is 1
 check fifo-fw warn_is devices fifo/sys/class/infiniband/rxe0/fw_ver "not a regular file"
 check fifo-state warn_is devices fifo/sys/class/infiniband/rxe0/ports/1/state "not a regular file"
+RC=0
+OUT=$(timeout 10 "$RDMACTL" --root "$H/fifo" env --for ucx 2>"$TMPD/err") || RC=$?
+ERR=$(cat "$TMPD/err")
+check fifo-env-no-hang-rc rc_is 1
+check fifo-env-stdout-empty out_empty
+check fifo-env-state warn_is env fifo/sys/class/infiniband/rxe0/ports/1/state "not a regular file"
 
 if [ "$(id -u)" = 0 ]; then
 	mk device

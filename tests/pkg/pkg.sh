@@ -123,6 +123,8 @@ if have deb dpkg-buildpackage dpkg-dev && have deb-lintian lintian lintian &&
 	man_versions deb "$TMPD/deb"
 	check deb-examples-executable "the Slurm scripts are not executable" \
 		test -x "$TMPD/deb/usr/share/doc/rdmactl/examples/slurm/rdmactl-healthcheck"
+	check deb-taskprolog-executable "the TaskProlog example is not executable" \
+		test -x "$TMPD/deb/usr/share/doc/rdmactl/examples/slurm/rdmactl-taskprolog"
 fi
 
 # ---- make rpm ----

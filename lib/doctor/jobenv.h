@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The job environment of this node (rdmactl env): the ports a job should
+ * use and the values NCCL, UCX and Open MPI need for them, each chosen by
+ * the rule the doctor judges it by (doctor_gid_choose(), the ports check),
+ * or the doctor's reason why no value is right.  The values go into
+ * "export NAME=value" lines that Slurm's TaskProlog and a shell read
+ * verbatim, so a name that either could misread is refused, not quoted.
+ */
+#ifndef RDMACTL_JOBENV_H
+#define RDMACTL_JOBENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "doctor/doctor.h"
+#include "node/envparse.h"
+#include "node/rdma.h"
+
+enum jobenv_for {
+	JOBENV_NCCL,
+	JOBENV_UCX,
+	JOBENV_MPI,	/* Open MPI over UCX */
+};
+
+/* "nccl", "ucx", "mpi" -> @out; -EINVAL for anything else. */
+int jobenv_for_parse(const char *s, enum jobenv_for *out);
+const char *jobenv_for_str(enum jobenv_for f);
+
+/* -d DEV[/PORT]: one device (every port of it: @port 0) or one port. */
+struct jobenv_pick {
+	char dev[64];
+	unsigned int port;
+};
+
+/* A port the job uses, the GID on it and why that one. */
+struct jobenv_port {
+	const struct rdma_dev *dev;
+	const struct rdma_port *port;
+	const struct rdma_gid *gid;
+	char why[192];
+};
+
+/* A port of the devices asked for that the job does not use, and why. */
+struct jobenv_skip {
+	const struct rdma_dev *dev;
+	const struct rdma_port *port;
+	char why[CHECK_TEXT];
+	char fix[CHECK_TEXT];	/* "" when none */
+};
+
+/* NCCL reads at most 32 entries of NCCL_IB_HCA (MAX_IB_DEVS). */
+#define JOBENV_PORTS_MAX ENV_LIST_MAX
+#define JOBENV_VALUE_MAX 1024
+
+struct jobenv {
+	struct jobenv_port ports[JOBENV_PORTS_MAX];
+	size_t n;
+	struct jobenv_skip *skipped;	/* malloc'd */
+	size_t n_skipped;
+	unsigned int gid_index;
+	char ifnames[JOBENV_VALUE_MAX / 2];	/* "ens1f0np0,ens1f1np1"; "" when no port has one */
+	char why[2 * CHECK_TEXT + 256];	/* the error line, when jobenv_build() failed */
+};
+
+/*
+ * Choose the ports and values for @d's node: those of @picks (@n of
+ * them), or with none every ACTIVE port that is not a representor.
+ * 0; -EINVAL when a pick names no device or port; -ENODATA when no
+ * correct value exists (no device, no active port, no RoCE v2 GID,
+ * ports that need different GID indexes, a name that cannot be
+ * exported); -ENOMEM.  @e->why holds the line to print for an error.
+ * Free with jobenv_free() either way.
+ */
+int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e);
+void jobenv_free(struct jobenv *e);
+
+struct jobenv_var {
+	const char *name;
+	char value[JOBENV_VALUE_MAX];
+};
+
+#define JOBENV_VARS_MAX 8
+
+/*
+ * The variables @f needs, in the order they are printed, into @v (at
+ * least JOBENV_VARS_MAX); how many.  A variable without a value (the
+ * socket interface of an InfiniBand port with no netdev) is left out:
+ * the library then chooses it itself.
+ */
+size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v);
+
+/* Whether @s may stand in an exported value: letters, digits, '.', '_', '-'. */
+bool jobenv_name_ok(const char *s);
+
+#endif

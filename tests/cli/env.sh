@@ -1,0 +1,246 @@
+#!/bin/bash
+# rdmactl env on recorded trees: the exact export lines for NCCL, UCX and
+# Open MPI on two nodes whose GID tables are ordered differently, on two
+# ports, on InfiniBand and on a DPU's Arm side; -d; -j; the refusals with
+# the doctor's reason (no device, a port down, no RoCE v2 IPv4 GID, ports
+# needing different GID indexes, names a TaskProlog or a shell would
+# misread); bad usage; and contrib/slurm's TaskProlog around it.
+. "$(dirname "$0")/lib.sh"
+
+NOTES=$FIXTURES/mlx5-6gids	# RoCE v2 IPv4 at GID index 5
+ORDER=$FIXTURES/gid-order	# the same port with IPv6 added first: index 7
+TASKPROLOG=$TOP/contrib/slurm/rdmactl-taskprolog
+
+# exports_are NAME EXPECTED ARGS...: exit 0, exactly EXPECTED on stdout, nothing on stderr.
+exports_are() {
+	local name=$1 expected=$2
+	shift 2
+	run "$@"
+	check "$name-rc" rc_is 0
+	check "$name-lines" [ "$OUT" == "$expected" ]
+	check "$name-no-stderr" [ -z "$ERR" ]
+}
+
+# refused NAME LINE ARGS...: exit 1, nothing on stdout, exactly LINE on stderr (and -j's error).
+refused() {
+	local name=$1 line=$2
+	shift 2
+	run "$@"
+	check "$name-stdout-empty" out_empty
+	fails_with "$name" 1 "$line" "$@"
+}
+
+# --- the same port on two nodes: index 5 on one, 7 on the other ---
+exports_are notes-nccl 'export NCCL_IB_HCA==mlx5_0:1
+export NCCL_IB_GID_INDEX=5
+export NCCL_SOCKET_IFNAME==ens19f0np0' --root "$NOTES" env --for nccl
+exports_are order-nccl 'export NCCL_IB_HCA==mlx5_0:1
+export NCCL_IB_GID_INDEX=7
+export NCCL_SOCKET_IFNAME==ens19f0np0' --root "$ORDER" env --for nccl
+exports_are notes-ucx 'export UCX_NET_DEVICES=mlx5_0:1
+export UCX_IB_GID_INDEX=5' --root "$NOTES" env --for ucx
+exports_are order-ucx 'export UCX_NET_DEVICES=mlx5_0:1
+export UCX_IB_GID_INDEX=7' --root "$ORDER" env --for ucx
+exports_are order-mpi 'export UCX_NET_DEVICES=mlx5_0:1
+export UCX_IB_GID_INDEX=7
+export OMPI_MCA_pml=ucx
+export OMPI_MCA_oob_tcp_if_include=ens19f0np0
+export OMPI_MCA_btl_tcp_if_include=ens19f0np0' --root "$ORDER" env --for mpi
+
+# The index is the one gids --recommend and the doctor's roce.gid name.
+run --root "$ORDER" gids --recommend
+check order-same-as-gids out_has '^UCX_IB_GID_INDEX=7$'
+run --root "$ORDER" doctor --only roce.gid
+check order-same-as-doctor out_has 'mlx5_0/1: use GID index 7 '
+
+# --- two ports, one index ---
+exports_are dual-nccl 'export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1
+export NCCL_IB_GID_INDEX=3
+export NCCL_SOCKET_IFNAME==ens19f0np0,ens19f1np1' --root "$FIXTURES/dual-port" env --for nccl
+exports_are dual-one-port 'export UCX_NET_DEVICES=mlx5_1:1
+export UCX_IB_GID_INDEX=3' --root "$FIXTURES/dual-port" env --for ucx -d mlx5_1/1
+
+# --- InfiniBand: the port GID, no netdev to name for sockets ---
+exports_are ib-nccl 'export NCCL_IB_HCA==mlx5_0:1
+export NCCL_IB_GID_INDEX=0' --root "$FIXTURES/ib-hca" env --for nccl
+exports_are ib-mpi 'export UCX_NET_DEVICES=mlx5_0:1
+export UCX_IB_GID_INDEX=0
+export OMPI_MCA_pml=ucx' --root "$FIXTURES/ib-hca" env --for mpi
+
+# --- ports that need different indexes: refused, and -d chooses ---
+HEALTHY=$FIXTURES/doctor-healthy
+refused healthy-two-indexes "rdmactl env: Failed to find one GID index for mlx5_0/1 and mlx5_1/1: they need 5 and 3 (doctor check roce.gid), and NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX hold one index for every device. Fix: choose the ports with -d, as in -d mlx5_0/1" \
+	--root "$HEALTHY" env --for nccl
+# '=': mlx5_1 names mlx5_1 alone, not mlx5_10 too.
+exports_are healthy-exact 'export NCCL_IB_HCA==mlx5_1:1
+export NCCL_IB_GID_INDEX=3
+export NCCL_SOCKET_IFNAME==ens19f1np1' --root "$HEALTHY" env --for nccl -d mlx5_1
+exports_are healthy-two-picks 'export NCCL_IB_HCA==mlx5_1:1,mlx5_10:1
+export NCCL_IB_GID_INDEX=3
+export NCCL_SOCKET_IFNAME==ens19f1np1,ens20f0np0' --root "$HEALTHY" env --for nccl -d mlx5_10/1 -d mlx5_1 -d mlx5_1/1
+
+# --- a DPU's Arm side: the representors are left out, the SF's device used ---
+BF=$FIXTURES/bluefield2-arm
+exports_are bf-ucx 'export UCX_NET_DEVICES=mlx5_2:1
+export UCX_IB_GID_INDEX=3' --root "$BF" env --for ucx
+refused bf-representor "rdmactl env: Failed to use the port asked for: mlx5_0/1 is the representor pf0hpf (host PF 0): a port of the eswitch, not one of this node's own (doctor check ports)" \
+	--root "$BF" env --for ucx -d mlx5_0/1
+run -j --root "$BF" env --for ucx
+check bf-json json_ok '.for == "ucx" and .variables == {"UCX_NET_DEVICES": "mlx5_2:1", "UCX_IB_GID_INDEX": "3"} and
+	(.ports | length) == 1 and .ports[0].dev == "mlx5_2" and .ports[0].gid_index == 3 and
+	.ports[0].netdev == "enp3s0f0s4" and .ports[0].ipv4 == "192.168.101.1" and
+	([.left_out[] | "\(.dev)/\(.port)"] == ["mlx5_0/1","mlx5_0/2","mlx5_0/3","mlx5_0/4","mlx5_0/5","mlx5_1/1","mlx5_1/2"])'
+run -v --root "$BF" env --for ucx
+check bf-verbose-stdout-only-exports [ "$(grep -cv '^export ' <<<"$OUT")" -eq 0 ]
+check bf-verbose-says-left-out err_has '^rdmactl env: left out: mlx5_0/5 is the representor p0 \(uplink port 0\)'
+
+# -j: the variables are the text lines, one for one.
+run -j --root "$ORDER" env --for mpi
+JSON=$OUT
+run --root "$ORDER" env --for mpi
+check json-matches-text [ "$(jq -r '.variables | to_entries[] | "export \(.key)=\(.value)"' <<<"$JSON")" == "$OUT" ]
+
+# --- where no value is right: nothing on stdout, the doctor's reason ---
+refused nodev "rdmactl env: Failed to find the job's RDMA ports: no RDMA device: no kernel RDMA driver is loaded (no ib_core) (doctor check devices). Fix: modprobe mlx5_ib (NVIDIA/Mellanox NICs), or for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0" \
+	--root "$FIXTURES/doctor-nodev" env --for nccl
+refused port-down "rdmactl env: Failed to find an active RDMA port: rxe0/1 is DOWN (Disabled); its netdev eth0 is down (doctor check ports). Fix: ip link set eth0 up" \
+	--root "$FIXTURES/doctor-broken" env --for ucx
+refused port-down-asked "rdmactl env: Failed to use the port asked for: rxe0/1 is DOWN (Disabled); its netdev eth0 is down (doctor check ports). Fix: ip link set eth0 up" \
+	--root "$FIXTURES/doctor-broken" env --for ucx -d rxe0/1
+refused gid-types-unknown "rdmactl env: Failed to find a GID index for mlx5_2/1: the kernel did not say whether the 2 GID(s) with an IPv4 address are RoCE v2 (reading gid_attrs failed, as in a container) (doctor check roce.gid). Fix: run 'rdmactl gids --recommend' on the host" \
+	--root "$FIXTURES/container-gid-einval" env --for mpi
+
+# A copy of the reordered node to break: TREE, and its port's directory.
+copy_order() {
+	rm -rf "$TMPD/tree"
+	cp -a "$ORDER" "$TMPD/tree"
+	PORT=$TMPD/tree/sys/class/infiniband/mlx5_0/ports/1
+}
+ZERO=0000:0000:0000:0000:0000:0000:0000:0000
+
+# Only the link-local entries left: the netdev lost its addresses.
+copy_order
+for i in 2 3 4 5 6 7; do echo "$ZERO" >"$PORT/gids/$i"; done
+refused link-local-only "rdmactl env: Failed to find a GID index for mlx5_0/1: only link-local GIDs: netdev ens19f0np0 has no IPv4 address (doctor check roce.gid). Fix: ip addr add ADDR/PREFIX dev ens19f0np0" \
+	--root "$TMPD/tree" env --for nccl
+
+# The IPv4 address only as RoCE v1 (v2 disabled in the firmware).
+copy_order
+echo "IB/RoCE v1" >"$PORT/gid_attrs/types/7"
+refused roce-v1-only "rdmactl env: Failed to find a GID index for mlx5_0/1: the 2 GID(s) with an IPv4 address are RoCE v1 only (doctor check roce.gid). Fix: enable RoCE v2 in the device's firmware or driver" \
+	--root "$TMPD/tree" env --for ucx
+
+# A GID entry that cannot be read: the index chosen past it may be wrong, so none.
+copy_order
+echo junk >"$PORT/gids/3"
+run --root "$TMPD/tree" env --for ucx
+check unreadable-rc rc_is 1
+check unreadable-stdout-empty out_empty
+check unreadable-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
+check unreadable-refused err_has '^rdmactl env: Failed to trust the values: 1 file\(s\) could not be read \(see the warnings above\)$'
+
+# --- names a TaskProlog or a shell would misread: refused, escaped ---
+# netdev_name NAME: the port's netdev (gid_attrs/ndevs) named NAME.
+netdev_name() {
+	copy_order
+	for i in 0 1 2 3 4 5 6 7; do printf '%s\n' "$1" >"$PORT/gid_attrs/ndevs/$i"; done
+}
+NETDEV_FIX="Fix: ip link set dev IF name NEWNAME, or choose other ports with -d"
+NAME_RULE="a value Slurm's TaskProlog and a shell both read as written may hold only letters, digits, '.', '_' and '-'."
+# shellcheck disable=SC2016 # the name holds the '$(' itself
+netdev_name 'ens1$(reboot)'
+refused netdev-dollar "rdmactl env: Failed to export netdev 'ens1\$(reboot)': $NAME_RULE $NETDEV_FIX" \
+	--root "$TMPD/tree" env --for nccl
+netdev_name 'eth0,eth1'
+refused netdev-comma "rdmactl env: Failed to export netdev 'eth0,eth1': $NAME_RULE $NETDEV_FIX" \
+	--root "$TMPD/tree" env --for mpi
+netdev_name $'ens\e]0;x\a1'
+refused netdev-escape "rdmactl env: Failed to export netdev 'ens\\x1b]0;x\\x071': $NAME_RULE $NETDEV_FIX" \
+	--root "$TMPD/tree" env --for ucx
+check netdev-escape-no-raw-esc [ "$(tr -d -c '\033\007' <<<"$ERR" | wc -c)" -eq 0 ]
+netdev_name "ens1'x"
+refused netdev-quote "rdmactl env: Failed to export netdev 'ens1'x': $NAME_RULE $NETDEV_FIX" \
+	--root "$TMPD/tree" env --for nccl
+
+# A device renamed (rdma dev set mlx5_0 name ...) to something a shell expands.
+copy_order
+mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5_\`id\`"
+refused dev-backquote "rdmactl env: Failed to export RDMA device 'mlx5_\`id\`': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with -d" \
+	--root "$TMPD/tree" env --for nccl
+copy_order
+mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5"$'\e[2J'
+refused dev-escape "rdmactl env: Failed to export RDMA device 'mlx5\\x1b[2J': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with -d" \
+	--root "$TMPD/tree" env --for ucx
+
+# --- what the lines are: a shell and Slurm read them the same ---
+for f in nccl ucx mpi; do
+	run --root "$FIXTURES/dual-port" env --for "$f"
+	check "plain-lines-$f" [ "$(grep -cvE '^export [A-Za-z_]+=[=A-Za-z0-9_.:,-]+$' <<<"$OUT")" -eq 0 ]
+done
+# shellcheck disable=SC2016
+check sourced-by-sh [ "$(env -i sh -c 'eval "$1"; printf "%s|%s|%s" "$NCCL_IB_HCA" "$NCCL_IB_GID_INDEX" "$NCCL_SOCKET_IFNAME"' sh \
+	"$("$RDMACTL" --root "$FIXTURES/dual-port" env --for nccl)")" == "=mlx5_0:1,mlx5_1:1|3|=ens19f0np0,ens19f1np1" ]
+
+# --- what it prints, the doctor passes: env.nccl and env.ucx judge the values ok ---
+# (the DPU's Arm side once failed: env.ucx judged UCX_IB_GID_INDEX on every
+# active port, also those UCX_NET_DEVICES leaves out.)
+for fx in mlx5-6gids gid-order dual-port bluefield2-arm ib-hca sriov-cx6dx; do
+	for f in nccl ucx; do
+		vars=$("$RDMACTL" --root "$FIXTURES/$fx" env --for "$f" | sed 's/^export //')
+		# shellcheck disable=SC2086 # the values are plain words: that is the point
+		status=$(env $vars "$RDMACTL" --root "$FIXTURES/$fx" -j doctor --for "$f" --only "env.$f" |
+			jq -r '.checks[0].status')
+		RC=0 OUT=$vars ERR=$status
+		check "doctor-passes-$fx-$f-printed" [ -n "$vars" ]
+		check "doctor-passes-$fx-$f" [ "$status" = ok ]
+	done
+done
+
+# --- bad usage: one line, exit 2 ---
+fails_with for-unknown 2 "rdmactl env: invalid --for value 'tcp': use nccl, ucx or mpi" --root "$NOTES" env --for tcp
+fails_with for-escape 2 "rdmactl env: invalid --for value 'nccl\\x1b[31m': use nccl, ucx or mpi" --root "$NOTES" env --for $'nccl\e[31m'
+fails_with for-missing 2 "rdmactl env: Failed to choose the variables: --for is missing; give --for nccl, ucx or mpi" --root "$NOTES" env
+fails_with dev-unknown 2 "rdmactl env: Unknown device 'mlx_1'. Devices: mlx5_0" --root "$NOTES" env --for ucx -d mlx_1
+fails_with port-unknown 2 "rdmactl env: Unknown port 'mlx5_0/2'. Ports of mlx5_0: 1" --root "$NOTES" env --for ucx -d mlx5_0/2
+fails_with dev-bad 2 "rdmactl env: Failed to parse -d 'mlx5_0/x': expected DEV or DEV/PORT, as in mlx5_0 or mlx5_0/1" --root "$NOTES" env --for ucx -d mlx5_0/x
+fails_with dev-bad-escape 2 "rdmactl env: Unknown device 'a\\x1b[0m'. Devices: mlx5_0" --root "$NOTES" env --for ucx -d $'a\e[0m'
+many=()
+for i in $(seq 33); do many+=(-d mlx5_0); done
+fails_with dev-too-many 2 "rdmactl env: Failed to use -d 'mlx5_0': at most 32 devices or ports" --root "$NOTES" env --for ucx "${many[@]}"
+run --root "$NOTES" env --for nccl extra
+check extra-arg-rc rc_is 2
+check extra-arg-one-line err_one_line
+
+# --- contrib/slurm's TaskProlog: the lines through, or the reason and exit 1 ---
+# taskprolog ROOT [VAR=VALUE...]: run it as slurmstepd would, with no PATH of its own.
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
+taskprolog() {
+	local root=$1
+	shift
+	RC=0
+	OUT=$(env -i RDMACTL_BIN="$RDMACTL" RDMACTL_ROOT="$root" "$@" /bin/sh "$TASKPROLOG" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+}
+taskprolog "$ORDER"
+check taskprolog-rc rc_is 0
+check taskprolog-lines [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl; "$RDMACTL" --root "$ORDER" env --for mpi)" ]
+taskprolog "$ORDER" RDMACTL_ENV_FOR=ucx
+check taskprolog-ucx [ "$OUT" == $'export UCX_NET_DEVICES=mlx5_0:1\nexport UCX_IB_GID_INDEX=7' ]
+taskprolog "$HEALTHY" RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=mlx5_1,mlx5_10/1
+check taskprolog-devices [ "$OUT" == $'export UCX_NET_DEVICES=mlx5_1:1,mlx5_10:1\nexport UCX_IB_GID_INDEX=3' ]
+taskprolog "$FIXTURES/doctor-broken"
+check taskprolog-refused-rc rc_is 1
+check taskprolog-refused-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-refused-reason out_has "^print rdmactl-taskprolog: rdmactl env: Failed to find an active RDMA port: rxe0/1 is DOWN"
+check taskprolog-refused-stopped out_has "^print rdmactl-taskprolog: no RDMA variables for this node \(RDMACTL_ENV_FOR=nccl\): the task is stopped"
+check taskprolog-refused-print-only [ "$(grep -cv '^print ' <<<"$OUT")" -eq 0 ]
+# A later refusal leaves none of the earlier lines.
+taskprolog "$ORDER" RDMACTL_ENV_FOR="ucx bogus"
+check taskprolog-all-or-nothing-rc rc_is 1
+check taskprolog-all-or-nothing [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-bad-for out_has "^print rdmactl-taskprolog: rdmactl env: invalid --for value 'bogus'"
+taskprolog "$FIXTURES/doctor-nodev" RDMACTL_ENV_FOR=none
+check taskprolog-none-rc rc_is 0
+check taskprolog-none-empty out_empty
+
+finish
