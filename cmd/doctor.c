@@ -51,6 +51,7 @@ enum {
 	OPT_DRAIN,
 	OPT_METRICS,
 	OPT_HTML,
+	OPT_USER,
 };
 
 const struct opt doctor_opts[] = {
@@ -58,6 +59,7 @@ const struct opt doctor_opts[] = {
 	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)" },
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)" },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job", "nccl ucx perftest" },
+	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)" },
 	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
 	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
@@ -107,6 +109,7 @@ struct doctor_args {
 	struct cluster_args c;
 	const char *peer;
 	const char *for_arg;
+	const char *user;	/* --user: the job's user, for memlock.login */
 	const char *only, *skip;
 	const char *gathered;
 	enum doctor_for target;
@@ -159,6 +162,7 @@ static int gathered_alone(const struct ctx *ctx, const struct doctor_args *a)
 			    : a->skip	    ? "--skip"
 			    : a->list	    ? "--list"
 			    : a->target	    ? "--for"
+			    : a->user	    ? "--user"
 			    : a->have_token ? "--token"
 			    : a->port_given ? "--port"
 					    : NULL;
@@ -246,6 +250,13 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 	case OPT_PEER: a->peer = val; return 0;
 	case OPT_ONLY: a->only = val; return 0;
 	case OPT_SKIP: a->skip = val; return 0;
+	case OPT_USER:
+		if (*val && strlen(val) < 64 && !strchr(val, '/') && !strpbrk(val, " \t\n:")) {
+			a->user = val;
+			return 0;
+		}
+		log_err(ctx, "Failed to read --user '%s': not a user name", val);
+		return -EINVAL;
 	case OPT_LIST: a->list = true; return 0;
 	case OPT_GATHERED: a->gathered = val; return 0;
 	case OPT_PORT:
@@ -453,6 +464,8 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 	argv[k++] = "--local";
 	if (a->for_arg)
 		argv[k++] = "--for", argv[k++] = (char *)a->for_arg;
+	if (a->user)
+		argv[k++] = "--user", argv[k++] = (char *)a->user;
 	if (a->only)
 		argv[k++] = "--only", argv[k++] = (char *)a->only;
 	if (a->skip)
@@ -472,7 +485,7 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 			    .node_timeout = (unsigned int)a->c.node_timeout };
 	struct report_counts counts;
 	struct json_object *doc = NULL;
-	char *argv[16], port[16];
+	char *argv[24], port[16];
 	struct outfile of;
 	int ret;
 
@@ -682,6 +695,7 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	d.target = a->target;
+	d.user = a->user;
 	d.peer = a->peer;
 	d.peer_port = (unsigned int)a->port;
 	d.token = a->have_token ? a->token : NULL;

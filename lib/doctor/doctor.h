@@ -48,6 +48,7 @@ struct peer_node;		/* what the peer's probe server says (check_peer.c) */
 struct doctor {
 	struct ctx *ctx;
 	enum doctor_for target;
+	const char *user;		/* --user: whose login memlock.login checks; NULL: ours */
 	const char *peer;		/* --peer HOST, or NULL */
 	unsigned int peer_port;		/* the probe server's TCP port */
 	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */

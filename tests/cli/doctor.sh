@@ -71,6 +71,7 @@ check broken-memlock-login found memlock.login 'soft 64 MiB \(/etc/security/limi
 check broken-memlock-login-fix fix memlock.login 'change /etc/security/limits.d/99-nccl.conf:1 to: \* soft memlock unlimited'
 check broken-memlock-systemd found memlock.systemd '64 MiB \(/etc/systemd/system.conf:2\)'
 check broken-memlock-systemd-fix fix memlock.systemd 'system.conf.d/90-memlock.conf: \[Manager\]; DefaultLimitMEMLOCK=infinity'
+
 check broken-firewalld found firewall 'firewalld is running \(and starts at boot\)'
 check broken-nft found firewall 'nftables: udp dport 4791 drop rule in inet filter input \(handle 7\) blocks udp 4791 \(RoCE v2\)'
 check broken-nft-fix fix firewall 'nft delete rule inet filter input handle 7'
@@ -339,5 +340,35 @@ fails_with metrics-o-alone 2 "rdmactl doctor: Failed to use -o without --metrics
 run --root "$OK" doctor --metrics --slurm-health
 check metrics-health-rc rc_is 2
 check metrics-health-message err_is "rdmactl doctor: Failed to use --metrics with --slurm-health, -w, --gathered or --list: it reports this node's checks"
+
+
+# ---- CAP_IPC_LOCK: a limit that stops no registration (ib_umem_get) is
+# told, not failed; a login of another user still fails at it.
+CAP=$TMPD/cap
+cp -a "$BAD" "$CAP"
+printf 'CapEff:\t0000000000004000\nCapBnd:\t000001ffffffffff\n' >>"$CAP/proc/self/status"
+run --root "$CAP" -j doctor --only memlock.shell,memlock.login
+check cap-shell-ok st memlock.shell ok
+check cap-shell-why found memlock.shell '^soft 64 KiB, hard 64 KiB \(/proc/self/limits\), not enforced: this process has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; a job of a user without it gets 64 KiB$'
+check cap-shell-no-fix fix memlock.shell '^$'
+check cap-user-login-fails st memlock.login FAIL
+sed -i 's/^Uid:.*/Uid:\t0\t0\t0\t0/' "$CAP/proc/self/status"
+run --root "$CAP" -j doctor --only memlock.login
+check cap-root-login-ok st memlock.login ok
+check cap-root-login-why found memlock.login 'not enforced: root has CAP_IPC_LOCK'
+# Without the capability in the bounding set, root's logins are held to it.
+sed -i 's/^CapBnd:.*/CapBnd:\t0000000000000000/' "$CAP/proc/self/status"
+run --root "$CAP" -j doctor --only memlock.login
+check cap-root-no-bound-fails bash -c '[ "$(jq -r ".checks[0].status" <<<"$0")" != ok ]' "$OUT"
+# --user: the login of the job's user, whoever runs the doctor.
+run --root "$CAP" -j doctor --only memlock.login --user alice
+check user-alice-fails st memlock.login FAIL
+check user-alice-limit found memlock.login 'soft 64 MiB'
+run --root "$CAP" -j doctor --only memlock.login --user nosuchuser
+check user-unknown st memlock.login FAIL
+check user-unknown-why found memlock.login "^no user 'nosuchuser' on this node$"
+run --root "$CAP" doctor --user 'a b'
+check user-bad-rc rc_is 2
+check user-bad-err err_has "^rdmactl doctor: Failed to read --user 'a b': not a user name$"
 
 finish

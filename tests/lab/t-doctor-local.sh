@@ -20,6 +20,7 @@ IF=$(cat $sys/parent)
 MTU0=$(cat /sys/class/net/"$IF"/mtu)
 ADDRS0=$(ip -j -4 addr show dev "$IF" | jq -r '.[0].addr_info[] | "\(.local)/\(.prefixlen)"')
 SKIP=memlock.login,memlock.systemd
+AS=()
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE UCX_NET_DEVICES UCX_IB_GID_INDEX
 
 restore() {
@@ -69,7 +70,7 @@ gid_index() {
 doctor() {
 	local name=$1
 	shift
-	"$RDMACTL" -j doctor "$@" >"$name.json" 2>"$name.err"
+	"${AS[@]}" "$RDMACTL" -j doctor "$@" >"$name.json" 2>"$name.err"
 	echo $? >"$name.rc"
 	echo "== $name: rc $(<"$name.rc")"
 	load "$name"
@@ -158,11 +159,30 @@ restore
 wait_port ACTIVE || fail "rxe0/1 did not come back"
 
 # ---- ulimit -l 64 ----
+# Held to it only without CAP_IPC_LOCK (a user's job, a container's root):
+# ib_umem_get() lets the capability pin past the limit.  The kernel's own
+# word first: a 1 MiB registration (ib_write_bw's buffer, made before it
+# waits for a client) fails at 64 KiB without the capability and goes
+# through with it, the server then waiting until killed.
+NOCAP=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
+reg() { (ulimit -l 64 && timeout 5 "$@" ib_write_bw -d rxe0 -x 1 -s 1048576 -p 18999 2>&1; echo "rc $?"); }
+out=$(reg "${NOCAP[@]}")
+echo "$out" | sed 's/^/no CAP_IPC_LOCK, 64 KiB: /'
+grep -qiE "allocate MR|Cannot allocate memory" <<<"$out" || fail "ib_write_bw registered 1 MiB at 64 KiB without CAP_IPC_LOCK"
+out=$(reg env)
+echo "$out" | sed 's/^/root, 64 KiB: /'
+check_eq "root at 64 KiB: ib_write_bw registered and waited for its client" "rc 124" "$(tail -n 1 <<<"$out")"
+AS=("${NOCAP[@]}")
 (ulimit -l 64 && doctor ulimit --only memlock.shell)
+AS=()
 check_eq "ulimit 64: status" FAIL "$(field ulimit memlock.shell status)"
 has ulimit memlock.shell "soft 64 KiB"
 fix_has ulimit memlock.shell "prlimit"
 check_eq "ulimit 64: exit status" 1 "$(cat ulimit.rc)"
+(ulimit -l 64 && doctor ulimit-root --only memlock.shell)
+check_eq "ulimit 64, root: status" ok "$(field ulimit-root memlock.shell status)"
+has ulimit-root memlock.shell "soft 64 KiB, hard 64 KiB (/proc/self/limits), not enforced: this process has CAP_IPC_LOCK"
+check_eq "ulimit 64, root: exit status" 0 "$(cat ulimit-root.rc)"
 
 # ---- nftables dropping RoCE v2 on this node ----
 nft add table inet t && nft add chain inet t input '{ type filter hook input priority 0; }' &&
