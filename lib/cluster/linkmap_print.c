@@ -452,6 +452,35 @@ static int json_report(struct ctx *ctx, const struct linkmap *m, const struct ce
 	return ret;
 }
 
+/* What the report is made of, either way. */
+struct report {
+	struct lm_state st;	/* the links that count */
+	struct counts c;
+	struct cell *cells;	/* up to MATRIX_MAX nodes, the matrix's; else NULL */
+};
+
+/* 0 or -ENOMEM (nothing to free then). */
+static int report_begin(const struct linkmap *m, struct report *r)
+{
+	int ret = lm_state_make(m, &r->st);
+
+	r->cells = NULL;
+	if (ret)
+		return ret;
+	count(&r->st, &r->c);
+	if (m->nodes <= MATRIX_MAX && !(r->cells = cells_of(&r->st))) {
+		lm_state_free(&r->st);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void report_end(struct report *r)
+{
+	free(r->cells);
+	lm_state_free(&r->st);
+}
+
 /* ---- the same document, written a link at a time ---- */
 
 struct writer {
@@ -491,11 +520,35 @@ static void w_key(struct writer *w, const char *key, bool first)
 	w_str(w, "\":");
 }
 
+static struct json_object *nth_link(const struct linkmap *m, size_t i)
+{
+	return linkmap_link_json(m, &m->res[i]);
+}
+
+static struct json_object *nth_finding(const struct linkmap *m, size_t i)
+{
+	return linkmap_finding_json(m, &m->find[i]);
+}
+
+/* ,"KEY":[...] of @n objects made one at a time by @nth. */
+static void w_array(struct writer *w, const char *key, const struct linkmap *m, size_t n,
+		    struct json_object *(*nth)(const struct linkmap *m, size_t i))
+{
+	size_t i;
+
+	w_key(w, key, false);
+	w_str(w, "[");
+	for (i = 0; i < n && !w->err; i++) {
+		w_str(w, i ? "," : "");
+		w_obj(w, nth(m, i));
+	}
+	w_str(w, "]");
+}
+
 static void w_body(struct writer *w, const struct linkmap *m, const struct cell *cells,
 		   const struct counts *c)
 {
 	struct json_object *h = head_json(m, cells);
-	size_t i;
 
 	if (!h && !w->err)
 		w->err = -ENOMEM;
@@ -504,20 +557,8 @@ static void w_body(struct writer *w, const struct linkmap *m, const struct cell 
 		w_val(w, json_object_get(val));
 	}
 	json_object_put(h);
-	w_key(w, "links", false);
-	w_str(w, "[");
-	for (i = 0; i < m->n && !w->err; i++) {
-		w_str(w, i ? "," : "");
-		w_obj(w, linkmap_link_json(m, &m->res[i]));
-	}
-	w_str(w, "]");
-	w_key(w, "findings", false);
-	w_str(w, "[");
-	for (i = 0; i < m->nfind && !w->err; i++) {
-		w_str(w, i ? "," : "");
-		w_obj(w, linkmap_finding_json(m, &m->find[i]));
-	}
-	w_str(w, "]");
+	w_array(w, "links", m, m->n, nth_link);
+	w_array(w, "findings", m, m->nfind, nth_finding);
 	w_key(w, "summary", false);
 	w_obj(w, summary_json(m, c));
 	w_str(w, "}\n");
@@ -527,41 +568,28 @@ int linkmap_write_json(const struct linkmap *m, struct json_object *run, linkmap
 		       void *arg)
 {
 	struct writer w = { .put = put, .arg = arg };
-	struct lm_state st;
-	struct cell *cells = NULL;
-	struct counts c;
-	int ret = lm_state_make(m, &st);
+	struct report r;
 
-	if (ret)
-		return ret;
-	count(&st, &c);
-	if (m->nodes <= MATRIX_MAX && !(cells = cells_of(&st)))
-		w.err = -ENOMEM;
+	w.err = report_begin(m, &r);
+	if (w.err)
+		return w.err;
 	w_key(&w, "run", true);
 	w_obj(&w, json_object_get(run));
-	w_body(&w, m, cells, &c);
-	free(cells);
-	lm_state_free(&st);
+	w_body(&w, m, r.cells, &r.c);
+	report_end(&r);
 	return w.err;
 }
 
 int linkmap_print(struct ctx *ctx, const struct linkmap *m)
 {
-	struct lm_state st;
-	struct cell *cells = NULL;
-	struct counts c;
-	int ret = lm_state_make(m, &st);
+	struct report r;
+	int ret = report_begin(m, &r);
 
 	if (ret)
 		return ret;
-	count(&st, &c);
-	if (m->nodes <= MATRIX_MAX && !(cells = cells_of(&st)))
-		ret = -ENOMEM;
+	ret = ctx->json ? json_report(ctx, m, r.cells) : text_report(ctx, m, r.cells);
 	if (!ret)
-		ret = ctx->json ? json_report(ctx, m, cells) : text_report(ctx, m, cells);
-	if (!ret)
-		summary(ctx, m, &c);
-	free(cells);
-	lm_state_free(&st);
-	return ret ? ret : c.failures ? 1 : 0;
+		summary(ctx, m, &r.c);
+	report_end(&r);
+	return ret ? ret : r.c.failures ? 1 : 0;
 }
