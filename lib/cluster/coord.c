@@ -1079,7 +1079,7 @@ static void checkpoint(struct coord *co, bool now)
 {
 	struct json_object *run;
 
-	if (!co->cfg->save || (!now && !runsave_due(&co->save)) || linkmap_analyse(&co->map))
+	if (!co->cfg->save || (!now && !runsave_due(&co->save)))
 		return;
 	run = run_json(co, false, launch_stopped());
 	if (run)

@@ -54,15 +54,17 @@ static int sink_put(void *arg, const char *s, size_t len)
 	return 0;
 }
 
-int runsave_write(struct runsave *rs, const struct linkmap *m, struct json_object *run)
+int runsave_write(struct runsave *rs, struct linkmap *m, struct json_object *run)
 {
-	struct sink k = { .buf = malloc(BUF_SIZE) };
+	struct sink k = { 0 };
 	long t0 = now_ms();
-	int ret;
+	/* The findings as of now: analysed here, so that the spacing counts it too. */
+	int ret = linkmap_analyse(m);
 
-	if (!k.buf)
-		return -ENOMEM;
-	ret = outfile_open(rs->ctx, &k.of, rs->path, "the run's document (--save)", OUTFILE_FORCE);
+	if (!ret && !(k.buf = malloc(BUF_SIZE)))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = outfile_open(rs->ctx, &k.of, rs->path, "the run's document (--save)", OUTFILE_FORCE);
 	if (!ret) {
 		ret = linkmap_write_json(m, run, sink_put, &k) ?: sink_flush(&k);
 		if (ret && ret != k.of.err)

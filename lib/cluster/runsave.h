@@ -29,9 +29,9 @@ struct runsave {
 bool runsave_due(const struct runsave *rs);
 
 /*
- * The document of @m (analysed) with @run as its "run", whole into the
- * file.  0 or -errno (said); the run goes on.
+ * The document of @m, analysed now (linkmap_analyse()), with @run as its
+ * "run", whole into the file.  0 or -errno (said); the run goes on.
  */
-int runsave_write(struct runsave *rs, const struct linkmap *m, struct json_object *run);
+int runsave_write(struct runsave *rs, struct linkmap *m, struct json_object *run);
 
 #endif
