@@ -1168,7 +1168,7 @@ static void none_joined(const struct coord *co)
 /* The map, with what a saved run carries over (--from). */
 static int map_start(struct coord *co)
 {
-	const struct resume *rs = co->cfg->from;
+	struct resume *rs = co->cfg->from;
 
 	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
 	if (!rs)

@@ -42,7 +42,7 @@ struct coord_cfg {
 	 */
 	const char *save;
 	/* --from FILE: what a saved run carries over (resume.h), or NULL. */
-	const struct resume *from;
+	struct resume *from;
 	/*
 	 * After the report, with the analysed link map and the run's facts
 	 * as -j has them (probe -w --html), or NULL: 0 or -errno (said).

@@ -410,14 +410,17 @@ int resume_filter(const struct resume *rs, struct schedule *s)
 	return 0;
 }
 
-int resume_carry(const struct resume *rs, struct linkmap *m)
+int resume_carry(struct resume *rs, struct linkmap *m)
 {
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; !ret && i < rs->ncarry; i++)
+	for (i = 0; !ret && rs->carry && i < rs->ncarry; i++)
 		if (rs->carry[i].rail < m->rails)
 			ret = linkmap_add(m, &rs->carry[i]);
+	/* A million links of a full matrix are ~400 MB: not held twice. */
+	free(rs->carry);
+	rs->carry = NULL;
 	return ret;
 }
 

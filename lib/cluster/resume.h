@@ -50,7 +50,8 @@ int saved_run_read(const char *text, size_t len, struct saved_run *sv, char *err
 void saved_run_free(struct saved_run *sv);
 
 struct resume {
-	struct link_result *carry;	/* the links that carry over, in the new run's indexes */
+	struct link_result *carry;	/* the links that carry over, in the new run's indexes
+					 * (NULL once resume_carry() has put them in a map) */
 	size_t ncarry;
 	uint32_t rails;			/* the saved run's */
 	size_t reopened;		/* the saved run's links tested again (suspects, failed) */
@@ -73,8 +74,11 @@ int resume_plan(const struct saved_run *sv, char *const *names, uint32_t n, stru
  */
 int resume_filter(const struct resume *rs, struct schedule *s);
 
-/* The carried links into @m (those on a rail @m has); 0 or -errno. */
-int resume_carry(const struct resume *rs, struct linkmap *m);
+/*
+ * The carried links into @m (those on a rail @m has), once: rs->carry is
+ * released (rs->ncarry stays, for the report).  0 or -errno.
+ */
+int resume_carry(struct resume *rs, struct linkmap *m);
 
 /* Tests (pairs times @rails) of @s: what a run of it measures. */
 size_t schedule_tests(const struct schedule *s, uint32_t rails);
