@@ -998,6 +998,13 @@ static double since(long t0)
 	return (double)(rdv_ms() - t0) / 1000;
 }
 
+/* "SIGINT" for SIGINT. */
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	snprintf(buf, len, "SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	return buf;
+}
+
 /* Tests of the schedule's steps not done yet (on every rail). */
 static size_t tests_left(const struct coord *co)
 {
@@ -1034,8 +1041,7 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	row_str(o, "version", RDMACTL_VERSION);
 	/* Whether it ended, and what a later --from finds still open. */
 	row_bool(o, "complete", complete);
-	snprintf(signame, sizeof(signame), "SIG%s", sig && sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	row_str(o, "stopped", sig ? signame : NULL);
+	row_str(o, "stopped", sig ? sig_name(sig, signame, sizeof(signame)) : NULL);
 	row_int(o, "steps_done", co->main_done);
 	row_int(o, "tests_left", (int64_t)tests_left(co));
 	row_int(o, "carried", co->cfg->from ? (int64_t)co->cfg->from->ncarry : 0);
@@ -1090,10 +1096,9 @@ static void checkpoint(struct coord *co, bool now)
 /* A signal stopped the run: what is kept, and how to go on. */
 static void say_stopped(struct coord *co)
 {
-	int sig = launch_stopped();
 	char name[32];
 
-	snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	sig_name(launch_stopped(), name, sizeof(name));
 	if (co->cfg->save && !co->save.err)
 		fprintf(stderr, "rdmactl probe: stopped by %s after %u of %zu step(s); the steps done are "
 			"in '%s': --from it runs the rest\n", name, co->main_done, co->sched->n,
