@@ -6,11 +6,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <math.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/output.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "node/hwcnt.h"
 #include "node/rdma.h"
@@ -26,6 +30,7 @@
 #include "probe/probe_ctl.h"
 #include "cluster/agent.h"
 #include "cluster/coord.h"
+#include "cluster/resume.h"
 #include "report/html.h"
 #include "cluster/fanout.h"
 
@@ -59,6 +64,8 @@ enum {
 	OPT_NO_RETEST,
 	OPT_AGENT,
 	OPT_HTML,
+	OPT_SAVE,
+	OPT_FROM,
 };
 
 const struct opt probe_opts[] = {
@@ -97,6 +104,8 @@ const struct opt probe_opts[] = {
 	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)" },
 	{ "rendezvous", OPT_RENDEZVOUS, ARG_STR, "ADDR[:PORT]", "with -w: this host's address the agents connect to" },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
+	{ "save", OPT_SAVE, ARG_FILE, "FILE", "with -w: write the -j document to FILE as the run goes (kept if it is cut short)" },
+	{ "from", OPT_FROM, ARG_FILE, "FILE", "with -w: resume a saved run: test only what FILE left open or suspect" },
 	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node" },
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there" },
 	{ 0 }
@@ -186,7 +195,7 @@ struct probe_args {
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
 	/* The cluster probe (-w) and its agents (--agent). */
 	struct coord_cfg cl;
-	const char *w, *x, *launcher, *agent, *html;
+	const char *w, *x, *launcher, *agent, *html, *from;
 	char cluster_opt[32];	/* the first option of -w's, as given */
 	char *fwd[40];		/* the test's options, for every agent */
 	size_t nfwd;
@@ -417,6 +426,8 @@ static int opt_cluster(struct ctx *ctx, struct probe_args *a, int c, const char 
 	case OPT_NO_RETEST: cl->retest = false; return 0;
 	case OPT_AGENT: a->agent = val; return 0;
 	case OPT_HTML: a->html = val; return 0;
+	case OPT_SAVE: cl->save = val; return 0;
+	case OPT_FROM: a->from = val; return 0;
 	case OPT_NODE_TIMEOUT:
 		if (set_long(ctx, "--node-timeout", val, 1, 3600, &l))
 			return -EINVAL;
@@ -764,7 +775,7 @@ static const int test_opts[] = {
 };
 static const int cluster_opts[] = {
 	OPT_EXCLUDE, OPT_LAUNCHER, OPT_NODE_TIMEOUT, OPT_RDMACTL, OPT_PATTERN, OPT_PAIRS, OPT_SLOW,
-	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST, OPT_HTML,
+	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST, OPT_HTML, OPT_SAVE, OPT_FROM,
 };
 
 static int forward_word(struct probe_args *a, const char *name, const char *val)
@@ -884,10 +895,93 @@ static int agents_fit(const struct ctx *ctx, const struct launch *l, size_t n)
 	return -EMFILE;
 }
 
+/* A saved document larger than this is not one (a 1 000-node run of two rails is ~400 MB). */
+#define FROM_MAX ((size_t)2 << 30)
+
+/* The whole of regular file @path; 0 or -errno (-EFBIG over FROM_MAX, -EINVAL not a regular file). */
+static int read_saved(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	ssize_t n = 1;
+	size_t size;
+	int ret = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else if ((uint64_t)st.st_size > FROM_MAX)
+		ret = -EFBIG;
+	size = ret ? 0 : (size_t)st.st_size;
+	if (!ret && !(*out = malloc(size + 1)))
+		ret = -ENOMEM;
+	while (!ret && n > 0 && *len < size) {
+		n = read(fd, *out + *len, size - *len);
+		if (n < 0 && errno != EINTR)
+			ret = -errno;
+		else if (n > 0)
+			*len += (size_t)n;
+	}
+	close(fd);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		return ret;
+	}
+	(*out)[*len] = '\0';
+	return 0;
+}
+
+/* --from FILE: what of the saved run carries over to @nodes; 0 or -EINVAL (said). */
+static int from_plan(struct ctx *ctx, const char *path, const struct hostlist *nodes,
+		     struct resume *rs)
+{
+	struct saved_run sv;
+	char err[512] = "", safe[512], *text;
+	size_t len;
+	int ret = read_saved(path, &text, &len);
+
+	text_safe(path, safe, sizeof(safe), 0);
+	if (ret) {
+		log_err(ctx, "Failed to read --from '%s': %s", safe, ret == -EINVAL ? "not a regular file" :
+			ret == -EFBIG ? "larger than 2 GiB: not a saved run" : strerror(-ret));
+		return -EINVAL;
+	}
+	ret = saved_run_read(text, len, &sv, err, sizeof(err));
+	free(text);
+	if (ret) {
+		log_err(ctx, "Failed to read --from '%s': %s", safe, ret == -ENOMEM ? strerror(ENOMEM) : err);
+		return -EINVAL;
+	}
+	ret = resume_plan(&sv, nodes->names, (uint32_t)nodes->n, rs);
+	if (ret == -ENOENT)
+		log_err(ctx, "Failed to resume --from '%s': it shares fewer than two nodes with -w; it is "
+			"the run of other nodes", safe);
+	else if (ret)
+		log_err(ctx, "Failed to resume --from '%s': %s", safe, strerror(-ret));
+	saved_run_free(&sv);
+	return ret ? -EINVAL : 0;
+}
+
+/* --save FILE: refused now, not after minutes of running, when it cannot be written. */
+static int save_check(struct ctx *ctx, const char *path)
+{
+	struct outfile of;
+
+	if (outfile_open(ctx, &of, path, "the run's document (--save)", OUTFILE_FORCE))
+		return -EINVAL;
+	outfile_discard(&of);
+	return 0;
+}
+
 static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
 			 const char *peer)
 {
 	struct html_out h = { .ctx = ctx };
+	struct resume rs = { 0 };
 	int ret;
 
 	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
@@ -900,9 +994,14 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 	}
 	if (agents_fit(ctx, &a->cl.launch, nodes->n))
 		return RC_USAGE;
+	if ((a->cl.save && save_check(ctx, a->cl.save)) || (a->from && from_plan(ctx, a->from, nodes, &rs)))
+		return RC_USAGE;
+	a->cl.from = a->from ? &rs : NULL;
 	if (a->html) {
-		if (outfile_open(ctx, &h.of, a->html, "report", OUTFILE_FORCE))
+		if (outfile_open(ctx, &h.of, a->html, "report", OUTFILE_FORCE)) {
+			resume_free(&rs);
 			return h.of.refused ? RC_USAGE : RC_PROBLEM;
+		}
 		h.open = true;
 		a->cl.done = html_done;
 		a->cl.done_arg = &h;
@@ -911,6 +1010,10 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 	/* The run ended before its report: no page. */
 	if (h.open)
 		outfile_discard(&h.of);
+	resume_free(&rs);
+	/* Stopped by a signal, its steps done saved: end of it, as without --save. */
+	if (ret == -EINTR && launch_stopped())
+		raise(launch_stopped());
 	if (ret < 0)
 		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
 	return ret ? RC_PROBLEM : RC_OK;

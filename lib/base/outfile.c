@@ -18,22 +18,35 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * The temporary file being written, for the signal handler, which may only
- * look at static storage.  One output file at a time: no command writes two.
+ * The temporary files being written, for the signal handler, which may
+ * only look at static storage.  Two at a time at most: probe -w writes its
+ * --save document while its --html page is open.
  */
-static char pending[4096];
-static volatile sig_atomic_t armed;
+#define SLOTS 2
+static char pending[SLOTS][4096];
+static volatile sig_atomic_t armed[SLOTS];
 
 /* Signals that end the program and must not leave the temporary file behind. */
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction saved_fatal[ARRAY_SIZE(fatal_signals)];
 static struct sigaction saved_xfsz;
+static bool caught[ARRAY_SIZE(fatal_signals)];
+static unsigned int open_files;	/* the signals are caught while any is open */
+
+static void unlink_armed(void)
+{
+	size_t i;
+
+	for (i = 0; i < SLOTS; i++) {
+		if (armed[i])
+			unlink(pending[i]);
+		armed[i] = 0;
+	}
+}
 
 static void on_fatal_signal(int sig)
 {
-	if (armed)
-		unlink(pending);
-	armed = 0;
+	unlink_armed();
 	/* SA_RESETHAND put back the default action: die of @sig as we would have. */
 	raise(sig);
 }
@@ -49,16 +62,29 @@ static void block_fatal(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
+/*
+ * Caught only where the action is the default one: an ignored signal
+ * (nohup's SIGHUP) stays ignored, and a handler of the caller's (a
+ * launcher's, which ends its run and then the program) stays in charge:
+ * the file is then finished or dropped by the code that wrote it.
+ */
 static void catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESETHAND };
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	size_t i;
 
+	if (open_files++)
+		return;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaddset(&sa.sa_mask, fatal_signals[i]);
-	catch_unless_ignored(fatal_signals, ARRAY_SIZE(fatal_signals), &sa, saved_fatal);
+	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++) {
+		sigaction(fatal_signals[i], NULL, &saved_fatal[i]);
+		caught[i] = saved_fatal[i].sa_handler == SIG_DFL;
+		if (caught[i])
+			sigaction(fatal_signals[i], &sa, NULL);
+	}
 	/* Over "ulimit -f", write() then fails with EFBIG, which we can report. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGXFSZ, &ign, &saved_xfsz);
@@ -66,10 +92,16 @@ static void catch_signals(void)
 
 static void restore_signals(void)
 {
+	struct sigaction now;
 	size_t i;
 
+	if (!open_files || --open_files)
+		return;
+	/* Not over a handler set since (a launcher's thread starting meanwhile). */
 	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		sigaction(fatal_signals[i], &saved_fatal[i], NULL);
+		if (caught[i] && !sigaction(fatal_signals[i], NULL, &now) &&
+		    now.sa_handler == on_fatal_signal)
+			sigaction(fatal_signals[i], &saved_fatal[i], NULL);
 	sigaction(SIGXFSZ, &saved_xfsz, NULL);
 }
 
@@ -82,9 +114,11 @@ static void drop_tmp(struct outfile *of)
 		close(of->fd);
 	of->fd = -1;
 	block_fatal(&old);
-	if (armed)
-		unlink(pending);
-	armed = 0;
+	if (of->slot >= 0 && armed[of->slot])
+		unlink(pending[of->slot]);
+	if (of->slot >= 0)
+		armed[of->slot] = 0;
+	of->slot = -1;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -190,24 +224,28 @@ static int check_target(const struct ctx *ctx, struct outfile *of)
 static int create_tmp(const struct ctx *ctx, struct outfile *of)
 {
 	sigset_t old;
-	int ret = 0;
+	int ret = 0, k;
 
-	/* One output file at a time: the signal handler knows of one. */
-	if (armed) {
+	/* The signal handler knows of SLOTS files at once. */
+	for (k = 0; k < SLOTS && armed[k]; k++)
+		;
+	if (k == SLOTS) {
 		say_errno(ctx, of, EBUSY);
 		return -EBUSY;
 	}
-	if ((size_t)snprintf(pending, sizeof(pending), "%s.XXXXXX", of->path) >= sizeof(pending)) {
+	if ((size_t)snprintf(pending[k], sizeof(pending[k]), "%s.XXXXXX", of->path) >= sizeof(pending[k])) {
 		say_errno(ctx, of, ENAMETOOLONG);
 		return -ENAMETOOLONG;
 	}
 	/* Blocked, so that a signal sees either no file or its whole name. */
 	block_fatal(&old);
-	of->fd = mkostemp(pending, O_CLOEXEC);
-	if (of->fd < 0)
+	of->fd = mkostemp(pending[k], O_CLOEXEC);
+	if (of->fd < 0) {
 		ret = -errno;
-	else
-		armed = 1;
+	} else {
+		armed[k] = 1;
+		of->slot = k;
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		say_errno(ctx, of, -ret);
@@ -231,7 +269,7 @@ int outfile_open(const struct ctx *ctx, struct outfile *of, const char *path,
 {
 	int ret;
 
-	*of = (struct outfile){ .path = path, .what = what, .flags = flags, .fd = -1 };
+	*of = (struct outfile){ .path = path, .what = what, .flags = flags, .fd = -1, .slot = -1 };
 	ret = outfile_is_stdout(of) ? 0 : check_target(ctx, of);
 	if (ret)
 		return ret;
@@ -307,11 +345,13 @@ static int put_in_place(const struct ctx *ctx, struct outfile *of)
 		return ret;
 	block_fatal(&old);
 	if (force)
-		ret = rename(pending, of->path) ? -errno : 0;
+		ret = rename(pending[of->slot], of->path) ? -errno : 0;
 	else
-		ret = rename_noreplace(pending, of->path);
-	if (!ret)
-		armed = 0;
+		ret = rename_noreplace(pending[of->slot], of->path);
+	if (!ret) {
+		armed[of->slot] = 0;
+		of->slot = -1;
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret == -EEXIST && !force) {
 		of->refused = true;

@@ -14,7 +14,10 @@
  *     file and renamed into place (without replacing anything unless
  *     OUTFILE_FORCE), so the target is whole or untouched;
  *   - the temporary file is removed on every error and on SIGINT, SIGTERM
- *     and SIGHUP; SIGXFSZ is ignored meanwhile, so "ulimit -f" gives EFBIG.
+ *     and SIGHUP (unless a handler of the caller's is in charge of them:
+ *     it then ends the program its own way, after the file is finished or
+ *     discarded); SIGXFSZ is ignored meanwhile, so "ulimit -f" gives EFBIG;
+ *   - two files may be open at once (probe -w's --save and --html).
  *
  * Each function prints its own message ("Failed to write snapshot 'X':
  * No space left on device"), so every command says the same thing.
@@ -38,6 +41,7 @@ struct outfile {
 	unsigned int flags;
 	int fd;			/* the temporary file, or 1; -1 when closed */
 	int err;		/* first write error, -errno */
+	int slot;		/* the signal handler's slot of its temporary file, -1 none */
 	/*
 	 * The target was refused for what it is (it exists, a link, a
 	 * directory, a device...): a usage error, not a failed write.

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@
 #include "base/progress.h"
 #include "cluster/coord.h"
 #include "cluster/rdv.h"
+#include "cluster/resume.h"
+#include "cluster/runsave.h"
 #include "cluster/stepper.h"
 #include "probe/probe_auth.h"
 
@@ -87,6 +90,13 @@ struct coord {
 	struct linkmap map;
 	struct progress steps;		/* on a terminal: the step, the time left */
 	unsigned int steps_done, steps_total;
+	/* The run so far, for its facts (run_json()) whenever they are saved. */
+	const struct schedule *sched;
+	unsigned int main_done;		/* the schedule's steps done */
+	size_t retest_steps;
+	double join_s;
+	long probe_t0;			/* when the first step started */
+	struct runsave save;		/* --save */
 };
 
 /* Joined, not gone, and not yet told goodbye (its connection then closed). */
@@ -392,7 +402,8 @@ static void node_gone(struct coord *co, uint32_t i, const char *why)
 	struct cnode *nd = &co->nodes[i];
 	size_t k;
 
-	if (nd->down)
+	/* Once a signal stops the run, its agents end: that makes no node down. */
+	if (nd->down || launch_stopped())
 		return;
 	nd->down = true;
 	snprintf(nd->why, sizeof(nd->why), "%s", why);
@@ -534,6 +545,13 @@ static void pump(struct coord *co, int ms, bool accepting)
 	char drain[64];
 
 	p[n++] = (struct pollfd){ .fd = co->wake[0], .events = POLLIN };
+	/* Stopped by a signal: nothing the agents say counts now; only wait, for the launcher. */
+	if (launch_stopped()) {
+		if (poll(p, 1, ms) > 0 && read(co->wake[0], drain, sizeof(drain)) < 0) {
+			/* it only wakes us */
+		}
+		return;
+	}
 	if (accepting)
 		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
 	for (i = 0; accepting && i < PENDING_MAX; i++)
@@ -626,7 +644,7 @@ static void wait_jobs(struct coord *co, long ms, bool ready)
 		for (k = 0; k < co->njobs; k++)
 			if (!co->jobs[k].done && !(ready && co->jobs[k].ready))
 				break;
-		if (k == co->njobs || rdv_ms() >= end)
+		if (k == co->njobs || rdv_ms() >= end || launch_stopped())
 			return;
 		pump(co, 200, false);
 	}
@@ -698,8 +716,12 @@ static int run_step(struct coord *co, const struct sched_step *st, uint32_t roun
 	if (ret)
 		return ret;
 	start_servers(co);
-	start_clients(co);
+	if (!launch_stopped())
+		start_clients(co);
 	wait_jobs(co, step_budget_ms(co), false);
+	/* A step cut short is not done: none of its results count, --from runs it again. */
+	if (launch_stopped())
+		return -EINTR;
 	for (k = 0; k < co->njobs; k++)
 		job_fail(&co->jobs[k], CAUSE_TIMEOUT, "no result within %ld s", step_budget_ms(co) / 1000);
 	for (i = 0; i < co->n; i++)
@@ -720,6 +742,7 @@ static void progress(struct coord *co, uint32_t round, bool retest)
 }
 
 static void downs_to_map(struct coord *co);
+static void checkpoint(struct coord *co, bool now);
 
 /* The stepper's step (stepper.h): one step through the agents. */
 static int agents_step(void *arg, const struct sched_step *st, uint32_t round)
@@ -731,7 +754,15 @@ static int agents_step(void *arg, const struct sched_step *st, uint32_t round)
 	ret = run_step(co, st, round);
 	/* A node gone explains its links: no retest of them. */
 	downs_to_map(co);
-	return ret;
+	if (ret)
+		return ret;
+	if (round)
+		co->main_done++;
+	else
+		co->retest_steps++;
+	/* Saved now and then, and at once after the schedule's last step. */
+	checkpoint(co, round && co->main_done == co->sched->n);
+	return 0;
 }
 
 static void agents_more(void *arg, size_t n)
@@ -777,8 +808,8 @@ static void gather(struct coord *co)
 		pump(co, 200, true);
 		for (i = waiting = 0; i < co->n; i++)
 			waiting += !co->nodes[i].joined && !lost(co, i);
-	} while (waiting && rdv_ms() < end);
-	for (i = 0; i < co->n; i++)
+	} while (waiting && rdv_ms() < end && !launch_stopped());
+	for (i = 0; i < co->n && !launch_stopped(); i++)
 		if (!co->nodes[i].joined && !co->nodes[i].down) {
 			co->nodes[i].down = true;
 			snprintf(co->nodes[i].why, sizeof(co->nodes[i].why),
@@ -866,6 +897,10 @@ static void estimate(struct coord *co, const struct schedule *s)
 		"(%zu steps of %.1f s) after the launcher has started the agents\n", co->n,
 		co->cfg->pairs_file ? "pairs from --pairs" : pattern_name(co->cfg->pattern), s->rounds,
 		s->n, tests, run_s(co, s), s->n, co->cfg->test_s + 1);
+	if (co->cfg->from)
+		fprintf(stderr, "rdmactl probe: resumed (--from): %zu link(s) of the saved run carried "
+			"over, %zu of its links to test again, %u of its nodes in this run\n",
+			co->cfg->from->ncarry, co->cfg->from->reopened, co->cfg->from->common);
 }
 
 static uint32_t joined(const struct coord *co)
@@ -949,6 +984,8 @@ static int start(struct coord *co, char **argv)
 	/* Every agent runs for the whole run: all at once, and ended by the coordinator. */
 	co->launch.fanout = co->n;
 	co->launch.node_timeout = 86400;
+	/* A signal ends the agents, then the run here: its steps done saved first. */
+	co->launch.keep_signal = true;
 	ret = pthread_create(&co->thread, NULL, launch_thread, co);
 	if (ret)
 		return -ret;
@@ -956,25 +993,58 @@ static int start(struct coord *co, char **argv)
 	return 0;
 }
 
-/* The run's facts for -j, and the times of its rounds for text. */
-static void run_info(struct coord *co, const struct schedule *s, double join_s, double probe_s,
-		     size_t retest_steps)
+static double since(long t0)
+{
+	return (double)(rdv_ms() - t0) / 1000;
+}
+
+/* "SIGINT" for SIGINT. */
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	snprintf(buf, len, "SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	return buf;
+}
+
+/* Tests of the schedule's steps not done yet (on every rail). */
+static size_t tests_left(const struct coord *co)
+{
+	struct schedule rest = { .steps = co->sched->steps + co->main_done,
+				 .n = co->sched->n - co->main_done };
+
+	return schedule_tests(&rest, co->rails);
+}
+
+/*
+ * The run's facts, as -j and --save have them.  @complete: the run ended
+ * (its retests too); else @sig, the signal that stopped it (0: it was
+ * still running when saved).
+ */
+static struct json_object *run_json(struct coord *co, bool complete, int sig)
 {
 	struct json_object *o = json_object_new_object(), *names = json_object_new_array();
-	uint32_t i, n = joined(co);
+	const struct schedule *s = co->sched;
+	double probe_s = co->probe_t0 ? since(co->probe_t0) : 0;
+	char signame[32];
+	uint32_t i;
 
 	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
 	row_int(o, "nodes", co->n);
-	row_int(o, "joined", n);
+	row_int(o, "joined", joined(co));
 	row_int(o, "rails", co->rails);
 	row_int(o, "rounds", s->rounds);
 	row_int(o, "steps", (int64_t)s->n);
-	row_int(o, "retest_steps", (int64_t)retest_steps);
-	row_double(o, "start_s", join_s, 1);
+	row_int(o, "retest_steps", (int64_t)co->retest_steps);
+	row_double(o, "start_s", co->join_s, 1);
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
 	row_str(o, "version", RDMACTL_VERSION);
+	/* Whether it ended, and what a later --from finds still open. */
+	row_bool(o, "complete", complete);
+	row_str(o, "stopped", sig ? sig_name(sig, signame, sizeof(signame)) : NULL);
+	row_int(o, "steps_done", co->main_done);
+	row_int(o, "tests_left", (int64_t)tests_left(co));
+	row_int(o, "carried", co->cfg->from ? (int64_t)co->cfg->from->ncarry : 0);
 	/* The nodes in the hostlist's order: a report draws its matrix in it. */
 	for (i = 0; names && i < co->n; i++)
 		json_object_array_add(names, json_object_new_string(co->names[i]));
@@ -982,17 +1052,61 @@ static void run_info(struct coord *co, const struct schedule *s, double join_s, 
 		json_object_object_add(o, "names", names);
 	else
 		json_object_put(names);
+	return o;
+}
+
+/* The run's facts for -j, and the times of its rounds for text. */
+static void run_info(struct coord *co)
+{
+	const struct schedule *s = co->sched;
+	struct json_object *o = run_json(co, true, 0);
+	double probe_s = co->probe_t0 ? since(co->probe_t0) : 0;
+	uint32_t n = joined(co);
+
 	co->run = json_object_get(o);
 	json_attach(co->ctx, "run", o);
 	if (!n) {
 		print_text(co->ctx, "0 of %u nodes joined in %.1f s through %s: no round ran\n", co->n,
-			   join_s, launcher_name(co->cfg->launch.launcher));
+			   co->join_s, launcher_name(co->cfg->launch.launcher));
 		return;
 	}
 	print_text(co->ctx, "%u of %u nodes joined in %.1f s through %s; %u round(s) in %.1f s (%.1f s a "
-		   "round), %zu retest step(s), %u rail(s)\n", n, co->n, join_s,
+		   "round), %zu retest step(s), %u rail(s)\n", n, co->n, co->join_s,
 		   launcher_name(co->cfg->launch.launcher), s->rounds, probe_s,
-		   s->rounds ? probe_s / s->rounds : 0, retest_steps, co->rails);
+		   s->rounds ? probe_s / s->rounds : 0, co->retest_steps, co->rails);
+	if (co->cfg->from)
+		print_text(co->ctx, "%zu link(s) carried over from the saved run (--from), measured "
+			   "then; %zu of its links tested again\n", co->cfg->from->ncarry,
+			   co->cfg->from->reopened);
+}
+
+/* --save: the run as it stands, now (@now) or when the spacing allows. */
+static void checkpoint(struct coord *co, bool now)
+{
+	struct json_object *run;
+
+	if (!co->cfg->save || (!now && !runsave_due(&co->save)))
+		return;
+	run = run_json(co, false, launch_stopped());
+	if (run)
+		runsave_write(&co->save, &co->map, run);
+	json_object_put(run);
+}
+
+/* A signal stopped the run: what is kept, and how to go on. */
+static void say_stopped(struct coord *co)
+{
+	char name[32];
+
+	sig_name(launch_stopped(), name, sizeof(name));
+	if (co->cfg->save && !co->save.err)
+		fprintf(stderr, "rdmactl probe: stopped by %s after %u of %zu step(s); the steps done are "
+			"in '%s': --from it runs the rest\n", name, co->main_done, co->sched->n,
+			co->cfg->save);
+	else
+		fprintf(stderr, "rdmactl probe: stopped by %s after %u of %zu step(s)%s\n", name,
+			co->main_done, co->sched->n, co->cfg->save ? "" : " (--save FILE keeps "
+			"the steps done of a run cut short)");
 }
 
 static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *nodes,
@@ -1044,11 +1158,6 @@ static void coord_free(struct coord *co)
 	explicit_bzero(co->token, sizeof(co->token));
 }
 
-static double since(long t0)
-{
-	return (double)(rdv_ms() - t0) / 1000;
-}
-
 /* No round can run: said once, with the nodes; each one's cause is in the findings. */
 static void none_joined(const struct coord *co)
 {
@@ -1061,12 +1170,25 @@ static void none_joined(const struct coord *co)
 	free(list);
 }
 
+/* The map, with what a saved run carries over (--from). */
+static int map_start(struct coord *co)
+{
+	struct resume *rs = co->cfg->from;
+
+	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
+	if (!rs)
+		return 0;
+	if (co->rails > rs->rails)
+		log_warn(co->ctx, "the saved run (--from) probed %u rail(s), this one %u: the links it "
+			 "carries over are not measured on the others", rs->rails, co->rails);
+	return resume_carry(rs, &co->map);
+}
+
 /* Start the agents, run @s and the retests, end the agents; the link map filled. */
 static int drive(struct coord *co, const struct schedule *s, char **argv)
 {
 	struct stepper sp = { .step = agents_step, .more = agents_more, .arg = co, .map = &co->map };
-	long t0 = rdv_ms(), t1;
-	double join_s;
+	long t0 = rdv_ms();
 	size_t rsteps = 0;
 	int ret = start(co, argv);
 
@@ -1075,21 +1197,28 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 		return ret;
 	}
 	gather(co);
-	join_s = since(t0);
+	co->join_s = since(t0);
 	co->rails = rails_common(co);
-	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
+	ret = map_start(co);
 	co->steps_total = (unsigned int)s->n;
 	progress_init(&co->steps, co->steps_total);
-	t1 = rdv_ms();
-	if (joined(co))
+	co->probe_t0 = rdv_ms();
+	downs_to_map(co);
+	checkpoint(co, true);
+	if (!ret && !launch_stopped() && joined(co))
 		ret = stepper_run(&sp, s, co->cfg->retest, &rsteps);
-	else
+	else if (!ret && !launch_stopped())
 		none_joined(co);
 	progress_end(&co->steps);
 	say_bye(co);
 	downs_to_map(co);
+	if (launch_stopped()) {
+		checkpoint(co, true);
+		say_stopped(co);
+		return -EINTR;
+	}
 	if (!ret)
-		run_info(co, s, join_s, since(t1), rsteps);
+		run_info(co);
 	return ret;
 }
 
@@ -1105,6 +1234,9 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		log_err(ctx, "Failed to start the cluster probe: %s", strerror(-ret));
 	if (!ret)
 		ret = schedule_for(&co, &s);
+	/* Resumed: only what the saved run left open. */
+	if (!ret && cfg->from)
+		ret = resume_filter(cfg->from, &s);
 	if (!ret)
 		ret = too_long(&co, &s);
 	if (!ret)
@@ -1113,12 +1245,17 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 		ret = -ENOMEM;
 	if (!ret) {
 		estimate(&co, &s);
+		co.sched = &s;
+		co.save = (struct runsave){ .ctx = ctx, .path = cfg->save };
 		ret = drive(&co, &s, argv);
 	}
 	if (!ret)
 		ret = linkmap_analyse(&co.map);
 	if (!ret)
 		ret = linkmap_print(ctx, &co.map);
+	/* The complete document, as -j has it. */
+	if (ret >= 0 && cfg->save && co.run && runsave_write(&co.save, &co.map, co.run))
+		ret = -EIO;
 	if (ret >= 0 && cfg->done) {
 		int dret = cfg->done(cfg->done_arg, &co.map, co.run);
 

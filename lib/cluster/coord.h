@@ -21,6 +21,7 @@
 
 struct ctx;
 struct json_object;
+struct resume;
 
 struct coord_cfg {
 	struct probe_cfg probe;		/* the test of every pair (port: the first rail's) */
@@ -36,6 +37,13 @@ struct coord_cfg {
 	const char *rdmactl;		/* rdmactl on the nodes (--rdmactl) */
 	struct launch launch;		/* launcher; node_timeout: time to join (argv set here) */
 	/*
+	 * --save FILE: the -j document written to FILE as the run goes
+	 * (runsave.h), marked incomplete until the run ends; or NULL.
+	 */
+	const char *save;
+	/* --from FILE: what a saved run carries over (resume.h), or NULL. */
+	struct resume *from;
+	/*
 	 * After the report, with the analysed link map and the run's facts
 	 * as -j has them (probe -w --html), or NULL: 0 or -errno (said).
 	 */
@@ -43,7 +51,12 @@ struct coord_cfg {
 	void *done_arg;
 };
 
-/* Run it on @nodes and print the report: 0 or 1 (a finding failed), or -errno (said). */
+/*
+ * Run it on @nodes and print the report: 0 or 1 (a finding failed), or
+ * -errno (said).  -EINTR: SIGINT, SIGTERM or SIGHUP stopped the run
+ * (launch_stopped() says which); the agents are ended, the steps done
+ * saved (--save), nothing printed: the caller ends of that signal.
+ */
 int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *cfg);
 
 #endif

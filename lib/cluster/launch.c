@@ -275,6 +275,11 @@ static void group_track(pid_t pid, bool on)
 		}
 }
 
+int launch_stopped(void)
+{
+	return stop_sig;
+}
+
 void launch_abort(void)
 {
 	size_t i;
@@ -1105,7 +1110,7 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 		for (i = 0; i < 3; i++)
 			sigaction(sigs[i], &old[i], NULL);
 		/* The report of a run cut short is no report: end as the signal says. */
-		if (stop_sig)
+		if (stop_sig && !l->keep_signal)
 			raise(stop_sig);
 		if (ret && !r.err[0])
 			snprintf(r.err, sizeof(r.err), "%s: %s", launcher_name(l->launcher), strerror(-ret));

@@ -61,6 +61,12 @@ struct launch {
 	 * from the environment of the local shell it starts.
 	 */
 	const char *input;
+	/*
+	 * On SIGINT, SIGTERM or SIGHUP, return once the launchers have ended
+	 * instead of ending rdmactl: the caller saves what it must and raises
+	 * launch_stopped() itself (probe -w --save).
+	 */
+	bool keep_signal;
 };
 
 /*
@@ -69,7 +75,7 @@ struct launch {
  * -errno when the launcher itself could not be started (then every node
  * is also reported failed).  SIGINT, SIGTERM or SIGHUP meanwhile ends the
  * launchers and all they started, then rdmactl, of that signal: it does
- * not return.
+ * not return (unless @l->keep_signal).
  */
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink);
@@ -90,6 +96,9 @@ size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
  * another thread, that the run is over.
  */
 void launch_abort(void);
+
+/* The signal that stopped the last launch_run(), 0 when none did; safe from any thread. */
+int launch_stopped(void);
 
 /*
  * The launcher @name (--launcher), else RDMACTL_LAUNCHER, else the

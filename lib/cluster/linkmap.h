@@ -220,6 +220,17 @@ int linkmap_print(struct ctx *ctx, const struct linkmap *m);
 struct json_object *linkmap_link_json(const struct linkmap *m, const struct link_result *r);
 struct json_object *linkmap_finding_json(const struct linkmap *m, const struct finding *f);
 
+/*
+ * The document linkmap_print() attaches under -j, with @run (the run's
+ * facts) as its "run", written a piece at a time through @put (0 or
+ * -errno) rather than built as one json-c tree: probe -w --save writes it
+ * while the run goes, and a 1 000-node run has a million links.  Call
+ * linkmap_analyse() first.  0, -ENOMEM, or @put's error.
+ */
+typedef int (*linkmap_put)(void *arg, const char *buf, size_t len);
+int linkmap_write_json(const struct linkmap *m, struct json_object *run, linkmap_put put,
+		       void *arg);
+
 void linkmap_free(struct linkmap *m);
 
 const char *link_cause_name(enum link_cause c);	/* "roce_blocked", ... */

@@ -217,7 +217,7 @@ static struct json_object *matrix_rows(const struct linkmap *m, const struct cel
 }
 
 /* {"names": [...], "gbps": [[null, 97.1], ...], "lat_us": ...}: null where nothing measured ok. */
-static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct cell *cells)
+static struct json_object *matrix_json(const struct linkmap *m, const struct cell *cells)
 {
 	struct json_object *mx = json_object_new_object(), *names = json_object_new_array();
 	uint32_t i;
@@ -225,7 +225,7 @@ static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct ce
 	if (!mx || !names) {
 		json_object_put(mx);
 		json_object_put(names);
-		return -ENOMEM;
+		return NULL;
 	}
 	for (i = 0; i < m->nodes; i++)
 		json_object_array_add(names, json_object_new_string(m->names[i]));
@@ -233,8 +233,7 @@ static int matrix_json(struct ctx *ctx, const struct linkmap *m, const struct ce
 	json_object_object_add(mx, "gbps", matrix_rows(m, cells, false));
 	if (any_latency(cells, m->nodes))
 		json_object_object_add(mx, "lat_us", matrix_rows(m, cells, true));
-	json_attach(ctx, "matrix", mx);
-	return 0;
+	return mx;
 }
 
 /* ---- JSON: links and findings ---- */
@@ -336,24 +335,10 @@ struct counts {
 	size_t untested;	/* directed links between nodes that took part, not measured */
 };
 
-static void summary(struct ctx *ctx, const struct linkmap *m, const struct counts *c)
+static struct json_object *summary_json(const struct linkmap *m, const struct counts *c)
 {
-	struct json_object *s;
+	struct json_object *s = json_object_new_object();
 
-	if (!ctx->json) {
-		print_text(ctx, "\n%zu link%s measured, %zu failed, median %s Gb/s", c->links,
-			   c->links == 1 ? "" : "s", c->failed, lm_gbps(m->median_gbps));
-		if (m->median_lat_us >= 0)
-			print_text(ctx, ", median latency %.1f us", m->median_lat_us);
-		if (c->down)
-			print_text(ctx, "; %zu node%s down", c->down, c->down == 1 ? "" : "s");
-		if (c->untested)
-			print_text(ctx, "; %zu link%s untested (--pattern pairs measures every one)",
-				   c->untested, c->untested == 1 ? "" : "s");
-		print_text(ctx, "\n");
-		return;
-	}
-	s = json_object_new_object();
 	row_int(s, "nodes", m->nodes);
 	row_int(s, "links", (int64_t)c->links);
 	row_int(s, "failed", (int64_t)c->failed);
@@ -361,7 +346,25 @@ static void summary(struct ctx *ctx, const struct linkmap *m, const struct count
 	row_int(s, "untested", (int64_t)c->untested);
 	row_int(s, "findings", (int64_t)m->nfind);
 	row_int(s, "failures", (int64_t)c->failures);
-	json_attach(ctx, "summary", s);
+	return s;
+}
+
+static void summary(struct ctx *ctx, const struct linkmap *m, const struct counts *c)
+{
+	if (ctx->json) {
+		json_attach(ctx, "summary", summary_json(m, c));
+		return;
+	}
+	print_text(ctx, "\n%zu link%s measured, %zu failed, median %s Gb/s", c->links,
+		   c->links == 1 ? "" : "s", c->failed, lm_gbps(m->median_gbps));
+	if (m->median_lat_us >= 0)
+		print_text(ctx, ", median latency %.1f us", m->median_lat_us);
+	if (c->down)
+		print_text(ctx, "; %zu node%s down", c->down, c->down == 1 ? "" : "s");
+	if (c->untested)
+		print_text(ctx, "; %zu link%s untested (--pattern pairs measures every one)",
+			   c->untested, c->untested == 1 ? "" : "s");
+	print_text(ctx, "\n");
 }
 
 static void findings_text(struct ctx *ctx, const struct linkmap *m)
@@ -412,39 +415,181 @@ static int text_report(struct ctx *ctx, const struct linkmap *m, const struct ce
 	return ret;
 }
 
+/* The document's small keys before its links, as -j has them: medians, --slow, matrix. */
+static struct json_object *head_json(const struct linkmap *m, const struct cell *cells)
+{
+	struct json_object *h = json_object_new_object(), *mx = NULL;
+
+	if (!h)
+		return NULL;
+	json_object_object_add(h, "median_gbps", jdouble(m->median_gbps, 2));
+	json_object_object_add(h, "median_lat_us",
+			       m->median_lat_us >= 0 ? jdouble(m->median_lat_us, 2) : NULL);
+	json_object_object_add(h, "slow", jdouble(m->slow, 2));
+	if (m->nodes <= MATRIX_MAX && cells) {
+		if (!(mx = matrix_json(m, cells))) {
+			json_object_put(h);
+			return NULL;
+		}
+		json_object_object_add(h, "matrix", mx);
+	}
+	return h;
+}
+
 static int json_report(struct ctx *ctx, const struct linkmap *m, const struct cell *cells)
 {
-	int ret = 0;
+	struct json_object *h = head_json(m, cells);
+	int ret;
 
-	json_attach(ctx, "median_gbps", jdouble(m->median_gbps, 2));
-	json_attach(ctx, "median_lat_us", m->median_lat_us >= 0 ? jdouble(m->median_lat_us, 2) : NULL);
-	json_attach(ctx, "slow", jdouble(m->slow, 2));
-	if (m->nodes <= MATRIX_MAX && cells)
-		ret = matrix_json(ctx, m, cells);
-	if (!ret)
-		ret = attach_links(ctx, m);
+	if (!h)
+		return -ENOMEM;
+	json_object_object_foreach(h, key, val)
+		json_attach(ctx, key, json_object_get(val));
+	json_object_put(h);
+	ret = attach_links(ctx, m);
 	if (!ret)
 		ret = attach_findings(ctx, m);
 	return ret;
 }
 
+/* What the report is made of, either way. */
+struct report {
+	struct lm_state st;	/* the links that count */
+	struct counts c;
+	struct cell *cells;	/* up to MATRIX_MAX nodes, the matrix's; else NULL */
+};
+
+/* 0 or -ENOMEM (nothing to free then). */
+static int report_begin(const struct linkmap *m, struct report *r)
+{
+	int ret = lm_state_make(m, &r->st);
+
+	r->cells = NULL;
+	if (ret)
+		return ret;
+	count(&r->st, &r->c);
+	if (m->nodes <= MATRIX_MAX && !(r->cells = cells_of(&r->st))) {
+		lm_state_free(&r->st);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void report_end(struct report *r)
+{
+	free(r->cells);
+	lm_state_free(&r->st);
+}
+
+/* ---- the same document, written a link at a time ---- */
+
+struct writer {
+	linkmap_put put;
+	void *arg;
+	int err;
+};
+
+static void w_str(struct writer *w, const char *s)
+{
+	if (!w->err)
+		w->err = w->put(w->arg, s, strlen(s));
+}
+
+/* @o (NULL: null) as compact JSON, valid UTF-8 whatever a node's name holds; @o is put. */
+static void w_val(struct writer *w, struct json_object *o)
+{
+	json_make_utf8(o);
+	w_str(w, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* The same for an object just made: NULL is out of memory. */
+static void w_obj(struct writer *w, struct json_object *o)
+{
+	if (!o && !w->err)
+		w->err = -ENOMEM;
+	if (o)
+		w_val(w, o);
+}
+
+static void w_key(struct writer *w, const char *key, bool first)
+{
+	w_str(w, first ? "{\"" : ",\"");
+	w_str(w, key);
+	w_str(w, "\":");
+}
+
+static struct json_object *nth_link(const struct linkmap *m, size_t i)
+{
+	return linkmap_link_json(m, &m->res[i]);
+}
+
+static struct json_object *nth_finding(const struct linkmap *m, size_t i)
+{
+	return linkmap_finding_json(m, &m->find[i]);
+}
+
+/* ,"KEY":[...] of @n objects made one at a time by @nth. */
+static void w_array(struct writer *w, const char *key, const struct linkmap *m, size_t n,
+		    struct json_object *(*nth)(const struct linkmap *m, size_t i))
+{
+	size_t i;
+
+	w_key(w, key, false);
+	w_str(w, "[");
+	for (i = 0; i < n && !w->err; i++) {
+		w_str(w, i ? "," : "");
+		w_obj(w, nth(m, i));
+	}
+	w_str(w, "]");
+}
+
+static void w_body(struct writer *w, const struct linkmap *m, const struct cell *cells,
+		   const struct counts *c)
+{
+	struct json_object *h = head_json(m, cells);
+
+	if (!h && !w->err)
+		w->err = -ENOMEM;
+	json_object_object_foreach(h, key, val) {
+		w_key(w, key, false);
+		w_val(w, json_object_get(val));
+	}
+	json_object_put(h);
+	w_array(w, "links", m, m->n, nth_link);
+	w_array(w, "findings", m, m->nfind, nth_finding);
+	w_key(w, "summary", false);
+	w_obj(w, summary_json(m, c));
+	w_str(w, "}\n");
+}
+
+int linkmap_write_json(const struct linkmap *m, struct json_object *run, linkmap_put put,
+		       void *arg)
+{
+	struct writer w = { .put = put, .arg = arg };
+	struct report r;
+
+	w.err = report_begin(m, &r);
+	if (w.err)
+		return w.err;
+	w_key(&w, "run", true);
+	w_obj(&w, json_object_get(run));
+	w_body(&w, m, r.cells, &r.c);
+	report_end(&r);
+	return w.err;
+}
+
 int linkmap_print(struct ctx *ctx, const struct linkmap *m)
 {
-	struct lm_state st;
-	struct cell *cells = NULL;
-	struct counts c;
-	int ret = lm_state_make(m, &st);
+	struct report r;
+	int ret = report_begin(m, &r);
 
 	if (ret)
 		return ret;
-	count(&st, &c);
-	if (m->nodes <= MATRIX_MAX && !(cells = cells_of(&st)))
-		ret = -ENOMEM;
+	ret = ctx->json ? json_report(ctx, m, r.cells) : text_report(ctx, m, r.cells);
 	if (!ret)
-		ret = ctx->json ? json_report(ctx, m, cells) : text_report(ctx, m, cells);
-	if (!ret)
-		summary(ctx, m, &c);
-	free(cells);
-	lm_state_free(&st);
-	return ret ? ret : c.failures ? 1 : 0;
+		summary(ctx, m, &r.c);
+	report_end(&r);
+	return ret ? ret : r.c.failures ? 1 : 0;
 }

@@ -234,6 +234,18 @@ static int deaths(struct simfabric *f)
 	return ret;
 }
 
+int sim_start(struct simfabric *f, struct linkmap *map)
+{
+	uint32_t v;
+	int ret = 0;
+
+	f->map = map;
+	for (v = 0; v < f->nodes && !ret; v++)
+		if (f->gone[v])
+			ret = linkmap_node_down(map, v, "its agent did not reach this host (model)");
+	return ret;
+}
+
 int sim_step(void *arg, const struct sched_step *st, uint32_t round)
 {
 	struct simfabric *f = arg;

@@ -64,6 +64,13 @@ int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed,
 	     size_t main_steps);
 void sim_free(struct simfabric *f);
 
+/*
+ * A run on the fabric into @map, which may follow another (probe -w
+ * --from): a node that died before does not join, and is down in @map.
+ * 0 or -ENOMEM.
+ */
+int sim_start(struct simfabric *f, struct linkmap *map);
+
 /* The stepper's step (stepper.h), @arg a struct simfabric whose map is set. */
 int sim_step(void *arg, const struct sched_step *st, uint32_t round);
 

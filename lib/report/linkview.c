@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* A cluster probe's results for the HTML report (see linkview.h). */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "base/jstream.h"
 #include "cluster/linkmap.h"
 #include "report/linkview.h"
 
@@ -96,18 +94,13 @@ int linkview_from_map(struct linkview *v, const struct linkmap *m, struct json_o
 /* ---- from a saved document, one value at a time ---- */
 
 struct reader {
-	const char *s;
-	size_t len, pos;
-	json_tokener *tok;
-	char *err;
-	size_t errlen;
+	struct jstream js;
 	struct json_object *ids;	/* node name -> index in names */
 	char **names;
 	uint32_t n, cap;
 	struct link *links;		/* as read, before the node order is known */
 	size_t nlinks, lcap;
 	uint32_t rails;
-	bool has_links;
 };
 
 /* One link as read: names are indexes into the reader's names. */
@@ -119,56 +112,7 @@ struct link {
 	char *why;
 };
 
-static int bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(struct reader *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, r->errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static void skip_ws(struct reader *r)
-{
-	while (r->pos < r->len && isspace((unsigned char)r->s[r->pos]))
-		r->pos++;
-}
-
-/* @c next (after blanks), taken. */
-static bool take(struct reader *r, char c)
-{
-	skip_ws(r);
-	if (r->pos < r->len && r->s[r->pos] == c) {
-		r->pos++;
-		return true;
-	}
-	return false;
-}
-
-/*
- * The JSON value at the reader's position, parsed alone by json-c (it
- * stops where the value ends), in @out (NULL for null).  0 or -EINVAL.
- */
-static int value(struct reader *r, struct json_object **out, const char *what)
-{
-	enum json_tokener_error e;
-
-	skip_ws(r);
-	json_tokener_reset(r->tok);
-	*out = json_tokener_parse_ex(r->tok, r->s + r->pos, (int)(r->len - r->pos));
-	e = json_tokener_get_error(r->tok);
-	if (e != json_tokener_success) {
-		json_object_put(*out);
-		*out = NULL;
-		return bad(r, "%s at byte %zu: %s", what, r->pos,
-			   e == json_tokener_continue ? "the document ends early"
-						      : json_tokener_error_desc(e));
-	}
-	r->pos += json_tokener_get_parse_end(r->tok);
-	return 0;
-}
+#define bad(r, ...) jstream_bad(&(r)->js, __VA_ARGS__)
 
 /* The index of node @name, added when new. */
 static int node_id(struct reader *r, const char *name, uint32_t *id)
@@ -268,58 +212,10 @@ static int link_read(struct reader *r, struct json_object *o, size_t i)
 	return 0;
 }
 
-/* "links": [ {...}, ... ], each link parsed and dropped before the next. */
-static int links_read(struct reader *r)
+/* One element of "links" (jstream_each). */
+static int link_each(void *arg, struct json_object *o, size_t i)
 {
-	struct json_object *o;
-	size_t i = 0;
-	int ret = 0;
-
-	if (!take(r, '['))
-		return bad(r, "links: not an array");
-	if (take(r, ']'))
-		return 0;
-	do {
-		ret = value(r, &o, "links");
-		if (!ret)
-			ret = link_read(r, o, i++);
-		json_object_put(o);
-	} while (!ret && take(r, ','));
-	if (!ret && !take(r, ']'))
-		ret = bad(r, "links: expected ',' or ']' at byte %zu", r->pos);
-	return ret;
-}
-
-/* The top-level object: every key but "links" kept whole in @doc (they are small). */
-static int doc_read(struct reader *r, struct json_object *doc)
-{
-	struct json_object *k, *v;
-	int ret = 0;
-
-	if (!take(r, '{'))
-		return bad(r, "not a JSON object");
-	if (take(r, '}'))
-		return 0;
-	do {
-		ret = value(r, &k, "a key");
-		if (!ret && !json_object_is_type(k, json_type_string))
-			ret = bad(r, "a key at byte %zu is not a string", r->pos);
-		if (!ret && !take(r, ':'))
-			ret = bad(r, "expected ':' at byte %zu", r->pos);
-		if (!ret && !strcmp(json_object_get_string(k), "links") && !r->has_links) {
-			r->has_links = true;
-			ret = links_read(r);
-		}
-		else if (!ret && !(ret = value(r, &v, json_object_get_string(k))))
-			json_object_object_add(doc, json_object_get_string(k), v);
-		json_object_put(k);
-	} while (!ret && take(r, ','));
-	if (!ret && !take(r, '}'))
-		ret = bad(r, "expected ',' or '}' at byte %zu", r->pos);
-	skip_ws(r);
-	if (!ret && r->pos < r->len)
-		ret = bad(r, "text after the document at byte %zu", r->pos);
-	return ret;
+	return link_read(arg, o, i);
 }
 
 static int findings_read(struct reader *r, struct json_object *doc, struct linkview *v,
@@ -447,8 +343,6 @@ static void reader_free(struct reader *r)
 		free(r->names[i]);
 	free(r->names);
 	json_object_put(r->ids);
-	if (r->tok)
-		json_tokener_free(r->tok);
 }
 
 static int view_make(struct reader *r, struct json_object *doc, struct linkview *v)
@@ -491,22 +385,21 @@ static int view_make(struct reader *r, struct json_object *doc, struct linkview 
 int linkview_read(struct linkview *v, struct json_object **docp, const char *text, size_t len,
 		  char *err, size_t errlen)
 {
-	struct reader r = { .s = text, .len = len, .err = err, .errlen = errlen };
+	struct reader r = { 0 };
 	struct json_object *doc = json_object_new_object(), *f;
+	bool has_links = false;
 	int ret = 0;
 
 	*v = (struct linkview){ 0 };
 	*docp = NULL;
 	err[0] = '\0';
-	r.tok = json_tokener_new();
 	r.ids = json_object_new_object();
-	if (!doc || !r.tok || !r.ids)
+	if (!doc || !r.ids)
 		ret = -ENOMEM;
-	else if (len > INT_MAX)
-		ret = bad(&r, "larger than 2 GiB");
 	if (!ret)
-		ret = doc_read(&r, doc);
-	if (!ret && r.has_links && json_object_object_get_ex(doc, "findings", &f))
+		ret = jstream_read(&r.js, text, len, err, errlen, doc, "links", link_each, &r,
+				   &has_links);
+	if (!ret && has_links && json_object_object_get_ex(doc, "findings", &f))
 		ret = view_make(&r, doc, v);
 	reader_free(&r);
 	if (ret) {

@@ -2,11 +2,13 @@
 /*
  * base/outfile: only regular files are written, nothing is replaced by
  * surprise, and no temporary file is left behind, including when the
- * target appears between the checks and the rename.
+ * target appears between the checks and the rename; two at once, and the
+ * signals caught only where nobody else handles them.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +185,64 @@ static void failure_leaves_nothing(void)
 	CHECK(!of.refused);
 }
 
+static void their_handler(int sig)
+{
+	(void)sig;
+}
+
+static void (*handler_now(int sig))(int)
+{
+	struct sigaction sa;
+
+	sigaction(sig, NULL, &sa);
+	return sa.sa_handler;
+}
+
+/*
+ * Two files at once (probe -w's --save beside its --html), a third
+ * refused; SIGINT caught while one is open and put back after the last;
+ * a handler of the caller's (a launcher's) left in charge.
+ */
+static void two_at_once(void)
+{
+	struct outfile a, b, c;
+	struct sigaction sa = { .sa_handler = their_handler }, old;
+	char pa[512], pb[512];
+
+	clean();
+	snprintf(pa, sizeof(pa), "%s", in_dir("a"));
+	snprintf(pb, sizeof(pb), "%s", in_dir("b"));
+	CHECK(handler_now(SIGINT) == SIG_DFL);
+	CHECK_INT(outfile_open(NULL, &a, pa, "test", 0), 0);
+	CHECK(handler_now(SIGINT) != SIG_DFL);
+	CHECK_INT(outfile_open(NULL, &b, pb, "test", 0), 0);
+	CHECK_INT(outfile_open(NULL, &c, in_dir("c"), "test", 0), -EBUSY);
+	CHECK_INT(outfile_write(&a, "A", 1), 0);
+	CHECK_INT(outfile_write(&b, "B", 1), 0);
+	CHECK_INT(outfile_commit(NULL, &a), 0);
+	CHECK(handler_now(SIGINT) != SIG_DFL);
+	CHECK_INT(outfile_commit(NULL, &b), 0);
+	CHECK(handler_now(SIGINT) == SIG_DFL);
+	CHECK_STR(contents("a"), "A");
+	CHECK_STR(contents("b"), "B");
+	CHECK_INT(entries(), 2);
+	/* Set by someone else: neither replaced nor put back. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	CHECK_INT(outfile_open(NULL, &a, in_dir("d"), "test", 0), 0);
+	CHECK(handler_now(SIGINT) == their_handler);
+	outfile_discard(&a);
+	CHECK(handler_now(SIGINT) == their_handler);
+	/* Set while the file is open (a launcher's thread starting): kept after it. */
+	sigaction(SIGINT, &old, NULL);
+	CHECK_INT(outfile_open(NULL, &a, in_dir("e"), "test", 0), 0);
+	sigaction(SIGINT, &sa, NULL);
+	outfile_discard(&a);
+	CHECK(handler_now(SIGINT) == their_handler);
+	sigaction(SIGINT, &old, NULL);
+	CHECK_INT(entries(), 2);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -195,6 +255,7 @@ int main(void)
 	RUN("outfile", link_made_meanwhile_is_kept);
 	RUN("outfile", special_files_are_refused);
 	RUN("outfile", failure_leaves_nothing);
+	RUN("outfile", two_at_once);
 	clean();
 	rmdir(dir);
 	TEST_EXIT();
