@@ -1,0 +1,274 @@
+#!/bin/bash
+# The doctor's verdict held against a real collective: Open MPI over UCX,
+# pinned to RDMA (UCX_TLS=rc,self,sm: RC with UD for its connections, no
+# tcp transport, so a silent fall back to TCP cannot pass for success),
+# MPI_Allreduce and MPI_Alltoall with every element checked (coll.c).
+#
+# First the cluster as the doctor's fixes leave it: netdevs at MTU 9000
+# (RDMA MTU 4096), memlock unlimited for logins and services, and the
+# job's UCX environment as the doctor asks for it on rxe
+# (UCX_UD_VERBS_ETH_DGID_CHECK=n: UCX before 1.19 drops every UD packet of
+# an IPv4 GID on a device other than mlx5; tests/lab/README.md).  The
+# doctor's row is all ok, the collective runs on four ranks under mpirun
+# (ssh) and srun (PMIx), and its bus bandwidth is printed beside
+# ucx_perftest's and probe -w's figures for the same links.
+#
+# Then one fault on each of three nodes, each run three ways: doctor -w,
+# a two-rank collective between lab-a and that node, and the collective
+# again after the doctor's fix for that node is applied as printed:
+#
+#   lab-b  eth0 at MTU 1500 (RDMA MTU 1024 against 4096 elsewhere)
+#   lab-c  RoCE v2 (UDP 4791) dropped by nftables
+#   lab-d  memlock 64 KiB for logins (limits.d), as ssh gives mpirun's ranks
+#
+# The jobs run as a user, "job" (uid 1000, made here on every guest), as
+# jobs do: root's jobs pin memory past any limit (CAP_IPC_LOCK), so a
+# memlock fault shows only in a user's.  The doctor runs as root (the
+# firewall check reads nftables) and checks that user's logins (--user).
+#
+# A collective that hangs is killed after COLL_S seconds and counted as
+# failed; after every collective no MPI process is left on any guest.
+# lab-needs: ssh slurm
+# lab-timeout: 900
+
+lab_need_guests 4
+BIN=/run/lab/bin/rdmactl
+mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
+COLL_S=90
+# 2 MiB at most, once a size: the emulated links move a few MB/s.
+COLL_MAX=2097152
+
+# ---- the well-set node
+ip link set eth0 mtu 9000
+ip link set eth1 mtu 9000
+# The jobs' user (a uid of its own: the host's root may hold 1000): its
+# ssh key is the lab's, its home in tmpfs.
+JOB_HOME=/run/lab/job JOB_UID=4791
+echo "job:*:$JOB_UID:$JOB_UID:job:$JOB_HOME:/bin/bash" >>/run/lab/passwd
+mkdir -p "$JOB_HOME/.ssh"
+cp "$(getent passwd root | cut -d: -f6)"/.ssh/{id_ed25519,id_ed25519.pub,authorized_keys} "$JOB_HOME/.ssh/"
+chown -R $JOB_UID:$JOB_UID "$JOB_HOME" && chmod 700 "$JOB_HOME" "$JOB_HOME/.ssh"
+# limits.d as the doctor's fix writes it, bound over /etc/security (the
+# guests share the host's root read-only).
+sec=/run/lab/security
+rm -rf "$sec" && cp -a /etc/security "$sec"
+printf '%s\n' '* soft memlock unlimited' '* hard memlock unlimited' \
+	'root soft memlock unlimited' 'root hard memlock unlimited' >"$sec/limits.d/99-rdma.conf"
+mount --bind "$sec" /etc/security
+# systemd's default for services, as its fix writes it.
+sd=/run/lab/systemd
+rm -rf "$sd" && cp -a /etc/systemd "$sd" && mkdir -p "$sd/system.conf.d"
+printf '[Manager]\nDefaultLimitMEMLOCK=infinity\n' >"$sd/system.conf.d/90-memlock.conf"
+mount --bind "$sd" /etc/systemd
+[[ $LAB_NODE == a ]] && { mpicc -O2 -o "$LAB_SHARE/coll" "$LAB_SRC/tests/lab/coll.c" || fail "mpicc"; }
+lab_barrier built 120
+# The same path on every node, where the jobs' user reaches it.
+COLL=/run/lab/mpi/coll
+mkdir -p /run/lab/mpi && install -m 755 "$LAB_SHARE/coll" $COLL
+lab_barrier set-up 120
+
+# The job's UCX environment: srun hands it to the doctors, mpirun to the ranks.
+export UCX_TLS=rc,self,sm UCX_NET_DEVICES=rxe0:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
+
+# no_mpi_left WHAT: no rank and no Open MPI daemon on any guest.
+no_mpi_left() {
+	local left end=$((SECONDS + 5))
+	while :; do
+		left=$(pdsh -w "$LAB_NODES" 'pgrep -a -x coll; pgrep -a -x orted; pgrep -a -x rdmactl; true' 2>&1)
+		[[ -z $left ]] || ((SECONDS >= end)) && break
+		lab_sleep 1
+	done
+	check_eq "$1: no MPI process or rdmactl left on the guests" "" "$left"
+}
+
+# as_job CMD...: CMD as the jobs' user, its PAM session opened (runuser's
+# pam_limits gives it that user's limits, as a login would).
+as_job() {
+	(cd /tmp && runuser -u job -- "$@")
+}
+
+# collective NAME HOSTS: one rank a host under mpirun; prints "passed",
+# "timed out after N s" or "failed: FIRST ERROR LINE" (its output in NAME.out).
+collective() {
+	local name=$1 hosts=$2 rc=0 start=$SECONDS line
+	as_job timeout -k 5 $COLL_S mpirun -H "$hosts" -np "$(tr , '\n' <<<"$hosts" | wc -l)" \
+		--mca pml ucx -x UCX_TLS -x UCX_NET_DEVICES -x UCX_UD_VERBS_ETH_DGID_CHECK \
+		$COLL $COLL_MAX 1 >"$name.out" 2>&1 || rc=$?
+	sed "s/^/$name: /" "$name.out" >&2
+	echo "$name: exit $rc in $((SECONDS - start)) s" >&2
+	if ((rc == 0)) && grep -q '^coll ok on' "$name.out"; then
+		echo passed
+	elif ((rc == 124 || rc == 137)); then
+		echo "timed out after $COLL_S s"
+	else
+		line=$(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' "$name.out")
+		echo "failed: ${line:-exit $rc}"
+	fi
+}
+
+# doctor NAME: the cluster doctor for UCX jobs through srun, its JSON in NAME.json.
+doctor() {
+	timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --for ucx --user job \
+		>"$1.json" 2>"$1.err" || true
+	cp "$1.json" "$LAB_SHARE/doctor-$1.json"
+	sed "s/^/$1 stderr: /" "$1.err"
+	jq -r '.checks[] | select(.status == "FAIL" or .status == "warn") |
+		"\(.status) \(.id) \(.nodes): \(.found)"' "$1.json" | sed "s/^/$1: /"
+}
+
+# verdict NAME NODE: the doctor's word on NODE: FAIL/warn and the checks, or ok.
+verdict() {
+	local v
+	v=$(jq -r --arg n "$2" '[.checks[] | select(.status == "FAIL" and (.nodes | split(",") | index($n)))
+		| .id] | join(",")' "$1.json")
+	[[ -n $v ]] && { echo "FAIL $v"; return; }
+	v=$(jq -r --arg n "$2" '[.checks[] | select(.status == "warn" and (.nodes | split(",") | index($n)))
+		| .id] | join(",")' "$1.json")
+	[[ -n $v ]] && { echo "warn $v"; return; }
+	echo ok
+}
+
+declare -A TABLE
+row() { TABLE[$1]=$(printf '%-24s | %-24s | %-40s | %s' "$1" "$2" "$3" "$4"); }
+
+if [[ $LAB_NODE == a ]]; then
+	# ---- 1. healthy: the doctor all ok, the collective on four ranks
+	doctor healthy
+	check_eq "healthy: the doctor fails no node" '""' "$(jq -c '.summary.failed_nodes // ""' healthy.json)"
+	check_eq "healthy: the doctor warns no node" '""' "$(jq -c '.summary.warned_nodes // ""' healthy.json)"
+	out=$(collective healthy-mpirun "$LAB_NODES")
+	check_eq "healthy: allreduce and alltoall on four ranks (mpirun)" passed "$out"
+	row healthy "$(jq -r 'if .summary.failed == 0 and .summary.warned == 0 then "ok (4 nodes)"
+		else "FAIL \(.summary.failed_nodes) warn \(.summary.warned_nodes)" end' healthy.json)" "$out" "-"
+	no_mpi_left healthy-mpirun
+	# Slurm's PMIx starts the same four ranks.
+	start=$SECONDS
+	as_job timeout -k 5 $COLL_S srun --mpi=pmix -N4 -w "$LAB_NODES" $COLL $COLL_MAX 1 >srun.out 2>&1
+	rc=$?
+	sed 's/^/healthy-srun: /' srun.out
+	echo "healthy-srun: exit $rc in $((SECONDS - start)) s"
+	check_eq "healthy: the collective on four ranks (srun --mpi=pmix)" "0 yes" \
+		"$rc $(grep -q '^coll ok on 4 ranks' srun.out && echo yes)"
+	no_mpi_left healthy-srun
+	# The figures side by side: busbw of the largest allreduce, ucx_perftest
+	# lab-a -> lab-b, probe -w's ring.
+	busbw=$(awk '$1 == "allreduce" { v = $(NF - 1) } END { print v }' healthy-mpirun.out)
+	lab_put perftest-up 1
+	lab_get perftest-ready 60 >/dev/null
+	lab_sleep 2
+	timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 1000 \
+		"$(lab_ip b)" >perftest.out 2>&1 || fail "ucx_perftest lab-a -> lab-b"
+	cat perftest.out
+	# Final: ITER  lat...  bandwidth(MB/s) average overall  msgrate...
+	perf=$(awk '$1 == "Final:" { print $(NF - 2) }' perftest.out)
+	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern ring --rails 1 \
+		-D 1 --lat-iters 0 >ring.json 2>ring.err || fail "probe -w ring"
+	ring=$(jq -r '.median_gbps' ring.json)
+	echo "FIGURES allreduce busbw ${busbw:-?} GB/s (4 ranks, 2 MiB); ucx_perftest put_bw ${perf:-?} MB/s" \
+		"(64 KiB, lab-a -> lab-b); probe -w ring median ${ring:-?} Gb/s"
+	[[ -n $busbw && -n $perf && $ring != null ]] || fail "a figure is missing"
+	lab_put healthy-done 1
+fi
+if [[ $LAB_NODE == b ]]; then
+	lab_get perftest-up 300 >/dev/null
+	timeout 90 ucx_perftest -d rxe0:1 -x rc_verbs >perftest-server.out 2>&1 &
+	lab_sleep 1
+	lab_put perftest-ready 1
+	wait
+fi
+lab_barrier healthy-done 600
+
+# ---- 2. one fault a node
+case $LAB_NODE in
+b) ip link set eth0 mtu 1500 ;;
+c)
+	nft -f - <<-'EOF'
+		table inet rocefw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				udp dport 4791 drop
+			}
+		}
+	EOF
+	;;
+d) printf '%s\n' '* soft memlock 64' '* hard memlock 64' \
+	'root soft memlock unlimited' 'root hard memlock unlimited' >/etc/security/limits.d/99-rdma.conf ;;
+esac
+lab_barrier faults-set 120
+
+# fix NODE: every fix the doctor printed for NODE, applied there as its
+# text says, step by step ("; " between steps): a command runs as it
+# stands ("CMD on every node ..." names where: CMD runs); "write FILE:
+# LINE; LINE" writes those lines; "change FILE:N to: TEXT" replaces line
+# N; "then log in again" is what the next collective's ssh does.
+fix() {
+	local f step file n=0
+	local -a steps lines
+	while IFS= read -r -d '' f; do
+		echo "fix for $1: $f"
+		n=$((n + 1))
+		mapfile -t steps < <(sed 's/; /\n/g' <<<"$f")
+		if [[ ${steps[0]} == "write "*": "* ]]; then
+			file=${steps[0]#write } && file=${file%%: *}
+			lines=("${steps[0]#*: }")
+			for step in "${steps[@]:1}"; do
+				[[ $step == "then "* ]] && break
+				lines+=("$step")
+			done
+			printf '%s\n' "${lines[@]}" | ssh "$1" "cat >$file"
+			continue
+		fi
+		for step in "${steps[@]}"; do
+			case $step in
+			"change "*:*" to: "*)
+				file=${step#change } && file=${file%% to: *}
+				ssh "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
+			"then "*) ;;
+			*) ssh "$1" "${step%% on every node*}" ;;
+			esac
+		done
+	done < <(jq -j --arg n "$1" '.checks[] | select((.status == "FAIL" or .status == "warn") and .fix != null
+		and (.nodes | split(",") | index($n))) | .fix + "\u0000"' faults.json)
+	ssh "$1" 'cat /etc/security/limits.d/99-rdma.conf' | sed "s/^/$1 limits.d after the fix: /"
+	((n > 0))
+}
+
+if [[ $LAB_NODE == a ]]; then
+	doctor faults
+	for n in b c d; do
+		collective "fault-$n" "lab-a,lab-$n" >"fault-$n.outcome" &
+	done
+	wait
+	no_mpi_left faults
+	for n in b c d; do
+		fix "lab-$n" || fail "no fix printed for lab-$n"
+	done
+	for n in b c d; do
+		collective "fixed-$n" "lab-a,lab-$n" >"fixed-$n.outcome" &
+	done
+	wait
+	no_mpi_left fixed
+	row "lab-b MTU 1500" "$(verdict faults lab-b)" "$(cat fault-b.outcome)" "$(cat fixed-b.outcome)"
+	row "lab-c UDP 4791 dropped" "$(verdict faults lab-c)" "$(cat fault-c.outcome)" "$(cat fixed-c.outcome)"
+	row "lab-d memlock 64 KiB" "$(verdict faults lab-d)" "$(cat fault-d.outcome)" "$(cat fixed-d.outcome)"
+	for n in b c d; do
+		v=$(verdict faults lab-$n) o=$(cat fault-$n.outcome)
+		# The doctor agrees with the collective: FAIL where it does not
+		# run, no FAIL where it does (a warning is about speed).
+		check_eq "lab-$n: the doctor fails the node iff the collective fails on it" \
+			"$([[ $o == passed ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
+		check_eq "lab-$n: the collective runs after the doctor's fix" passed "$(cat fixed-$n.outcome)"
+	done
+	check_eq "the doctor fails only nodes whose collective fails" \
+		"\"$(for n in b c d; do [[ $(cat fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
+		"$(jq -c '.summary.failed_nodes' faults.json)"
+	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
+	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB"; do
+		echo "TABLE ${TABLE[$k]}"
+	done
+fi
+lab_barrier done 600
+nft delete table inet rocefw 2>/dev/null || true
+umount /etc/security /etc/systemd
+sed -i '/^job:/d' /run/lab/passwd
+rm -rf "$JOB_HOME" "$BIN" /run/lab/mpi
