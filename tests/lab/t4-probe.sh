@@ -7,13 +7,14 @@
 #          its links are many times slower, a slow node
 #   lab-a, lab-d and their link: fine
 #
-# The triage pattern names the same nodes as pairs (srun's run) under ssh.
+# The triage pattern names the same nodes as pairs (srun's run) under ssh,
+# in the run whose text report is read (its JSON saved with --save).
 # Then, on both rails, lab-d loses RoCE packets on eth1 alone: only
 # lab-d's second rail is named, by pairs and by triage.  (The loss is
 # nftables' random drop, as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
-# a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a run (its
-# links go down, as when it is powered off): it is named as down and the
-# run still ends with its report.  pdsh and clush start a short run each.
+# a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a
+# triage run (its links go down, as when it is powered off): it is named
+# as down and the run still ends with its report.  pdsh and clush start a short run each.
 # After every run, no rdmactl is left on any guest.
 #
 # The emulated guests' rates vary by a quarter from run to run, so the
@@ -109,10 +110,17 @@ if [[ $LAB_NODE == a ]]; then
 			(.client == "lab-d" and .server == "lab-a")))] | length' faults-srun.json)"
 	check_eq "srun: four nodes joined" 4 "$(jq .run.joined faults-srun.json)"
 	leftovers srun
-	# ssh, and the text report: the same two findings, the fine link in the matrix.
-	rc=0
-	"$RDMACTL" probe -w "$LAB_NODES" --launcher ssh --rails 1 "${COMMON[@]}" >text.out 2>&1 || rc=$?
+	# ssh and the triage pattern in one run: the text report on stdout,
+	# the -j document saved beside it (--save).  The same two findings,
+	# the fine link in the matrix; triage names the same nodes as pairs.
+	# At four nodes its strides 1, 2 and 3 cover every link: three steps
+	# instead of six, in which every node writes and receives at once.
+	rc=0 start=$SECONDS
+	"$RDMACTL" probe -w "$LAB_NODES" --launcher ssh --rails 1 --pattern triage \
+		--save faults-triage.json "${COMMON[@]}" >text.out 2>&1 || rc=$?
 	cat text.out
+	echo "faults-triage: exit $rc in $((SECONDS - start)) s"
+	cp faults-triage.json "$LAB_SHARE/probe-faults-triage.json"
 	check_eq "ssh: exit status" 1 "$rc"
 	check_eq "ssh: findings" "$(printf 'lab-b: every link to or from it failed\nlab-c is slow')" \
 		"$(sed -n 's/^  FAIL  \(lab-b: every link to or from it failed\|lab-c is slow\).*/\1/p' text.out | sort)"
@@ -120,19 +128,15 @@ if [[ $LAB_NODE == a ]]; then
 	grep -qE '^lab-a +- +FAIL +[0-9.e-]+ +[0-9.e-]+$' text.out || fail "ssh: lab-a's row of the matrix"
 	grep -qE '^lab-d +[0-9.e-]+ +FAIL +[0-9.e-]+ +-$' text.out || fail "ssh: lab-d's row of the matrix"
 	grep -q '^4 of 4 nodes joined in .* through ssh; 3 round(s)' text.out || fail "ssh: the run's line"
-	leftovers ssh
-	# The triage pattern names the same nodes as pairs.  At four nodes its
-	# strides 1, 2 and 3 cover every link: three steps instead of six, in
-	# which every node writes and receives at once.
-	run faults-triage -w "$LAB_NODES" --launcher ssh --rails 1 --pattern triage
-	check_eq "triage: exit status" 1 "$RC"
+	check_eq "triage: the saved document is the whole run" "true null" \
+		"$(jq -r '"\(.run.complete) \(.run.stopped)"' faults-triage.json)"
 	check_eq "triage: the nodes pairs names" "$(findings faults-srun.json | grep -E '_node ')" \
 		"$(findings faults-triage.json | grep -E '_node ')"
 	check_eq "triage: lab-b's cause" roce_blocked \
 		"$(jq -r '.findings[] | select(.kind == "blocked_node") | .cause' faults-triage.json)"
 	check_eq "triage: three steps" "triage 3" "$(jq -r '"\(.run.pattern) \(.run.steps)"' faults-triage.json)"
 	check_eq "triage: no link left untested" 0 "$(jq .summary.untested faults-triage.json)"
-	leftovers triage
+	leftovers ssh-triage
 fi
 lab_barrier faults-done 1200
 nft delete table inet rocefw 2>/dev/null || true
@@ -142,11 +146,11 @@ nft delete table inet lossy 2>/dev/null || true
 [[ $LAB_NODE == d ]] && lossy eth1
 lab_barrier rail-set 120
 if [[ $LAB_NODE == a ]]; then
-	run rails -w "$LAB_NODES" --launcher ssh
+	run rails -w "$LAB_NODES" --launcher srun
 	check_eq "rails: two rails probed" 2 "$(jq .run.rails rails.json)"
 	check_eq "rails: findings" "slow_rail lab-d rail 1" "$(findings rails.json)"
 	leftovers rails
-	run rails-triage -w "$LAB_NODES" --launcher ssh --pattern triage
+	run rails-triage -w "$LAB_NODES" --launcher srun --pattern triage
 	check_eq "rails triage: the nodes and rails pairs names" "$(findings rails.json | grep -E '_(node|rail) ')" \
 		"$(findings rails-triage.json | grep -E '_(node|rail) ')"
 	leftovers rails-triage
@@ -169,7 +173,7 @@ if [[ $LAB_NODE == d ]]; then
 	ip link set eth1 up
 fi
 if [[ $LAB_NODE == a ]]; then
-	run down -w "$LAB_NODES" --launcher ssh --rails 1
+	run down -w "$LAB_NODES" --launcher ssh --rails 1 --pattern triage
 	check_eq "down: exit status" 1 "$RC"
 	# Only nodes are asserted here: with lab-d gone, some steps run one pair
 	# and others two, and a healthy link measured beside another can fall
