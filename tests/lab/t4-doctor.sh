@@ -11,6 +11,8 @@
 #          and drift: its netdev MTUs are 1500,9000, the others' 9000
 #   lab-d  no rdmactl where the others have it: unreachable, exit 127
 #   lab-x  a name that does not resolve: unreachable
+# Then lab-c dies in the middle of a run (its links pulled once its doctor
+# has started): named as unreachable, the others' verdicts kept.
 # The lab's own memlock limits (8 MiB for logins and services) would fail
 # every node alike: those checks are left out (--skip, passed to the nodes).
 # lab-needs: ssh slurm
@@ -123,6 +125,35 @@ if [[ $LAB_NODE == b ]]; then
 	scontrol update nodename=lab-b state=resume
 fi
 lab_barrier health-done 300
+
+# ---- a node that dies in the middle of the cluster doctor's run: lab-c
+# drops off the network (both links down, as when it is powered off) once
+# its doctor has started.  It is reported by name, with why, after the
+# node timeout; the others' results are kept.
+if [[ $LAB_NODE == c ]]; then
+	lab__await "lab-c's doctor of the run" 120 pgrep -f 'doctor --local' >/dev/null
+	ip link set eth0 down
+	ip link set eth1 down
+	lab__await "the run's end on lab-a" 300 test -e "$LAB_SHARE/dies-ended"
+	ip link set eth0 up
+	ip link set eth1 up
+fi
+if [[ $LAB_NODE == a ]]; then
+	rc=0 start=$SECONDS
+	timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher pdsh --rdmactl "$BIN" \
+		--node-timeout 20 --skip "$SKIP" >dies.json 2>dies.err || rc=$?
+	: >"$LAB_SHARE/dies-ended"
+	sed 's/^/dies stderr: /' dies.err
+	jq -r '.unreachable[] | "dies: \(.node): \(.error)"' dies.json
+	echo "dies: exit $rc in $((SECONDS - start)) s"
+	check_eq "dies: exit status" 1 "$rc"
+	check_eq "dies: unreachable nodes" '"lab-c,lab-d"' "$(jq -c .summary.unreachable_nodes dies.json)"
+	jq -r '.unreachable[] | select(.node == "lab-c") | .error' dies.json | grep -qiE 'no answer within 20 s|timeout|timed out' ||
+		fail "dies: lab-c's cause does not say it stopped answering"
+	check_eq "dies: the others' verdicts kept" '"lab-b" "lab-a"' \
+		"$(jq -c .summary.failed_nodes dies.json) $(jq -c .summary.warned_nodes dies.json)"
+fi
+lab_barrier dies-done 300
 # Undo what the test changed outside its scratch dir.
 rm -f "$HOME_ROOT/.ssh/environment" /run/lab/task.env "$BIN"
 nft delete table inet rocefw 2>/dev/null || true
