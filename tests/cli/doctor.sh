@@ -89,6 +89,12 @@ check broken-text-fail out_has '^FAIL +ports +rxe0/1 is DOWN'
 # The fix stands on the line under its check, at the FOUND column.
 check broken-text-fix-below bash -c 'grep -A1 "^FAIL *ports " <<<"$0" | tail -1 | grep -qE "^ {25}fix: ip link set eth0 up$"' "$OUT"
 
+# Root on Debian: the "*" lines of limits.d do not apply to it (limits.conf(5)).
+run --root "$FIXTURES/limits-root" -j doctor --only memlock.login
+check root-memlock-login st memlock.login FAIL
+check root-memlock-login-found found memlock.login '^soft 8 MiB, hard 8 MiB \(inherited \(systemd: default\)\): .*; /etc/security/limits.d/90-rdma.conf:1,2 not applied to root: limits.conf\(5\): "group and wildcard limits are not applied to the root user"'
+check root-memlock-login-fix fix memlock.login '^write /etc/security/limits.d/99-rdma.conf: \* soft memlock unlimited; \* hard memlock unlimited; root soft memlock unlimited; root hard memlock unlimited; then log in again$'
+
 # ---- no devices: why ----
 run --root "$NODEV" -j doctor --only devices,ports
 check nodev-rc rc_is 1
