@@ -772,6 +772,8 @@ static void snap_config(struct snap *s)
 {
 	static const char *const files[] = {
 		"/etc/passwd", "/etc/group", "/etc/security/limits.conf",
+		/* Debian's pam_limits applies no "*" line to root (node/limits.c). */
+		"/etc/debian_version",
 		"/etc/systemd/system.conf", "/run/systemd/system.conf",
 		"/usr/local/lib/systemd/system.conf", "/usr/lib/systemd/system.conf",
 	};

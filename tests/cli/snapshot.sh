@@ -67,6 +67,10 @@ for u in alice bob carol dave eve frank; do
 	same "pam-$u" "$FIXTURES/limits-pam" "$X" limits --user "$u"
 done
 check pam-no-readme [ ! -e "$X/etc/security/limits.d/README" ]
+# Root on Debian: the copy keeps etc/debian_version, so "*" lines stay not applied.
+roundtrip root "$FIXTURES/limits-root"
+check root-debian-version [ -f "$X/etc/debian_version" ]
+same root-limits "$FIXTURES/limits-root" "$X" limits
 roundtrip sd "$FIXTURES/limits-systemd"
 same sd-limits "$FIXTURES/limits-systemd" "$X" limits
 check sd-mask-kept [ "$(readlink "$X/etc/systemd/system.conf.d/30-c.conf")" = /dev/null ]
