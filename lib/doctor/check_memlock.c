@@ -84,13 +84,17 @@ static bool has_ipc_lock(const struct ctx *ctx, const char *field)
 /* @who pins past @m's limit: the limit is told, as not what stops a registration. */
 static void report_exempt(struct check_result *r, const struct memlock *m, const char *who)
 {
-	char soft[32], hard[32];
+	char soft[32], hard[32], note[LIMIT_SRC_LEN + 256];
 
 	memlock_str(m->soft, soft, sizeof(soft));
 	memlock_str(m->hard, hard, sizeof(hard));
 	check_note(r, CHECK_OK, "soft %s, hard %s (%s), not enforced: %s has CAP_IPC_LOCK, which "
-		   "pins past RLIMIT_MEMLOCK; a job of a user without it gets %s", soft, hard,
-		   m->soft_src, who, soft);
+		   "pins past RLIMIT_MEMLOCK", soft, hard, m->soft_src, who);
+	/* Other users' logins get the "*" and @group lines root's does not: not root's limit. */
+	if (limits_root_note(m, note, sizeof(note))[0])
+		check_note(r, CHECK_OK, "%s", note);
+	else
+		check_note(r, CHECK_OK, "a job of a user without it gets %s", soft);
 }
 
 static void report(struct check_result *r, struct memlock *m, const char *exempt)

@@ -445,6 +445,16 @@ check cap-root-login-why found memlock.login 'not enforced: root has CAP_IPC_LOC
 sed -i 's/^CapBnd:.*/CapBnd:\t0000000000000000/' "$CAP/proc/self/status"
 run --root "$CAP" -j doctor --only memlock.login
 check cap-root-no-bound-fails bash -c '[ "$(jq -r ".checks[0].status" <<<"$0")" != ok ]' "$OUT"
+# Root on Debian with CAP_IPC_LOCK: the limit is root's own (no "*" line), the
+# "*" lines are what other users get; the alice of that tree gets them.
+CAPR=$TMPD/cap-root
+cp -a "$FIXTURES/limits-root" "$CAPR"
+printf 'CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n' >>"$CAPR/proc/self/status"
+run --root "$CAPR" -j doctor --only memlock.login
+check cap-root-star st memlock.login ok
+check cap-root-star-why found memlock.login '^soft 8 MiB, hard 8 MiB \(inherited \(systemd: default\)\), not enforced: root has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; /etc/security/limits.d/90-rdma.conf:1,2 not applied to root: '
+run --root "$CAPR" -j doctor --only memlock.login --user alice
+check cap-root-star-alice found memlock.login '^soft unlimited \(/etc/security/limits.d/90-rdma.conf:1\), hard unlimited'
 # --user: the login of the job's user, whoever runs the doctor.
 run --root "$CAP" -j doctor --only memlock.login --user alice
 check user-alice-fails st memlock.login FAIL
