@@ -18,7 +18,6 @@
 #include "node/versions.h"
 
 #define IMAGE_MAX (64u << 20)	/* a libucp larger than 64 MiB is not one */
-#define DPKG_STATUS "/var/lib/dpkg/status"
 
 /* Where HPC-X and hand builds put UCX, after the system library directories. */
 static const char *const ucx_extra_dirs[] = { "/opt/hpcx/ucx/lib", "/usr/local/ucx/lib", NULL };
@@ -59,10 +58,18 @@ int ucx_version_in_image(const char *buf, size_t len)
 	return 0;
 }
 
-/* "Package: libucx0\nStatus: install ok installed\n...Version: 1.13.1-1\n" */
-int dpkg_version(const char *status, const char *pkg, char *ver, size_t len)
+/* The field @name ("\nVersion: ") of a stanza [@p, @end), or NULL. */
+static const char *stanza_field(const char *p, const char *end, const char *name)
 {
-	const char *p = status, *end, *st, *v;
+	const char *f = strstr(p, name);
+
+	return f && f < end ? f + strlen(name) : NULL;
+}
+
+/* "Package: libucx0\nStatus: install ok installed\n...Version: 1.13.1-1\n" */
+bool dpkg_stanza(const char *status, const char *pkg, const char **start, size_t *len)
+{
+	const char *p = status, *end, *st;
 	size_t plen = strlen(pkg);
 
 	for (; (p = strstr(p, "Package: ")); p++) {
@@ -70,16 +77,26 @@ int dpkg_version(const char *status, const char *pkg, char *ver, size_t len)
 		    (p[9 + plen] != '\n' && p[9 + plen] != ':'))
 			continue;
 		end = strstr(p, "\n\n");
-		st = strstr(p, "\nStatus: ");
-		v = strstr(p, "\nVersion: ");
-		if (!st || !v || (end && (st > end || v > end)))
+		end = end ? end + 1 : p + strlen(p);
+		st = stanza_field(p, end, "\nStatus: ");
+		if (!st || strncmp(st, "install ok installed", 20))
 			continue;
-		if (strncmp(st + 9, "install ok installed", 20))
-			continue;
-		snprintf(ver, len, "%.*s", (int)strcspn(v + 10, "\n"), v + 10);
-		return ucx_version_parse(ver);
+		*start = p;
+		*len = (size_t)(end - p);
+		return true;
 	}
-	return 0;
+	return false;
+}
+
+int dpkg_version(const char *status, const char *pkg, char *ver, size_t len)
+{
+	const char *p, *v;
+	size_t n;
+
+	if (!dpkg_stanza(status, pkg, &p, &n) || !(v = stanza_field(p, p + n, "\nVersion: ")))
+		return 0;
+	snprintf(ver, len, "%.*s", (int)strcspn(v, "\n"), v);
+	return ucx_version_parse(ver);
 }
 
 /* The release named by @dir/libucp.so.0 itself; 0 when it does not say. */

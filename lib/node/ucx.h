@@ -20,6 +20,8 @@ struct ctx;
 
 /* The file UCX 1.12 and later read their settings from (its sysconfdir/ucx/ucx.conf). */
 #define UCX_CONF "/etc/ucx/ucx.conf"
+/* dpkg's record of the installed packages, libucx0 among them. */
+#define DPKG_STATUS "/var/lib/dpkg/status"
 
 struct ucx_install {
 	int version;		/* 11301 for 1.13.1; 0 found, release unknown; -1 none */
@@ -41,6 +43,8 @@ int ucx_version_parse(const char *s);
 int ucx_version_in_image(const char *buf, size_t len);
 /* The Version: of package @pkg in a dpkg status text, when installed; 0 when not. */
 int dpkg_version(const char *status, const char *pkg, char *ver, size_t len);
+/* Where the stanza of installed package @pkg is in a dpkg status text; false when none. */
+bool dpkg_stanza(const char *status, const char *pkg, const char **start, size_t *len);
 
 /* A UCX boolean as UCX reads it: y, yes, 1 / n, no, 0, in any case. 1, 0, or -EINVAL. */
 int ucx_parse_bool(const char *s);

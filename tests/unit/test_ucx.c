@@ -44,9 +44,15 @@ static void dpkg_status(void)
 		"Version: 1.13.1-1\nDescription: UCX\n\n"
 		"Package: ucx-utils\nStatus: install ok installed\nVersion: 1.13.1-1\n";
 	char ver[64] = "";
+	const char *at;
+	size_t len;
 
 	CHECK_INT(dpkg_version(status, "libucx0", ver, sizeof(ver)), 11301);
 	CHECK_STR(ver, "1.13.1-1");
+	/* The installed stanza alone, up to its blank line. */
+	CHECK(dpkg_stanza(status, "libucx0", &at, &len));
+	CHECK(len > 0 && !strncmp(at, "Package: libucx0\nStatus: install ok installed\n", 46));
+	CHECK(len > 0 && at[len - 1] == '\n' && at[len] == '\n');
 	CHECK_INT(dpkg_version("Package: libucx0\nStatus: deinstall ok config-files\n"
 			       "Version: 1.13.1-1\n", "libucx0", ver, sizeof(ver)), 0);
 	CHECK_INT(dpkg_version("Package: libfoo\n", "libucx0", ver, sizeof(ver)), 0);
