@@ -49,6 +49,7 @@ static const struct column limits_cols[] = {
 	{ "soft_source", NULL, COL_NOTEXT, NULL },
 	{ "hard_source", NULL, COL_NOTEXT, NULL },
 	{ "reason", NULL, COL_NOTEXT, NULL },
+	{ "not_for_root", NULL, COL_NOTEXT, NULL },
 	{ "fix", NULL, COL_NOTEXT, NULL },
 	{ 0 }
 };
@@ -99,13 +100,14 @@ static void limit_row(struct table *t, const struct memlock *m)
 	row_str(row, "soft_source", m->soft_src);
 	row_str(row, "hard_source", m->hard_src);
 	row_str(row, "reason", m->reason);
+	row_str(row, "not_for_root", m->not_for_root[0] ? m->not_for_root : NULL);
 	row_str(row, "fix", m->fix[0] ? m->fix : NULL);
 }
 
 /* Below the table: why each row is not ok and what to write, line by line. */
 static void print_fixes(struct ctx *ctx, const struct memlock *m, size_t n)
 {
-	char who[96], *line, *save = NULL, fix[sizeof(m->fix)];
+	char who[96], *line, *save = NULL, fix[sizeof(m->fix)], note[LIMIT_SRC_LEN + 256];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -113,6 +115,8 @@ static void print_fixes(struct ctx *ctx, const struct memlock *m, size_t n)
 			continue;
 		who_str(&m[i], who, sizeof(who));
 		print_text(ctx, "\n%s (%s): %s.\n", limit_scope_str(m[i].scope), who, m[i].reason);
+		if (limits_root_note(&m[i], note, sizeof(note))[0])
+			print_text(ctx, "%s.\n", note);
 		snprintf(fix, sizeof(fix), "%s", m[i].fix);
 		for (line = strtok_r(fix, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			print_text(ctx, "    %s\n", line);

@@ -84,18 +84,22 @@ static bool has_ipc_lock(const struct ctx *ctx, const char *field)
 /* @who pins past @m's limit: the limit is told, as not what stops a registration. */
 static void report_exempt(struct check_result *r, const struct memlock *m, const char *who)
 {
-	char soft[32], hard[32];
+	char soft[32], hard[32], note[LIMIT_SRC_LEN + 256];
 
 	memlock_str(m->soft, soft, sizeof(soft));
 	memlock_str(m->hard, hard, sizeof(hard));
 	check_note(r, CHECK_OK, "soft %s, hard %s (%s), not enforced: %s has CAP_IPC_LOCK, which "
-		   "pins past RLIMIT_MEMLOCK; a job of a user without it gets %s", soft, hard,
-		   m->soft_src, who, soft);
+		   "pins past RLIMIT_MEMLOCK", soft, hard, m->soft_src, who);
+	/* Other users' logins get the "*" and @group lines root's does not: not root's limit. */
+	if (limits_root_note(m, note, sizeof(note))[0])
+		check_note(r, CHECK_OK, "%s", note);
+	else
+		check_note(r, CHECK_OK, "a job of a user without it gets %s", soft);
 }
 
 static void report(struct check_result *r, struct memlock *m, const char *exempt)
 {
-	char soft[32], hard[32];
+	char soft[32], hard[32], note[LIMIT_SRC_LEN + 256];
 
 	limits_judge(m);
 	if (m->verdict != VERDICT_OK && exempt) {
@@ -110,6 +114,9 @@ static void report(struct check_result *r, struct memlock *m, const char *exempt
 	else
 		check_note(r, verdict_status(m->verdict), "soft %s (%s), hard %s (%s): %s", soft,
 			   m->soft_src, hard, m->hard_src, m->reason);
+	/* Why the file the operator wrote does not work: root does not get its lines. */
+	if (m->verdict != VERDICT_OK && limits_root_note(m, note, sizeof(note))[0])
+		check_note(r, CHECK_OK, "%s", note);
 	if (m->verdict != VERDICT_OK)
 		add_fix(r, m->fix);
 }

@@ -39,6 +39,8 @@ const struct check doctor_checks[] = {
 	  .desc = "NCCL_* variables name devices, interfaces and GIDs that exist" },
 	{ .id = "env.ucx", .fn = check_env_ucx, .node = true,
 	  .desc = "UCX_NET_DEVICES and UCX_IB_GID_INDEX name devices and GIDs that exist" },
+	{ .id = "ucx.ud_dgid", .fn = check_ucx_ud_dgid, .node = true,
+	  .desc = "UCX before 1.19 on a RoCE device other than mlx5 with an IPv4 GID drops every UD packet unless UCX_UD_VERBS_ETH_DGID_CHECK=n" },
 	{ .id = "functions", .fn = check_functions, .node = true,
 	  .desc = "SR-IOV VFs and SFs have their driver bound and SFs are active; no VF sits on a PF that is down" },
 	{ .id = "gpudirect", .fn = check_gpudirect,
@@ -147,7 +149,7 @@ static bool id_covers(const char *word, size_t len, const char *id)
 static int select_word(const struct ctx *ctx, const char *word, size_t len, const char *opt,
 		       bool *sel)
 {
-	static const char *const groups[] = { "roce", "memlock", "env" };
+	static const char *const groups[] = { "roce", "memlock", "env", "ucx" };
 	const char *ids[64];
 	char w[64];
 	size_t i, n = 0;
@@ -280,6 +282,14 @@ void doctor_find_nccl(struct doctor *d)
 		d->nccl_version = nccl_find(d->ctx, d->nccl_lib, sizeof(d->nccl_lib));
 }
 
+const struct ucx_install *doctor_ucx(struct doctor *d)
+{
+	if (!d->ucx_loaded) {
+		d->ucx_loaded = true;
+		ucx_find(d->ctx, &d->ucx);
+	}
+	return &d->ucx;
+}
 
 const struct fn_node *doctor_fns(struct doctor *d)
 {

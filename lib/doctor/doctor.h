@@ -15,6 +15,7 @@
 #include "node/fn.h"
 #include "node/netns.h"
 #include "node/rdma.h"
+#include "node/ucx.h"
 
 struct ctx;
 struct table;
@@ -62,6 +63,8 @@ struct doctor {
 	bool fns_loaded;
 	struct rdma_netns ns;		/* the RDMA netns mode: doctor_netns() */
 	bool ns_loaded;
+	struct ucx_install ucx;		/* the installed UCX: doctor_ucx() */
+	bool ucx_loaded;
 };
 
 struct check {
@@ -124,6 +127,7 @@ void check_memlock_systemd(struct doctor *d, struct check_result *r);
 void check_firewall(struct doctor *d, struct check_result *r);
 void check_env_nccl(struct doctor *d, struct check_result *r);
 void check_env_ucx(struct doctor *d, struct check_result *r);
+void check_ucx_ud_dgid(struct doctor *d, struct check_result *r);
 void check_functions(struct doctor *d, struct check_result *r);
 void check_gpudirect(struct doctor *d, struct check_result *r);
 void check_versions(struct doctor *d, struct check_result *r);
@@ -156,6 +160,8 @@ void doctor_peer_free(struct doctor *d);
 
 /* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
 void doctor_find_nccl(struct doctor *d);
+/* The installed UCX (node/ucx.h), found on first use. */
+const struct ucx_install *doctor_ucx(struct doctor *d);
 
 /* The node's functions and representors (node/fn.h), loaded on first use. */
 const struct fn_node *doctor_fns(struct doctor *d);

@@ -514,6 +514,9 @@ struct pam_state {
 	unsigned int lineno;
 	struct pam_val soft, hard;
 	char off_at[LIMIT_SRC_LEN];	/* a "DOMAIN -" line turned pam_limits off */
+	bool root_rule;			/* Debian's pam_limits and uid 0: see root_domain_source() */
+	char not_for_root[LIMIT_SRC_LEN];	/* "FILE:1,2" of the lines that rule skipped */
+	const char *not_for_root_file;	/* the file named last in it */
 };
 
 #define pam_warn(st, fmt, ...) \
@@ -662,6 +665,51 @@ static int domain_source(struct pam_state *st, const char *domain, enum range rn
 	return in_range(st->user->uid, rng, min, max) ? SRC_USER : -1;
 }
 
+/* Add FILE:LINE to st->not_for_root, "FILE:1,2, OTHER:3"; " ..." once it is full. */
+static void note_not_for_root(struct pam_state *st)
+{
+	char *buf = st->not_for_root;
+	size_t n = strlen(buf), len = sizeof(st->not_for_root);
+	int w;
+
+	if (n >= 4 && !strcmp(buf + n - 4, " ..."))
+		return;
+	if (st->not_for_root_file == st->file)
+		w = snprintf(buf + n, len - n, ",%u", st->lineno);
+	else
+		w = snprintf(buf + n, len - n, "%s%s:%u", n ? ", " : "", st->file, st->lineno);
+	if (w < 0 || (size_t)w >= len - n) {
+		/* Cut back to the last whole entry and say there is more. */
+		buf[n] = '\0';
+		if (n + 4 < len)
+			memcpy(buf + n, " ...", 5);
+		return;
+	}
+	st->not_for_root_file = st->file;
+}
+
+/*
+ * A DOMAIN TYPE ITEM VALUE line for uid 0 as Debian's pam_limits reads it
+ * (its patch 027, also in Ubuntu; limits.conf(5): "group and wildcard
+ * limits are not applied to the root user"): the literal user name
+ * applies, and so does any uid range, even one written with a leading '@'
+ * or '%', which is dropped ("@0:" is the uid range "0:"), both as a user
+ * line; "*", "@group" and "%group" never do.  Checked against
+ * libpam-modules 1.5.2-6+deb12u1.  A line the other users' rules would
+ * have applied is remembered, so the fix can say why the file does not work.
+ */
+static int root_domain_source(struct pam_state *st, const char *domain, enum range rng,
+			      unsigned long min, unsigned long max)
+{
+	if (!strcmp(domain, st->user->name))
+		return SRC_USER;
+	if (rng != RANGE_NONE && in_range(st->user->uid, rng, min, max))
+		return SRC_USER;
+	if (domain_source(st, domain, rng, min, max) >= 0)
+		note_not_for_root(st);
+	return -1;
+}
+
 static void lower(char *s)
 {
 	for (; s && *s; s++)
@@ -714,7 +762,8 @@ static int pam_line(struct pam_state *st, char *line)
 		lower(f[3]);
 		if (strcmp(f[2], "memlock"))
 			return 0;
-		src = domain_source(st, f[0], rng, min, max);
+		src = st->root_rule ? root_domain_source(st, f[0], rng, min, max)
+				    : domain_source(st, f[0], rng, min, max);
 		if (src >= 0)
 			pam_apply(st, src, f[0], f[1], f[3]);
 		return 0;
@@ -772,13 +821,20 @@ static void pam_parse_all(struct pam_state *st)
 	free_names(names, n);
 }
 
-static void pam_fix_line(char *fix, size_t len, const struct pam_val *pv, const char *kind)
+/* The domain a new line must name: "*", but "root" where Debian's rule ignores "*". */
+static const char *fix_domain(const struct pam_state *st)
+{
+	return st->root_rule ? st->user->name : "*";
+}
+
+static void pam_fix_line(char *fix, size_t len, const struct pam_val *pv, const char *kind,
+			 const char *domain)
 {
 	size_t n = strlen(fix);
 
 	if (pv->src == SRC_NONE)
-		snprintf(fix + n, len - n, "%sadd to " PAM_FIX_FILE ": * %s memlock unlimited",
-			 n ? "\n" : "", kind);
+		snprintf(fix + n, len - n, "%sadd to " PAM_FIX_FILE ": %s %s memlock unlimited",
+			 n ? "\n" : "", domain, kind);
 	else
 		snprintf(fix + n, len - n, "%schange %s to: %s %s memlock unlimited", n ? "\n" : "",
 			 pv->where, pv->domain, pv->type);
@@ -796,20 +852,35 @@ static void pam_fix(const struct pam_state *st, const struct memlock *sd, struct
 		return;
 	}
 	if (st->soft.src == SRC_NONE && st->hard.src == SRC_NONE) {
-		snprintf(out->fix, sizeof(out->fix),
-			 "write " PAM_FIX_FILE ":\n* soft memlock unlimited\n* hard memlock unlimited\n"
-			 "then log in again");
+		/* The "*" lines for everyone else, the user's own for root. */
+		n = (size_t)snprintf(out->fix, sizeof(out->fix), "write " PAM_FIX_FILE ":\n"
+				     "* soft memlock unlimited\n* hard memlock unlimited\n");
+		if (st->root_rule)
+			n += (size_t)snprintf(out->fix + n, sizeof(out->fix) - n,
+					      "%s soft memlock unlimited\n%s hard memlock unlimited\n",
+					      st->user->name, st->user->name);
+		snprintf(out->fix + n, sizeof(out->fix) - n, "then log in again");
 		return;
 	}
 	out->fix[0] = '\0';
 	if (st->soft.src == st->hard.src && !strcmp(st->soft.where, st->hard.where)) {
-		pam_fix_line(out->fix, sizeof(out->fix), &st->soft, st->soft.type);
+		pam_fix_line(out->fix, sizeof(out->fix), &st->soft, st->soft.type, fix_domain(st));
 	} else {
-		pam_fix_line(out->fix, sizeof(out->fix), &st->soft, "soft");
-		pam_fix_line(out->fix, sizeof(out->fix), &st->hard, "hard");
+		pam_fix_line(out->fix, sizeof(out->fix), &st->soft, "soft", fix_domain(st));
+		pam_fix_line(out->fix, sizeof(out->fix), &st->hard, "hard", fix_domain(st));
 	}
 	n = strlen(out->fix);
 	snprintf(out->fix + n, sizeof(out->fix) - n, "\nthen log in again");
+}
+
+/*
+ * Debian and Ubuntu patch pam_limits to skip group and wildcard lines for
+ * root (root_domain_source()); upstream Linux-PAM (Fedora, RHEL, SUSE)
+ * does not.  /etc/debian_version marks both.
+ */
+static bool debian_pam(const struct ctx *ctx)
+{
+	return conf_kind(ctx, "/etc/debian_version") == 'f';
 }
 
 static void pam_inherit(char *src, const char *from)
@@ -837,13 +908,16 @@ int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out)
 	snprintf(out->user, sizeof(out->user), "%s", u.name);
 	st.user = &u;
 	st.soft.src = st.hard.src = SRC_NONE;
+	st.root_rule = u.uid == 0 && debian_pam(ctx);
 	pam_parse_all(&st);
-	free(u.groups);
+	snprintf(out->not_for_root, sizeof(out->not_for_root), "%s", st.not_for_root);
 
 	/* What pam_limits leaves alone stays what sshd (a systemd service) had. */
 	ret = systemd_resolve(ctx, true, &sd);
-	if (ret)
+	if (ret) {
+		free(u.groups);
 		return ret;
+	}
 	if (st.off_at[0])
 		st.soft.src = st.hard.src = SRC_NONE;
 	out->soft = st.soft.src == SRC_NONE ? sd.soft : st.soft.v;
@@ -860,6 +934,7 @@ int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out)
 	if (out->soft > out->hard)
 		out->soft = out->hard;
 	pam_fix(&st, &sd, out);
+	free(u.groups);
 	return 0;
 }
 
@@ -1183,6 +1258,16 @@ int limits_systemd(const struct ctx *ctx, struct memlock *out)
 }
 
 /* ---- verdicts ---- */
+
+const char *limits_root_note(const struct memlock *m, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (m->scope == LIMIT_PAM && m->not_for_root[0])
+		snprintf(buf, len, "%s not applied to %s: limits.conf(5): \"group and wildcard "
+			 "limits are not applied to the root user\"; only lines naming %s or a uid "
+			 "range are", m->not_for_root, m->user, m->user);
+	return buf;
+}
 
 static void process_fix(struct memlock *m)
 {

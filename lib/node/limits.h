@@ -63,6 +63,11 @@ struct memlock {
 	enum limit_verdict verdict;	/* set by limits_judge() */
 	char reason[256];		/* why the verdict, one sentence */
 	char fix[512];			/* what to do, lines separated by '\n'; "" when ok */
+	/*
+	 * LIMIT_PAM for root on Debian or Ubuntu: the memlock lines other
+	 * users get but root does not ("*", @group), as "FILE:1,2, FILE2:5".
+	 */
+	char not_for_root[LIMIT_SRC_LEN];
 };
 
 /*
@@ -77,12 +82,21 @@ int limits_process(const struct ctx *ctx, pid_t pid, struct memlock *out);
  * --root, the uid recorded in <root>/proc/self/status).  Lines are applied
  * as pam_limits does; memlock items not set by any line are inherited
  * from the service the login runs under (sshd), that is the systemd
- * scope, and say so in their source.  0, -ENOENT (unknown user) or -errno.
+ * scope, and say so in their source.  For root on Debian and Ubuntu (whose
+ * pam_limits is patched so), "*" and @group lines do not apply: only the
+ * name root and uid ranges do (limits.conf(5)), and the fix writes root
+ * lines.  0, -ENOENT (unknown user) or -errno.
  */
 int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out);
 
 /* The systemd scope.  0 or -errno; files that do not exist are not errors. */
 int limits_systemd(const struct ctx *ctx, struct memlock *out);
+
+/*
+ * For a PAM value with not_for_root lines: one sentence naming them and
+ * limits.conf(5)'s rule, in @buf; else "".  Returns @buf.
+ */
+const char *limits_root_note(const struct memlock *m, char *buf, size_t len);
 
 /* Set verdict, reason and fix of a resolved value. */
 void limits_judge(struct memlock *m);

@@ -24,6 +24,7 @@
 #include "base/sysfs.h"
 #include "base/text.h"
 #include "node/snapshot.h"
+#include "node/ucx.h"
 
 #define BLOCK 512
 #define FILE_MAX (1u << 20)	/* sysfs attributes are a page; config files are small */
@@ -772,6 +773,10 @@ static void snap_config(struct snap *s)
 {
 	static const char *const files[] = {
 		"/etc/passwd", "/etc/group", "/etc/security/limits.conf",
+		/* Debian's pam_limits applies no "*" line to root (node/limits.c). */
+		"/etc/debian_version",
+		/* UCX's own settings (node/ucx.c). */
+		UCX_CONF,
 		"/etc/systemd/system.conf", "/run/systemd/system.conf",
 		"/usr/local/lib/systemd/system.conf", "/usr/lib/systemd/system.conf",
 	};
@@ -785,6 +790,28 @@ static void snap_config(struct snap *s)
 		snap_path(s, files[i], LEAF_FOLLOW);
 	for (i = 0; i < ARRAY_SIZE(dirs); i++)
 		snap_each(s, dirs[i], NULL, snap_conf);
+}
+
+/*
+ * Which UCX dpkg installed (node/ucx.c reads its release there when the
+ * library, not recorded, cannot say): only libucx0's stanza of dpkg's
+ * status, a file of megabytes about every other package.
+ */
+static void snap_dpkg_ucx(struct snap *s)
+{
+	const char *stanza;
+	char *status;
+	size_t len;
+
+	if (read_file(s->ctx, DPKG_STATUS, 256u << 20, &status, NULL))
+		return;
+	if (dpkg_stanza(status, "libucx0", &stanza, &len)) {
+		snap_parents(s, DPKG_STATUS);
+		tar_file(&s->tar, arc(DPKG_STATUS), stanza, len);
+		s->st->files++;
+		s->st->bytes += len;
+	}
+	free(status);
 }
 
 /*
@@ -818,6 +845,7 @@ static int snap_all(struct snap *s)
 	snap_path(s, "/sys/module/ib_core/parameters/netns_mode", LEAF_FOLLOW);
 	snap_self(s);
 	snap_config(s);
+	snap_dpkg_ucx(s);
 	/* Names are bytes from the node; JSON must be UTF-8. */
 	json_make_utf8(s->st->warnings);
 	snap_manifest(s);

@@ -14,14 +14,15 @@ fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | gre
 
 # Run without the caller's NCCL/UCX variables.
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_ROCE_VERSION_NUM \
-	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX
+	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX \
+	UCX_UD_VERBS_ETH_DGID_CHECK UCX_UD_ETH_DGID_CHECK
 
 # ---- a healthy node ----
 run --root "$OK" -j doctor
 check healthy-rc rc_is 0
-check healthy-one-doc json_ok '.checks | length == 15'
+check healthy-one-doc json_ok '.checks | length == 16'
 check healthy-nothing-failed json_ok '[.checks[] | select(.status == "FAIL" or .status == "warn")] == []'
-check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 4 and .summary.problems == []'
+check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 5 and .summary.problems == []'
 check healthy-fix-null json_ok '[.checks[].fix] | all(. == null)'
 check healthy-devices found devices '^mlx5_0 \(1 port\); mlx5_1 \(1 port\); mlx5_10 \(1 port\)$'
 check healthy-ports found ports 'mlx5_0/1 ACTIVE LinkUp \(ens19f0np0\)'
@@ -42,7 +43,7 @@ run --root "$OK" doctor
 check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
 check healthy-text-no-fix-lines bash -c '! grep -q "^ *fix:" <<<"$0"' "$OUT"
 check healthy-text-row out_has '^ok +roce.gid +mlx5_0/1: use GID index 5'
-check healthy-text-summary out_has '^11 ok, 4 skipped: nothing to fix$'
+check healthy-text-summary out_has '^11 ok, 5 skipped: nothing to fix$'
 check healthy-no-color bash -c '! grep -q $'"'"'\033'"'"' <<<"$0"' "$OUT"
 
 run --root "$OK" --color always doctor --only devices
@@ -88,6 +89,12 @@ check broken-text-summary out_has '^8 failed, 2 warnings: ports, roce.ipv4, roce
 check broken-text-fail out_has '^FAIL +ports +rxe0/1 is DOWN'
 # The fix stands on the line under its check, at the FOUND column.
 check broken-text-fix-below bash -c 'grep -A1 "^FAIL *ports " <<<"$0" | tail -1 | grep -qE "^ {25}fix: ip link set eth0 up$"' "$OUT"
+
+# Root on Debian: the "*" lines of limits.d do not apply to it (limits.conf(5)).
+run --root "$FIXTURES/limits-root" -j doctor --only memlock.login
+check root-memlock-login st memlock.login FAIL
+check root-memlock-login-found found memlock.login '^soft 8 MiB, hard 8 MiB \(inherited \(systemd: default\)\): .*; /etc/security/limits.d/90-rdma.conf:1,2 not applied to root: limits.conf\(5\): "group and wildcard limits are not applied to the root user"'
+check root-memlock-login-fix fix memlock.login '^write /etc/security/limits.d/99-rdma.conf: \* soft memlock unlimited; \* hard memlock unlimited; root soft memlock unlimited; root hard memlock unlimited; then log in again$'
 
 # ---- no devices: why ----
 run --root "$NODEV" -j doctor --only devices,ports
@@ -188,15 +195,93 @@ check ucx-gid-fix fix env.ucx '^export UCX_IB_GID_INDEX=5$'
 run --root "$OK" -j doctor --for ucx --only env
 check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
 
+# ---- UCX before 1.19: UD drops RoCE v2 IPv4 packets on devices other than mlx5 ----
+UCX=$FIXTURES/ucx-rxe
+# ucx_tree NAME: a copy of the ucx-rxe tree to change, in $T.
+ucx_tree() { T=$TMPD/$1; rm -rf "$T"; cp -a "$UCX" "$T"; }
+run --root "$UCX" -j doctor --only ucx
+check ucx-dgid-warn st ucx.ud_dgid warn
+check ucx-dgid-why found ucx.ud_dgid '^UCX 1.13.1 \(/usr/lib/x86_64-linux-gnu/libucp.so.0\); rxe0/1 \(rxe, not mlx5\) with RoCE v2 IPv4 GID 1 \(10.99.0.2\): before 1.19, UD takes .*sl, which only mlx5 fills'
+check ucx-dgid-fix fix ucx.ud_dgid '^export UCX_UD_VERBS_ETH_DGID_CHECK=n \(or install UCX 1.19 or later\)$'
+check ucx-dgid-warn-rc rc_is 0
+run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-for-ucx st ucx.ud_dgid FAIL
+check ucx-dgid-for-ucx-rc rc_is 1
+run --root "$UCX" -j doctor --for nccl --only ucx.ud_dgid
+check ucx-dgid-for-nccl st ucx.ud_dgid skip
+# Turned off in the environment, under either name; the transport's own name wins.
+UCX_UD_VERBS_ETH_DGID_CHECK=n run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-env-off st ucx.ud_dgid ok
+check ucx-dgid-env-off-why found ucx.ud_dgid 'needs UCX_UD_VERBS_ETH_DGID_CHECK=n: set by UCX_UD_VERBS_ETH_DGID_CHECK=n \(environment\)'
+UCX_UD_ETH_DGID_CHECK=No run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-env-ud st ucx.ud_dgid ok
+UCX_UD_VERBS_ETH_DGID_CHECK=y UCX_UD_ETH_DGID_CHECK=n run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-env-verbs-wins st ucx.ud_dgid FAIL
+UCX_UD_VERBS_ETH_DGID_CHECK=off run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-env-bad st ucx.ud_dgid FAIL
+check ucx-dgid-env-bad-why found ucx.ud_dgid "^UCX 1.13.1 .*; UCX_UD_VERBS_ETH_DGID_CHECK='off' \(environment\) is not a UCX boolean \(y or n\): UCX refuses it"
+# The GID UCX uses: the link-local one (IPv6) is not hit; UCX_NET_DEVICES without the port neither.
+UCX_IB_GID_INDEX=0 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-gid0 st ucx.ud_dgid ok
+check ucx-dgid-gid0-why found ucx.ud_dgid 'rxe0/1: UCX uses GID fe80:0000:0000:0000:5054:00ff:fe99:0001, not a RoCE v2 IPv4 one'
+UCX_IB_GID_INDEX=1 UCX_NET_DEVICES=rxe0:1 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-gid1 st ucx.ud_dgid FAIL
+UCX_NET_DEVICES=eth0 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-tcp-only found ucx.ud_dgid 'no active RDMA port for UCX$'
+# /etc/ucx/ucx.conf: read by UCX 1.13; the environment beats it.
+ucx_tree conf
+mkdir -p "$T/etc/ucx"
+printf '# RoCE on rxe\n  UCX_UD_VERBS_ETH_DGID_CHECK = n  \n' >"$T/etc/ucx/ucx.conf"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-conf st ucx.ud_dgid ok
+check ucx-dgid-conf-where found ucx.ud_dgid 'set by UCX_UD_VERBS_ETH_DGID_CHECK=n \(/etc/ucx/ucx.conf:2\)'
+UCX_UD_VERBS_ETH_DGID_CHECK=y run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-conf-env-wins st ucx.ud_dgid FAIL
+# The release: 1.19 is fixed; dpkg, then ucx.pc, when the library does not say.
+ucx_tree fixed
+printf '\0ucp_worker_iface\0\315A1.19.0\0' >"$T/usr/lib/x86_64-linux-gnu/libucp.so.0.0.0"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-fixed st ucx.ud_dgid ok
+check ucx-dgid-fixed-why found ucx.ud_dgid '^UCX 1.19.0 \(/usr/lib/x86_64-linux-gnu/libucp.so.0\); it reads a packet.s address family from the GRH$'
+ucx_tree dpkg
+printf 'no release in here\0' >"$T/usr/lib/x86_64-linux-gnu/libucp.so.0.0.0"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-dpkg found ucx.ud_dgid '^UCX 1.13.1 \(dpkg: libucx0 1.13.1-1\); rxe0/1'
+check ucx-dgid-dpkg-fail st ucx.ud_dgid FAIL
+mkdir -p "$T/usr/lib/x86_64-linux-gnu/pkgconfig"
+printf 'prefix=/usr\nName: ucx\nVersion: 1.19.1\n' >"$T/usr/lib/x86_64-linux-gnu/pkgconfig/ucx.pc"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-pc found ucx.ud_dgid '^UCX 1.19.1 \(/usr/lib/x86_64-linux-gnu/pkgconfig/ucx.pc\)'
+rm "$T/usr/lib/x86_64-linux-gnu/pkgconfig/ucx.pc" "$T/var/lib/dpkg/status"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-unknown st ucx.ud_dgid warn
+check ucx-dgid-unknown-why found ucx.ud_dgid '^UCX of unknown release \(/usr/lib/x86_64-linux-gnu/libucp.so.0\)'
+rm "$T"/usr/lib/x86_64-linux-gnu/libucp.so*
+run --root "$T" -j doctor --only ucx.ud_dgid
+check ucx-dgid-none st ucx.ud_dgid skip
+# mlx5 fills the packet type in: not hit, whatever the GID.
+ucx_tree mlx5
+rm -rf "$T/sys" && cp -a "$OK/sys" "$T/sys"
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-driver-unknown found ucx.ud_dgid 'mlx5_0/1: driver unknown'
+check ucx-dgid-driver-unknown-ok st ucx.ud_dgid ok
+for d in mlx5_0 mlx5_1 mlx5_10; do
+	mkdir -p "$T/sys/class/infiniband/$d/device"
+	ln -s ../../../../bus/pci/drivers/mlx5_core "$T/sys/class/infiniband/$d/device/driver"
+done
+run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
+check ucx-dgid-mlx5 st ucx.ud_dgid ok
+check ucx-dgid-mlx5-why found ucx.ud_dgid 'mlx5_0/1 is mlx5, whose completions carry the packet type'
+
 # ---- options ----
 run doctor --list
 check list-rc rc_is 0
-check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx functions gpudirect versions peer " ]' "$OUT"
+check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx ucx.ud_dgid functions gpudirect versions peer " ]' "$OUT"
 run -j doctor --list
-check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 15'
+check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 16'
 run --root "$OK" -j doctor --only memlock
 check only-group json_ok '[.checks[].id] == ["memlock.shell", "memlock.login", "memlock.systemd"]'
-run --root "$OK" -j doctor --skip memlock,env,peer,gpudirect,functions
+run --root "$OK" -j doctor --skip memlock,env,ucx,peer,gpudirect,functions
 check skip-group json_ok '[.checks[].id] == ["devices", "ports", "roce.ipv4", "roce.gid", "mtu", "firewall", "versions"]'
 run --root "$OK" doctor --only mtus
 check only-typo-rc rc_is 2
@@ -288,7 +373,7 @@ check metrics-healthy-rc rc_is 0
 check metrics-version metric "rdmactl_info{version=\"$("$RDMACTL" --version | cut -d' ' -f2)\"} 1"
 check metrics-check-ok metric 'rdmactl_check_status{check="mtu",status="ok"} 1'
 check metrics-check-skip metric 'rdmactl_check_status{check="peer",status="skip"} 1'
-check metrics-one-per-check bash -c '[ "$(grep -c "^rdmactl_check_status{" <<<"$0")" -eq 15 ]' "$OUT"
+check metrics-one-per-check bash -c '[ "$(grep -c "^rdmactl_check_status{" <<<"$0")" -eq 16 ]' "$OUT"
 check metrics-port-state metric 'rdmactl_port_state{device="mlx5_0",port="1",state="ACTIVE",phys_state="LinkUp"} 1'
 check metrics-active-mtu metric 'rdmactl_port_active_mtu_bytes{device="mlx5_0",port="1"} 4096'
 check metrics-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens19f0np0"} 9000'
@@ -360,6 +445,16 @@ check cap-root-login-why found memlock.login 'not enforced: root has CAP_IPC_LOC
 sed -i 's/^CapBnd:.*/CapBnd:\t0000000000000000/' "$CAP/proc/self/status"
 run --root "$CAP" -j doctor --only memlock.login
 check cap-root-no-bound-fails bash -c '[ "$(jq -r ".checks[0].status" <<<"$0")" != ok ]' "$OUT"
+# Root on Debian with CAP_IPC_LOCK: the limit is root's own (no "*" line), the
+# "*" lines are what other users get; the alice of that tree gets them.
+CAPR=$TMPD/cap-root
+cp -a "$FIXTURES/limits-root" "$CAPR"
+printf 'CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n' >>"$CAPR/proc/self/status"
+run --root "$CAPR" -j doctor --only memlock.login
+check cap-root-star st memlock.login ok
+check cap-root-star-why found memlock.login '^soft 8 MiB, hard 8 MiB \(inherited \(systemd: default\)\), not enforced: root has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; /etc/security/limits.d/90-rdma.conf:1,2 not applied to root: '
+run --root "$CAPR" -j doctor --only memlock.login --user alice
+check cap-root-star-alice found memlock.login '^soft unlimited \(/etc/security/limits.d/90-rdma.conf:1\), hard unlimited'
 # --user: the login of the job's user, whoever runs the doctor.
 run --root "$CAP" -j doctor --only memlock.login --user alice
 check user-alice-fails st memlock.login FAIL

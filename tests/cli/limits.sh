@@ -65,6 +65,44 @@ check pam-gid-exact json_ok '.limits[1] | .soft_bytes == null and .soft_source =
 run -j --root "$PAM" limits
 check pam-recorded-user json_ok '.limits[1].user == "alice"'
 
+# --- root on Debian: "*" and @group lines do not apply (limits.conf(5)) ---
+ROOT=$FIXTURES/limits-root
+run --root "$ROOT" limits
+check root-star-rc rc_is 1
+check root-star-row out_has '^pam +user root +8 MiB +8 MiB +inherited \(systemd: default\) +fail$'
+check root-star-why out_has '^/etc/security/limits.d/90-rdma.conf:1,2 not applied to root: limits.conf\(5\): "group and wildcard limits are not applied to the root user"'
+check root-star-fix-root out_has '^    root soft memlock unlimited$'
+check root-star-fix-keeps-star out_has '^    \* hard memlock unlimited$'
+run -j --root "$ROOT" limits
+check root-star-json json_ok '.limits[1] | .user == "root" and .soft_bytes == 8388608 and
+	.not_for_root == "/etc/security/limits.d/90-rdma.conf:1,2" and
+	(.fix | contains("root soft memlock unlimited\nroot hard memlock unlimited"))'
+# The same lines give alice unlimited: the rule is root's alone.
+run -j --root "$ROOT" limits --user alice
+check root-star-alice json_ok '.limits[1] | .soft_bytes == null and .hard_bytes == null and
+	.not_for_root == null and .verdict == "ok"'
+# The fix written: root lines apply.
+cp -r "$ROOT" "$TMPD/root-fixed"
+printf 'root soft memlock unlimited\nroot hard memlock unlimited\n' >>"$TMPD/root-fixed/etc/security/limits.d/90-rdma.conf"
+run -j --root "$TMPD/root-fixed" limits
+check root-fixed-ok json_ok '.limits[1] | .soft_bytes == null and .verdict == "ok" and
+	.soft_source == "/etc/security/limits.d/90-rdma.conf:3"'
+# Upstream Linux-PAM (no etc/debian_version: Fedora, RHEL) gives root the "*" lines.
+cp -r "$ROOT" "$TMPD/root-upstream"
+rm "$TMPD/root-upstream/etc/debian_version"
+run -j --root "$TMPD/root-upstream" limits
+check root-upstream-star json_ok '.limits[1] | .soft_bytes == null and .not_for_root == null and
+	.soft_source == "/etc/security/limits.d/90-rdma.conf:1"'
+# @group and gid lines skipped, "@0:" read as a uid range, as libpam-modules 1.5.2 does.
+run -j --root "$FIXTURES/limits-root-rule" limits --user root
+check root-rule json_ok '.limits[] | select(.scope == "pam") | .soft_bytes == 2147483648 and
+	.hard_bytes == 2147483648 and .soft_source == "/etc/security/limits.conf:3" and
+	.hard_source == "/etc/security/limits.conf:5" and .not_for_root == "/etc/security/limits.conf:1,2,4" and
+	.verdict == "warn" and (.fix | contains("change /etc/security/limits.conf:3 to: @0: soft memlock unlimited"))'
+run -j --root "$FIXTURES/limits-root-rule" limits --user alice
+check root-rule-alice json_ok '.limits[] | select(.scope == "pam") | .soft_bytes == 4294967296 and
+	.hard_bytes == null and .hard_source == "/etc/security/limits.conf:1" and .not_for_root == null'
+
 # --- systemd: /etc hides /run hides /usr/lib by name, a /dev/null link masks ---
 run -j --root "$SD" limits
 check sd-order json_ok '.limits[2] | .soft_bytes == 1073741824 and .hard_bytes == null and

@@ -67,6 +67,21 @@ for u in alice bob carol dave eve frank; do
 	same "pam-$u" "$FIXTURES/limits-pam" "$X" limits --user "$u"
 done
 check pam-no-readme [ ! -e "$X/etc/security/limits.d/README" ]
+# Root on Debian: the copy keeps etc/debian_version, so "*" lines stay not applied.
+roundtrip root "$FIXTURES/limits-root"
+check root-debian-version [ -f "$X/etc/debian_version" ]
+same root-limits "$FIXTURES/limits-root" "$X" limits
+# UCX: ucx.conf and libucx0's dpkg stanza (not the rest of dpkg's status) are
+# kept, so ucx.ud_dgid on the copy finds the release the library gave.
+U=$TMPD/ucx-src
+cp -a "$FIXTURES/ucx-rxe" "$U"
+mkdir -p "$U/etc/ucx"
+printf 'UCX_UD_ETH_DGID_CHECK=y\n' >"$U/etc/ucx/ucx.conf"
+roundtrip ucx "$U"
+check ucx-conf-kept cmp -s "$U/etc/ucx/ucx.conf" "$X/etc/ucx/ucx.conf"
+check ucx-dpkg-stanza-only bash -c '[ "$(grep -c "^Package: " "$1")" = 1 ] && grep -qx "Version: 1.13.1-1" "$1"' _ "$X/var/lib/dpkg/status"
+run -j --root "$X" doctor --for ucx --only ucx.ud_dgid
+check ucx-copy-release json_ok '.checks[0] | .status == "FAIL" and (.found | startswith("UCX 1.13.1 (dpkg: libucx0 1.13.1-1); rxe0/1 (rxe, not mlx5)"))'
 roundtrip sd "$FIXTURES/limits-systemd"
 same sd-limits "$FIXTURES/limits-systemd" "$X" limits
 check sd-mask-kept [ "$(readlink "$X/etc/systemd/system.conf.d/30-c.conf")" = /dev/null ]

@@ -12,7 +12,7 @@
 #include "node/limits.h"
 
 static const char *const prefixes[] = {
-	"etc/security/", "etc/passwd", "etc/group", "proc/self/",
+	"etc/security/", "etc/passwd", "etc/group", "etc/debian_version", "proc/self/",
 	"etc/systemd/", "run/systemd/", "usr/lib/systemd/", NULL
 };
 

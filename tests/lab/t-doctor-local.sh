@@ -3,7 +3,8 @@
 # notes met: a healthy node (exit 0), netdev MTU 1500, no IPv4 on eth0, the
 # port down, `ulimit -l 64`, nftables dropping UDP 4791, NCCL_IB_HCA=mlx_1,
 # NCCL_SOCKET_IFNAME naming a missing interface, NCCL_IB_GID_INDEX naming the
-# link-local GID, UCX_NET_DEVICES naming a missing device.  Each verdict is
+# link-local GID, UCX_NET_DEVICES naming a missing device, UCX before 1.19
+# with UD's DGID check on.  Each verdict is
 # checked against what the guest itself says (sysfs, ibv_devinfo, rdma, ip,
 # nft, ulimit).
 #
@@ -21,7 +22,8 @@ MTU0=$(cat /sys/class/net/"$IF"/mtu)
 ADDRS0=$(ip -j -4 addr show dev "$IF" | jq -r '.[0].addr_info[] | "\(.local)/\(.prefixlen)"')
 SKIP=memlock.login,memlock.systemd
 AS=()
-unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE UCX_NET_DEVICES UCX_IB_GID_INDEX
+unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE UCX_NET_DEVICES UCX_IB_GID_INDEX \
+	UCX_UD_VERBS_ETH_DGID_CHECK UCX_UD_ETH_DGID_CHECK
 
 restore() {
 	umount /etc/libibverbs.d 2>/dev/null
@@ -108,7 +110,8 @@ wait_port ACTIVE 4096 || fail "rxe0 did not reach active MTU 4096"
 V4=$(gid_index v4)
 LL=$(gid_index ll)
 [[ -n $V4 && -n $LL ]] || fail "sysfs has no IPv4 GID or no link-local GID on rxe0/1"
-doctor healthy --skip $SKIP
+# A healthy rxe node with a UCX before 1.19 has UD's DGID check off (ucx.ud_dgid).
+UCX_UD_VERBS_ETH_DGID_CHECK=n doctor healthy --skip $SKIP
 check_eq "healthy: exit status" 0 "$(cat healthy.rc)"
 check_eq "healthy: nothing failed or warned" "0 0" "$(jq -r '"\(.summary.failed) \(.summary.warnings)"' healthy.json)"
 has healthy devices "rxe0 (rxe, 1 port)"
@@ -224,6 +227,25 @@ has ucx env.ucx "no RDMA device 'mlx5_0'; devices: $devs"
 UCX_NET_DEVICES=rxe0:1,$IF doctor ucx-ok --only env.ucx
 check_eq "UCX_NET_DEVICES=rxe0:1,$IF: status" ok "$(field ucx-ok env.ucx status)"
 has ucx-ok env.ucx "rxe0:1 is ACTIVE; interface $IF is up"
+
+# ---- UCX before 1.19 on rxe: UD drops RoCE v2 IPv4 packets ----
+# The release as UCX itself says it, when its tools are installed.
+ucx_ver=$(ucx_info -v 2>/dev/null | sed -n 's/^# Version \([0-9.]*\).*/\1/p')
+doctor ucxud --for ucx --only ucx.ud_dgid
+if [[ -z $ucx_ver ]]; then
+	check_eq "no ucx_info: ucx.ud_dgid" skip "$(field ucxud ucx.ud_dgid status)"
+elif [[ $(printf '%s\n1.19.0\n' "$ucx_ver" | sort -V | head -1) == 1.19.0 ]]; then
+	check_eq "UCX $ucx_ver: ucx.ud_dgid" ok "$(field ucxud ucx.ud_dgid status)"
+else
+	check_eq "UCX $ucx_ver, GID auto: ucx.ud_dgid" FAIL "$(field ucxud ucx.ud_dgid status)"
+	has ucxud ucx.ud_dgid "UCX $ucx_ver ("
+	has ucxud ucx.ud_dgid "rxe0/1 (rxe, not mlx5) with RoCE v2 IPv4 GID $V4 ($LAB_IP)"
+	fix_has ucxud ucx.ud_dgid "export UCX_UD_VERBS_ETH_DGID_CHECK=n"
+	UCX_UD_VERBS_ETH_DGID_CHECK=n doctor ucxud-off --for ucx --only ucx.ud_dgid
+	check_eq "UCX_UD_VERBS_ETH_DGID_CHECK=n: ucx.ud_dgid" ok "$(field ucxud-off ucx.ud_dgid status)"
+	UCX_IB_GID_INDEX=$LL doctor ucxud-ll --for ucx --only ucx.ud_dgid
+	check_eq "UCX_IB_GID_INDEX=$LL (fe80::, IPv6): ucx.ud_dgid" ok "$(field ucxud-ll ucx.ud_dgid status)"
+fi
 
 # ---- the provider library missing: libibverbs finds no driver config ----
 # A tmpfs over /etc/libibverbs.d (this guest only) hides rxe.driver, as on a

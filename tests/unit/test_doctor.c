@@ -40,7 +40,7 @@ static void ids_are_unique_and_described(void)
 {
 	size_t i, j, n = doctor_count();
 
-	CHECK_INT(n, 15);
+	CHECK_INT(n, 16);
 	for (i = 0; i < n; i++) {
 		CHECK(strlen(doctor_checks[i].desc) > 10);
 		CHECK(doctor_checks[i].fn != NULL);

@@ -344,6 +344,51 @@ static void process_from_recorded_proc(void)
 	CHECK_INT(limits_process(&ctx, 4244, &m), -EINVAL);
 }
 
+static void pam_root_gets_no_star_lines_on_debian(void)
+{
+	struct ctx ctx = fixture("limits-root");
+	struct memlock m;
+	char note[512];
+
+	/* uid 0 recorded; "*" lines skipped: sshd's (systemd's default) 8 MiB stays. */
+	CHECK_INT(limits_pam(&ctx, NULL, &m), 0);
+	CHECK_STR(m.user, "root");
+	CHECK_INT(m.soft, MiB(8));
+	CHECK_INT(m.hard, MiB(8));
+	CHECK_STR(m.soft_src, "inherited (systemd: default)");
+	CHECK_STR(m.not_for_root, "/etc/security/limits.d/90-rdma.conf:1,2");
+	CHECK(strstr(limits_root_note(&m, note, sizeof(note)),
+		     "not applied to root: limits.conf(5)") != NULL);
+	limits_judge(&m);
+	CHECK_INT(m.verdict, VERDICT_FAIL);
+	CHECK(strstr(m.fix, "* hard memlock unlimited\nroot soft memlock unlimited\n"
+			    "root hard memlock unlimited\n") != NULL);
+	/* alice gets them. */
+	CHECK_INT(limits_pam(&ctx, "alice", &m), 0);
+	CHECK(m.soft == INF && m.hard == INF);
+	CHECK_STR(m.not_for_root, "");
+	CHECK_STR(limits_root_note(&m, note, sizeof(note)), "");
+}
+
+static void pam_root_rule_ranges_and_groups(void)
+{
+	struct ctx ctx = fixture("limits-root-rule");
+	struct memlock m;
+
+	/* @rdma, @:2000 and * skipped; "@0:" and "0:10" are uid ranges, user lines. */
+	CHECK_INT(limits_pam(&ctx, "root", &m), 0);
+	CHECK_INT(m.soft, GiB(2));	/* 4 GiB capped to the hard limit */
+	CHECK_INT(m.hard, GiB(2));
+	CHECK_STR(m.soft_src, "/etc/security/limits.conf:3");
+	CHECK_STR(m.hard_src, "/etc/security/limits.conf:5");
+	CHECK_STR(m.not_for_root, "/etc/security/limits.conf:1,2,4");
+	/* alice: the usual precedence, @rdma's hard unlimited over "*". */
+	CHECK_INT(limits_pam(&ctx, "alice", &m), 0);
+	CHECK_INT(m.soft, GiB(4));
+	CHECK(m.hard == INF);
+	CHECK_STR(m.hard_src, "/etc/security/limits.conf:1");
+}
+
 int main(void)
 {
 	RUN("test_limits", proc_limits_line);
@@ -359,6 +404,8 @@ int main(void)
 	RUN("test_limits", pam_user_lines);
 	RUN("test_limits", pam_off_line_inherits_service_limit);
 	RUN("test_limits", pam_default_user_is_the_recorded_one);
+	RUN("test_limits", pam_root_gets_no_star_lines_on_debian);
+	RUN("test_limits", pam_root_rule_ranges_and_groups);
 	RUN("test_limits", systemd_dropin_order);
 	RUN("test_limits", systemd_64m_and_fix_file);
 	RUN("test_limits", missing_files_give_defaults);
