@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "base/opt.h"
 #include "cluster/agent.h"
+#include "cluster/launch.h"
 #include "cluster/linkmap.h"
 #include "cluster/rdv.h"
 #include "node/hwcnt.h"
@@ -124,13 +125,18 @@ static void ports_word(struct agent *a, char *out, size_t len)
 	rdma_node_free(&node);
 }
 
-/* The name the coordinator knows this node by: Slurm's, else the host name. */
+/*
+ * The name the coordinator knows this node by: the local launcher's,
+ * else Slurm's, else the host name.
+ */
 static void node_name(char *name, size_t len)
 {
-	const char *slurm = getenv("SLURMD_NODENAME");
+	const char *given = getenv(LAUNCH_NODE_ENV);
 
-	if (slurm && *slurm && !strpbrk(slurm, " \t\n"))
-		snprintf(name, len, "%s", slurm);
+	if (!given || !*given)
+		given = getenv("SLURMD_NODENAME");
+	if (given && *given && !strpbrk(given, " \t\n"))
+		snprintf(name, len, "%s", given);
 	else if (gethostname(name, len))
 		snprintf(name, len, "unknown");
 	name[strcspn(name, " \t\n")] = '\0';

@@ -47,6 +47,7 @@ struct cnode {
 	char launch_why[512];		/* what the launcher said (its thread writes it) */
 	unsigned int nports;
 	char dev[RAILS_MAX][64], ip[RAILS_MAX][64];
+	char local_ip[INET_ADDRSTRLEN];	/* --launcher local: its loopback address */
 };
 
 /* An agent's connection in its handshake (fd -1: a free slot). */
@@ -195,21 +196,33 @@ static int rdv_arg(struct coord *co, char *ip, long *port)
 	return 0;
 }
 
+/* The agents are processes of this machine (--launcher local). */
+static bool local(const struct coord *co)
+{
+	return co->cfg->launch.launcher == LAUNCHER_LOCAL;
+}
+
 static int rdv_listen(struct coord *co)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN] = "127.0.0.1";
 	long port = 0;
-	int one = 1, ret;
+	int one = 1, ret = 0;
 
-	ret = co->cfg->rendezvous ? rdv_arg(co, ip, &port) : route_addr(co, ip);
+	if (co->cfg->rendezvous)
+		ret = rdv_arg(co, ip, &port);
+	else if (!local(co))
+		ret = route_addr(co, ip);
 	if (ret == -EHOSTUNREACH)
 		log_err(co->ctx, "Failed to find this host's address toward the nodes: none of them "
 			"resolves or routes; give --rendezvous ADDR");
 	if (ret)
 		return ret;
 	sa.sin_port = htons((uint16_t)port);
+	/* The local launcher's agents are this machine's: the port stays off the network. */
+	if (local(co) && !co->cfg->rendezvous)
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	co->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (co->lfd < 0 || setsockopt(co->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(co->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(co->lfd, 4096) ||
@@ -591,6 +604,18 @@ static unsigned int rail_port(const struct coord *co, unsigned int rail)
 	return co->cfg->probe.port + rail;
 }
 
+/*
+ * Node @i's own address on this machine's loopback (127.0.0.0/8 is all
+ * this host's): under the local launcher every node's server listens on
+ * the same port, each on its own address, 127.1.0.1 for the first.
+ */
+static void local_addr(uint32_t i, char *ip)
+{
+	struct in_addr a = { .s_addr = htonl(0x7f010001u + i) };
+
+	inet_ntop(AF_INET, &a, ip, INET_ADDRSTRLEN);
+}
+
 /* Where a job's server listens and its client connects, and their devices. */
 static void job_path(const struct coord *co, const struct cjob *j, const char **sdev,
 		     const char **sbind, const char **cdev, const char **host)
@@ -598,6 +623,11 @@ static void job_path(const struct coord *co, const struct cjob *j, const char **
 	const struct cnode *s = &co->nodes[j->res.server], *c = &co->nodes[j->res.client];
 	const char *dev = co->cfg->probe.dev[0] ? co->cfg->probe.dev : "-";
 
+	if (local(co)) {
+		*sdev = *cdev = dev;
+		*sbind = *host = s->local_ip;
+		return;
+	}
 	if (co->rails == 1) {
 		/* One rail: the pair's path is the one the server's name routes to, as two nodes probe. */
 		*sdev = *cdev = dev;
@@ -824,7 +854,8 @@ static unsigned int rails_common(struct coord *co)
 	unsigned int r = RAILS_MAX;
 	uint32_t i;
 
-	if (co->cfg->probe.dev[0])
+	/* Local nodes share this machine's ports: one rail, each node its own address. */
+	if (co->cfg->probe.dev[0] || local(co))
 		return 1;
 	for (i = 0; i < co->n; i++)
 		if (alive(co, i) && co->nodes[i].nports < r)
@@ -1131,6 +1162,7 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 	for (i = 0; i < co->n; i++) {
 		co->nodes[i].name = nodes->names[i];
 		co->nodes[i].c.fd = -1;
+		local_addr(i, co->nodes[i].local_ip);
 	}
 	return 0;
 }

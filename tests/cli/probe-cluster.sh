@@ -27,7 +27,7 @@ fails_with one-node 2 "rdmactl probe: Failed to probe a cluster of one: -w 'n1' 
 	probe -w n1 --launcher ssh
 fails_with cluster-option-alone 2 "rdmactl probe: Failed to use --pattern: it is for a run on many nodes; give -w HOSTLIST too" \
 	probe 127.0.0.1 --pattern ring
-fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use srun, pdsh, clush or ssh" \
+fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use srun, pdsh, clush, ssh or local" \
 	probe -w 'n[1-2]' --launcher mpirun
 fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
 	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
