@@ -87,7 +87,6 @@ struct coord {
 	/* pump()'s poll set, made once: [nodes + PENDING_MAX + 2] */
 	struct pollfd *pfd;
 	uint32_t *who;			/* < nodes: a node; else nodes + a pending slot */
-	unsigned int said_full;		/* handshakes dropped for room */
 	struct linkmap map;
 	struct progress steps;		/* on a terminal: the step, the time left */
 	unsigned int steps_done, steps_total;
@@ -277,7 +276,7 @@ static void ports_parse(struct cnode *nd, char *ports)
  * An agent's handshake, read a line at a time in the coordinator's loop
  * like everything else: a connection that says nothing, or a byte a
  * second, holds up no other.  Each message has HANDSHAKE_MS; at most
- * PENDING_MAX are in flight, the oldest dropped past that.
+ * PENDING_MAX are in flight, the others wait to be accepted.
  */
 static void pend_drop(struct pending *p)
 {
@@ -343,25 +342,24 @@ static void pend_read(struct coord *co, struct pending *p)
 		pend_drop(p);
 }
 
-/* A free slot, or the one whose time runs out first, dropped. */
+/* A free slot, or NULL. */
 static struct pending *pend_slot(struct coord *co)
 {
-	struct pending *oldest = &co->pend[0];
 	size_t i;
 
-	for (i = 0; i < PENDING_MAX; i++) {
+	for (i = 0; i < PENDING_MAX; i++)
 		if (co->pend[i].c.fd < 0)
 			return &co->pend[i];
-		if (co->pend[i].deadline < oldest->deadline)
-			oldest = &co->pend[i];
-	}
-	if (!co->said_full++)
-		log_warn(co->ctx, "more than %d connections in their handshake on the rendezvous "
-			 "port: dropping the oldest (first from %s); said once", PENDING_MAX, oldest->from);
-	pend_drop(oldest);
-	return oldest;
+	return NULL;
 }
 
+/*
+ * As many as there are free slots: the rest wait in the listen backlog
+ * (4096) until one frees, at the latest when a handshake times out.
+ * Dropping the oldest for room, as this did, dropped most of a thousand
+ * agents that connected while the coordinator was busy for a second or
+ * two: an agent, once connected, gives the coordinator 10 s to answer.
+ */
 static void accept_agents(struct coord *co)
 {
 	struct sockaddr_in sa;
@@ -369,8 +367,8 @@ static void accept_agents(struct coord *co)
 	struct pending *p;
 	int fd;
 
-	while ((fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		p = pend_slot(co);
+	while ((p = pend_slot(co)) &&
+	       (fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
 		rdv_init(&p->c, fd);
 		inet_ntop(AF_INET, &sa.sin_addr, p->from, sizeof(p->from));
 		p->node = -1;
@@ -565,8 +563,9 @@ static void pump(struct coord *co, int ms, bool accepting)
 		}
 		return;
 	}
+	/* No free slot: the listener waits (fd -1 is left out of poll). */
 	if (accepting)
-		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = pend_slot(co) ? co->lfd : -1, .events = POLLIN };
 	for (i = 0; accepting && i < PENDING_MAX; i++)
 		if (co->pend[i].c.fd >= 0) {
 			who[n] = co->n + i;
@@ -589,11 +588,11 @@ static void pump(struct coord *co, int ms, bool accepting)
 			else if (alive(co, who[k]))
 				read_agent(co, who[k]);
 		}
-		if (accepting && p[1].revents)
-			accept_agents(co);
 	}
-	if (accepting)
+	if (accepting) {
 		pend_expire(co);
+		accept_agents(co);
+	}
 	keepalive(co);
 }
 
