@@ -27,6 +27,7 @@
 #include "base/opt.h"
 #include "base/output.h"
 #include "base/progress.h"
+#include "cluster/agent.h"
 #include "cluster/coord.h"
 #include "cluster/rdv.h"
 #include "cluster/resume.h"
@@ -107,26 +108,44 @@ static bool alive(const struct coord *co, uint32_t i)
 
 /* ---- the launcher's thread ---- */
 
-static void sink_line(void *arg, const char *node, const char *line)
-{
-	(void)arg;
-	(void)node;
-	(void)line;	/* the agents report over the rendezvous; stdout says only "done" */
-}
+/* What the launcher said of @node (its thread), unless @keep and it said something already. */
+static void launch_note(struct coord *co, const char *node, bool keep, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void sink_fail(void *arg, const char *node, const char *why)
+static void launch_note(struct coord *co, const char *node, bool keep, const char *fmt, ...)
 {
-	struct coord *co = arg;
+	va_list ap;
 	uint32_t i;
 
 	pthread_mutex_lock(&co->mu);
 	for (i = 0; i < co->n; i++)
-		if (!strcmp(co->nodes[i].name, node))
-			snprintf(co->nodes[i].launch_why, sizeof(co->nodes[i].launch_why), "%s", why);
+		if (!strcmp(co->nodes[i].name, node) && !(keep && co->nodes[i].launch_why[0])) {
+			va_start(ap, fmt);
+			vsnprintf(co->nodes[i].launch_why, sizeof(co->nodes[i].launch_why), fmt, ap);
+			va_end(ap);
+		}
 	pthread_mutex_unlock(&co->mu);
 	if (write(co->wake[1], "f", 1) < 0) {
 		/* the loop also wakes every 200 ms */
 	}
+}
+
+/*
+ * The agents report over the rendezvous; on stdout each says only how it
+ * ended.  One that gave up before it joined (it allows the coordinator
+ * 10 s to answer) is not waited for until --node-timeout.
+ */
+static void sink_line(void *arg, const char *node, const char *line)
+{
+	size_t len = strlen(AGENT_ENDED_EARLY);
+
+	if (!strncmp(line, AGENT_ENDED_EARLY, len))
+		launch_note(arg, node, true, "its agent ended early: %s", line + len);
+}
+
+static void sink_fail(void *arg, const char *node, const char *why)
+{
+	launch_note(arg, node, false, "%s", why);
 }
 
 static void *launch_thread(void *arg)
