@@ -14,7 +14,7 @@ fi
 N=96
 # Names of this run's own: another run's agents are not this one's to kill.
 NODE=f$$n
-LIST="$NODE[01-$N]"
+LIST="${NODE}[01-$N]"
 # The nodes' servers listen on 127.1.0.1 to 127.1.0.96 at this port.
 PORT=$((30000 + $$ % 20000))
 names() { printf "$NODE%02d\n" $(seq 1 $N); }
