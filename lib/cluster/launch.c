@@ -49,10 +49,13 @@
 /*
  * Open files a node running holds: its ssh's stdout and stderr pipes in
  * rdmactl, or in pdsh or clush (about 2 a node, measured), which get
- * rdmactl's limit; one spare.  And rdmactl's own: stdio, its logs, the
- * probe's listener and its agents' handshakes (64).
+ * rdmactl's limit; one spare.  pdsh's exec module (--launcher local)
+ * holds more: 264 nodes at once fit under 1024, 176 under 600.  And
+ * rdmactl's own: stdio, its logs, the probe's listener and its agents'
+ * handshakes (64).
  */
 #define FDS_PER_NODE 3
+#define FDS_PER_LOCAL_NODE 4
 #define FDS_SPARE 96
 
 static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh", "local" };
@@ -473,8 +476,12 @@ static bool launcher_note(struct run *r, char *line)
 		 * on a line of its own ("pdsh@a: pipecmd: socketpair: Too many
 		 * open files"): that node's, with the cause.
 		 */
-		snprintf(ns->err, sizeof(ns->err), "%.*s%s%.*s", (int)(msg - rest), rest,
-			 r->err[0] ? ": " : "", 200, r->err);
+		const char *cause = r->err;
+
+		if (!strncmp(cause, "pdsh@", 5) && strstr(cause, ": "))
+			cause = strstr(cause, ": ") + 2;
+		snprintf(ns->err, sizeof(ns->err), "%.*s failed%s%.200s", (int)(msg - rest), rest,
+			 *cause ? ": " : "", cause);
 		return true;
 	}
 	if (!ns) {
@@ -1144,10 +1151,26 @@ static void reap_adopted(void)
 		end_adopted(pids, n);
 }
 
+/*
+ * The open files a node running needs under the one limit: rdmactl's
+ * @extra and, with ssh, its pipes; pdsh's and clush's pipes are theirs,
+ * under the same limit in a process of their own.
+ */
+static unsigned int fds_per_node(enum launcher l, unsigned int extra)
+{
+	unsigned int theirs = l == LAUNCHER_LOCAL ? FDS_PER_LOCAL_NODE : FDS_PER_NODE;
+
+	if (l == LAUNCHER_SRUN)
+		return extra;
+	if (l == LAUNCHER_SSH)
+		return extra + FDS_PER_NODE;
+	return extra > theirs ? extra : theirs;
+}
+
 size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
 		   unsigned long *allowed)
 {
-	unsigned int per = extra + (l->launcher == LAUNCHER_SRUN ? 0 : FDS_PER_NODE);
+	unsigned int per = fds_per_node(l->launcher, extra);
 	rlim_t want = FDS_SPARE + (rlim_t)at_once * per;
 	struct rlimit rl;
 

@@ -30,6 +30,22 @@ run --root "$FIXTURES/doctor-healthy" doctor -w "$LIST" --launcher local --rdmac
 check doctor-report-folds out_has "^ok +devices +$NODE\[01-96\] "
 check doctor-report-counts out_has "^96 nodes: 0 failed, 0 warned, 0 unreachable$"
 
+# --- doctor -w, 300 nodes at once under 1024 open files ---
+# pdsh's exec module holds about 4 a node running: the fan-out is fitted
+# to 232 with one warning, and no node fails "Too many open files".
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1024 ]; then
+	RC=0
+	(ulimit -n 1024 && exec "$RDMACTL" --root "$FIXTURES/doctor-healthy" doctor -w "${NODE}x[001-300]" \
+		--launcher local --rdmactl "$RDMACTL" --fanout 300) >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+	check fd-fitted-rc rc_is 0
+	check fd-fitted-all out_has "^300 nodes: 0 failed, 0 warned, 0 unreachable$"
+	check fd-fitted-said err_is "rdmactl doctor: warning: only 1024 open files are allowed (ulimit -Hn): 232 nodes at once instead of 300; raise the hard limit (limits.conf nofile) for more"
+else
+	skip fd-fitted "the hard limit of open files is below 1024"
+fi
+
 # --- probe -w: every agent joins at once; one is killed ---
 # The coordinator is stopped while pdsh starts the agents, until more of
 # them have connected than the 64 handshakes it keeps in flight: it then
