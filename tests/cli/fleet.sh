@@ -30,6 +30,11 @@ run --root "$FIXTURES/doctor-healthy" doctor -w "$LIST" --launcher local --rdmac
 check doctor-report-folds out_has "^ok +devices +$NODE\[01-96\] "
 check doctor-report-counts out_has "^96 nodes: 0 failed, 0 warned, 0 unreachable$"
 
+# A word with pdsh's %h in it reaches every node as it was given.
+ln -s "$FIXTURES/doctor-healthy" "$TMPD/root%h"
+run --root "$TMPD/root%h" doctor -w "${NODE}p[1-2]" --launcher local --rdmactl "$RDMACTL"
+check percent-kept out_has "^2 nodes: 0 failed, 0 warned, 0 unreachable$"
+
 # --- doctor -w, 300 nodes at once under 1024 open files ---
 # pdsh's exec module holds about 4 a node running: the fan-out is fitted
 # to 232 with one warning, and no node fails "Too many open files".
