@@ -66,7 +66,7 @@ const struct opt doctor_opts[] = {
 	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all" },
 	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
 	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
-	  "srun pdsh clush ssh" },
+	  "srun pdsh clush ssh local" },
 	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
 	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },

@@ -94,7 +94,7 @@ const struct opt probe_opts[] = {
 	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)" },
 	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
 	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
-	  "srun pdsh clush ssh" },
+	  "srun pdsh clush ssh local" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)" },
 	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",

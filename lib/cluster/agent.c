@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "base/opt.h"
 #include "cluster/agent.h"
+#include "cluster/launch.h"
 #include "cluster/linkmap.h"
 #include "cluster/rdv.h"
 #include "node/hwcnt.h"
@@ -124,13 +125,18 @@ static void ports_word(struct agent *a, char *out, size_t len)
 	rdma_node_free(&node);
 }
 
-/* The name the coordinator knows this node by: Slurm's, else the host name. */
+/*
+ * The name the coordinator knows this node by: the local launcher's,
+ * else Slurm's, else the host name.
+ */
 static void node_name(char *name, size_t len)
 {
-	const char *slurm = getenv("SLURMD_NODENAME");
+	const char *given = getenv(LAUNCH_NODE_ENV);
 
-	if (slurm && *slurm && !strpbrk(slurm, " \t\n"))
-		snprintf(name, len, "%s", slurm);
+	if (!given || !*given)
+		given = getenv("SLURMD_NODENAME");
+	if (given && *given && !strpbrk(given, " \t\n"))
+		snprintf(name, len, "%s", given);
 	else if (gethostname(name, len))
 		snprintf(name, len, "unknown");
 	name[strcspn(name, " \t\n")] = '\0';
@@ -195,6 +201,14 @@ static int rdv_connect(struct agent *a, const char *rdv)
 	return 0;
 }
 
+/* The coordinator's answer in the handshake: 0, or -ETIMEDOUT after 10 s, -ECONNRESET... */
+static int wait_answer(struct agent *a, char *line)
+{
+	int ret = rdv_wait_line(&a->c, line, 10000);
+
+	return ret == 1 ? 0 : ret;
+}
+
 /* HELLO, CHALLENGE, AUTH, WELCOME; 0 or -errno (said). */
 static int handshake(struct agent *a)
 {
@@ -210,18 +224,19 @@ static int handshake(struct agent *a)
 	rdv_hex(an, sizeof(an), hex);
 	ret = rdv_send(&a->c, "HELLO %d %s %s %s", RDV_PROTO, name, hex, ports);
 	if (!ret)
-		ret = rdv_wait_line(&a->c, line, 10000) == 1 ? 0 : -EPROTO;
+		ret = wait_answer(a, line);
 	if (!ret && (sscanf(line, "CHALLENGE %64s %64s", cnh, mac) != 2 ||
 		     rdv_unhex(cnh, cn, sizeof(cn)) || !rdv_mac_ok(a->token, an, cn, mac)))
 		ret = -EACCES;
 	if (!ret)
 		ret = rdv_mac_hex(a->token, cn, an, mac) ?: rdv_send(&a->c, "AUTH %s", mac);
 	if (!ret)
-		ret = rdv_wait_line(&a->c, line, 10000) == 1 && !strncmp(line, "WELCOME ", 8) ? 0 : -EACCES;
+		ret = wait_answer(a, line) ?: strncmp(line, "WELCOME ", 8) ? -EACCES : 0;
 	if (ret)
 		log_err(a->ctx, "Failed to join the cluster probe as %s: %s", name,
-			ret == -EACCES ? "the coordinator refused us or did not prove the token"
-				       : strerror(-ret));
+			ret == -EACCES ? "the coordinator refused us or did not prove the token" :
+			ret == -ETIMEDOUT ? "the coordinator did not answer within 10 s" :
+			ret == -ECONNRESET ? "the coordinator closed the connection" : strerror(-ret));
 	a->heard_ms = rdv_ms();
 	return ret;
 }
@@ -524,8 +539,9 @@ static int poll_once(struct agent *a)
 int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)
 {
 	struct agent a = { .ctx = ctx, .cfg = cfg, .c = { .fd = -1 } };
+	char why[512];
 	size_t i;
-	int ret, said;
+	int ret, said, err;
 
 	signal(SIGPIPE, SIG_IGN);
 	ret = read_token(&a);
@@ -543,7 +559,13 @@ int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)
 		log_err(ctx, "The cluster probe ended early: %s",
 			ret == -ETIMEDOUT ? "the coordinator went silent" :
 			ret == -ECONNRESET ? "the coordinator closed the connection" : strerror(-ret));
-	/* The launcher hears from every node that took part. */
-	printf("rdmactl-agent: %s\n", ret == 1 ? "done" : "ended early");
-	return ret == 1 ? 0 : ret;
+	/* The launcher hears from every node that took part, and why it ended early. */
+	if (ret == 1) {
+		printf("rdmactl-agent: done\n");
+		return 0;
+	}
+	if (!log_last_error(why, sizeof(why), &err))
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	printf(AGENT_ENDED_EARLY "%s\n", why);
+	return ret;
 }

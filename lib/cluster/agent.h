@@ -16,6 +16,13 @@ struct ctx;
 struct probe_cfg;
 
 /*
+ * The agent's last line on stdout, for the launcher: "rdmactl-agent:
+ * done", or this and why (the coordinator stops waiting for a node whose
+ * agent gave up before it joined).
+ */
+#define AGENT_ENDED_EARLY "rdmactl-agent: ended early: "
+
+/*
  * Run the agent against the coordinator at @rdv ("HOST:PORT") with the
  * test @cfg (sizes, duration, transport...).  0 after BYE, -errno (said on
  * stderr) otherwise.

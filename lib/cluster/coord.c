@@ -27,6 +27,7 @@
 #include "base/opt.h"
 #include "base/output.h"
 #include "base/progress.h"
+#include "cluster/agent.h"
 #include "cluster/coord.h"
 #include "cluster/rdv.h"
 #include "cluster/resume.h"
@@ -47,6 +48,7 @@ struct cnode {
 	char launch_why[512];		/* what the launcher said (its thread writes it) */
 	unsigned int nports;
 	char dev[RAILS_MAX][64], ip[RAILS_MAX][64];
+	char local_ip[INET_ADDRSTRLEN];	/* --launcher local: its loopback address */
 };
 
 /* An agent's connection in its handshake (fd -1: a free slot). */
@@ -86,7 +88,6 @@ struct coord {
 	/* pump()'s poll set, made once: [nodes + PENDING_MAX + 2] */
 	struct pollfd *pfd;
 	uint32_t *who;			/* < nodes: a node; else nodes + a pending slot */
-	unsigned int said_full;		/* handshakes dropped for room */
 	struct linkmap map;
 	struct progress steps;		/* on a terminal: the step, the time left */
 	unsigned int steps_done, steps_total;
@@ -107,26 +108,44 @@ static bool alive(const struct coord *co, uint32_t i)
 
 /* ---- the launcher's thread ---- */
 
-static void sink_line(void *arg, const char *node, const char *line)
-{
-	(void)arg;
-	(void)node;
-	(void)line;	/* the agents report over the rendezvous; stdout says only "done" */
-}
+/* What the launcher said of @node (its thread), unless @keep and it said something already. */
+static void launch_note(struct coord *co, const char *node, bool keep, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void sink_fail(void *arg, const char *node, const char *why)
+static void launch_note(struct coord *co, const char *node, bool keep, const char *fmt, ...)
 {
-	struct coord *co = arg;
+	va_list ap;
 	uint32_t i;
 
 	pthread_mutex_lock(&co->mu);
 	for (i = 0; i < co->n; i++)
-		if (!strcmp(co->nodes[i].name, node))
-			snprintf(co->nodes[i].launch_why, sizeof(co->nodes[i].launch_why), "%s", why);
+		if (!strcmp(co->nodes[i].name, node) && !(keep && co->nodes[i].launch_why[0])) {
+			va_start(ap, fmt);
+			vsnprintf(co->nodes[i].launch_why, sizeof(co->nodes[i].launch_why), fmt, ap);
+			va_end(ap);
+		}
 	pthread_mutex_unlock(&co->mu);
 	if (write(co->wake[1], "f", 1) < 0) {
 		/* the loop also wakes every 200 ms */
 	}
+}
+
+/*
+ * The agents report over the rendezvous; on stdout each says only how it
+ * ended.  One that gave up before it joined (it allows the coordinator
+ * 10 s to answer) is not waited for until --node-timeout.
+ */
+static void sink_line(void *arg, const char *node, const char *line)
+{
+	size_t len = strlen(AGENT_ENDED_EARLY);
+
+	if (!strncmp(line, AGENT_ENDED_EARLY, len))
+		launch_note(arg, node, true, "its agent ended early: %s", line + len);
+}
+
+static void sink_fail(void *arg, const char *node, const char *why)
+{
+	launch_note(arg, node, false, "%s", why);
 }
 
 static void *launch_thread(void *arg)
@@ -195,21 +214,33 @@ static int rdv_arg(struct coord *co, char *ip, long *port)
 	return 0;
 }
 
+/* The agents are processes of this machine (--launcher local). */
+static bool local(const struct coord *co)
+{
+	return co->cfg->launch.launcher == LAUNCHER_LOCAL;
+}
+
 static int rdv_listen(struct coord *co)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN] = "127.0.0.1";
 	long port = 0;
-	int one = 1, ret;
+	int one = 1, ret = 0;
 
-	ret = co->cfg->rendezvous ? rdv_arg(co, ip, &port) : route_addr(co, ip);
+	if (co->cfg->rendezvous)
+		ret = rdv_arg(co, ip, &port);
+	else if (!local(co))
+		ret = route_addr(co, ip);
 	if (ret == -EHOSTUNREACH)
 		log_err(co->ctx, "Failed to find this host's address toward the nodes: none of them "
 			"resolves or routes; give --rendezvous ADDR");
 	if (ret)
 		return ret;
 	sa.sin_port = htons((uint16_t)port);
+	/* The local launcher's agents are this machine's: the port stays off the network. */
+	if (local(co) && !co->cfg->rendezvous)
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	co->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (co->lfd < 0 || setsockopt(co->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(co->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(co->lfd, 4096) ||
@@ -264,7 +295,7 @@ static void ports_parse(struct cnode *nd, char *ports)
  * An agent's handshake, read a line at a time in the coordinator's loop
  * like everything else: a connection that says nothing, or a byte a
  * second, holds up no other.  Each message has HANDSHAKE_MS; at most
- * PENDING_MAX are in flight, the oldest dropped past that.
+ * PENDING_MAX are in flight, the others wait to be accepted.
  */
 static void pend_drop(struct pending *p)
 {
@@ -330,25 +361,24 @@ static void pend_read(struct coord *co, struct pending *p)
 		pend_drop(p);
 }
 
-/* A free slot, or the one whose time runs out first, dropped. */
+/* A free slot, or NULL. */
 static struct pending *pend_slot(struct coord *co)
 {
-	struct pending *oldest = &co->pend[0];
 	size_t i;
 
-	for (i = 0; i < PENDING_MAX; i++) {
+	for (i = 0; i < PENDING_MAX; i++)
 		if (co->pend[i].c.fd < 0)
 			return &co->pend[i];
-		if (co->pend[i].deadline < oldest->deadline)
-			oldest = &co->pend[i];
-	}
-	if (!co->said_full++)
-		log_warn(co->ctx, "more than %d connections in their handshake on the rendezvous "
-			 "port: dropping the oldest (first from %s); said once", PENDING_MAX, oldest->from);
-	pend_drop(oldest);
-	return oldest;
+	return NULL;
 }
 
+/*
+ * As many as there are free slots: the rest wait in the listen backlog
+ * (4096) until one frees, at the latest when a handshake times out.
+ * Dropping the oldest for room, as this did, dropped most of a thousand
+ * agents that connected while the coordinator was busy for a second or
+ * two: an agent, once connected, gives the coordinator 10 s to answer.
+ */
 static void accept_agents(struct coord *co)
 {
 	struct sockaddr_in sa;
@@ -356,8 +386,8 @@ static void accept_agents(struct coord *co)
 	struct pending *p;
 	int fd;
 
-	while ((fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		p = pend_slot(co);
+	while ((p = pend_slot(co)) &&
+	       (fd = accept4(co->lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
 		rdv_init(&p->c, fd);
 		inet_ntop(AF_INET, &sa.sin_addr, p->from, sizeof(p->from));
 		p->node = -1;
@@ -552,8 +582,9 @@ static void pump(struct coord *co, int ms, bool accepting)
 		}
 		return;
 	}
+	/* No free slot: the listener waits (fd -1 is left out of poll). */
 	if (accepting)
-		p[n++] = (struct pollfd){ .fd = co->lfd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = pend_slot(co) ? co->lfd : -1, .events = POLLIN };
 	for (i = 0; accepting && i < PENDING_MAX; i++)
 		if (co->pend[i].c.fd >= 0) {
 			who[n] = co->n + i;
@@ -576,11 +607,11 @@ static void pump(struct coord *co, int ms, bool accepting)
 			else if (alive(co, who[k]))
 				read_agent(co, who[k]);
 		}
-		if (accepting && p[1].revents)
-			accept_agents(co);
 	}
-	if (accepting)
+	if (accepting) {
 		pend_expire(co);
+		accept_agents(co);
+	}
 	keepalive(co);
 }
 
@@ -591,6 +622,18 @@ static unsigned int rail_port(const struct coord *co, unsigned int rail)
 	return co->cfg->probe.port + rail;
 }
 
+/*
+ * Node @i's own address on this machine's loopback (127.0.0.0/8 is all
+ * this host's): under the local launcher every node's server listens on
+ * the same port, each on its own address, 127.1.0.1 for the first.
+ */
+static void local_addr(uint32_t i, char *ip)
+{
+	struct in_addr a = { .s_addr = htonl(0x7f010001u + i) };
+
+	inet_ntop(AF_INET, &a, ip, INET_ADDRSTRLEN);
+}
+
 /* Where a job's server listens and its client connects, and their devices. */
 static void job_path(const struct coord *co, const struct cjob *j, const char **sdev,
 		     const char **sbind, const char **cdev, const char **host)
@@ -598,6 +641,11 @@ static void job_path(const struct coord *co, const struct cjob *j, const char **
 	const struct cnode *s = &co->nodes[j->res.server], *c = &co->nodes[j->res.client];
 	const char *dev = co->cfg->probe.dev[0] ? co->cfg->probe.dev : "-";
 
+	if (local(co)) {
+		*sdev = *cdev = dev;
+		*sbind = *host = s->local_ip;
+		return;
+	}
 	if (co->rails == 1) {
 		/* One rail: the pair's path is the one the server's name routes to, as two nodes probe. */
 		*sdev = *cdev = dev;
@@ -824,7 +872,8 @@ static unsigned int rails_common(struct coord *co)
 	unsigned int r = RAILS_MAX;
 	uint32_t i;
 
-	if (co->cfg->probe.dev[0])
+	/* Local nodes share this machine's ports: one rail, each node its own address. */
+	if (co->cfg->probe.dev[0] || local(co))
 		return 1;
 	for (i = 0; i < co->n; i++)
 		if (alive(co, i) && co->nodes[i].nports < r)
@@ -1131,6 +1180,7 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 	for (i = 0; i < co->n; i++) {
 		co->nodes[i].name = nodes->names[i];
 		co->nodes[i].c.fd = -1;
+		local_addr(i, co->nodes[i].local_ip);
 	}
 	return 0;
 }

@@ -49,13 +49,18 @@
 /*
  * Open files a node running holds: its ssh's stdout and stderr pipes in
  * rdmactl, or in pdsh or clush (about 2 a node, measured), which get
- * rdmactl's limit; one spare.  And rdmactl's own: stdio, its logs, the
- * probe's listener and its agents' handshakes (64).
+ * rdmactl's limit; one spare.  pdsh's exec module (--launcher local)
+ * holds more: 264 nodes at once fit under 1024, 176 under 600.  And
+ * rdmactl's own: stdio, its logs, the probe's listener and its agents'
+ * handshakes (64).
  */
 #define FDS_PER_NODE 3
+#define FDS_PER_LOCAL_NODE 4
 #define FDS_SPARE 96
 
-static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh" };
+static const char *const names[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh", "local" };
+/* The program each runs: the local launcher is pdsh's exec module. */
+static const char *const programs[LAUNCHER_COUNT] = { "srun", "pdsh", "clush", "ssh", "pdsh" };
 
 const char *launcher_name(enum launcher l)
 {
@@ -94,7 +99,7 @@ static bool on_path(const char *prog)
 
 bool launcher_installed(enum launcher l)
 {
-	return l < LAUNCHER_COUNT && on_path(names[l]);
+	return l < LAUNCHER_COUNT && on_path(programs[l]);
 }
 
 int launcher_default(enum launcher *out)
@@ -116,7 +121,8 @@ int launcher_default(enum launcher *out)
 
 int launch_pick(const struct ctx *ctx, const char *name, enum launcher *out)
 {
-	static const char *const pkg[] = { "slurm-client", "pdsh", "clustershell", "openssh-client" };
+	static const char *const pkg[] = { "slurm-client", "pdsh", "clustershell", "openssh-client",
+					   "pdsh" };
 	const char *from = name ? "--launcher" : "RDMACTL_LAUNCHER";
 
 	if (!name && (name = getenv("RDMACTL_LAUNCHER")) && !*name)
@@ -129,14 +135,14 @@ int launch_pick(const struct ctx *ctx, const char *name, enum launcher *out)
 		return -ENOENT;
 	}
 	if (launcher_parse(name, out)) {
-		log_err(ctx, "Failed to use %s '%s': not a launcher; use srun, pdsh, clush or ssh",
-			from, name);
+		log_err(ctx, "Failed to use %s '%s': not a launcher; use srun, pdsh, clush, ssh or "
+			"local", from, name);
 		return -EINVAL;
 	}
 	if (launcher_installed(*out))
 		return 0;
 	log_err(ctx, "Failed to use %s '%s': %s is not on PATH (Debian package %s)", from, name,
-		name, pkg[*out]);
+		programs[*out], pkg[*out]);
 	return -ENOENT;
 }
 
@@ -464,6 +470,20 @@ static bool launcher_note(struct run *r, char *line)
 	else
 		return false;
 	ns = prefixed(r, rest, &msg);
+	if (!ns && (msg = strstr(rest, " failed for host ")) && (ns = node_find(r, msg + 17))) {
+		/*
+		 * "pdsh@a: exec cmd sh failed for host n0998", after the cause
+		 * on a line of its own ("pdsh@a: pipecmd: socketpair: Too many
+		 * open files"): that node's, with the cause.
+		 */
+		const char *cause = r->err;
+
+		if (!strncmp(cause, "pdsh@", 5) && strstr(cause, ": "))
+			cause = strstr(cause, ": ") + 2;
+		snprintf(ns->err, sizeof(ns->err), "%.*s failed%s%.200s", (int)(msg - rest), rest,
+			 *cause ? ": " : "", cause);
+		return true;
+	}
 	if (!ns) {
 		save_err(r->err, sizeof(r->err), line);
 		return true;
@@ -798,8 +818,9 @@ static long whole_deadline(const struct run *r)
 static int run_whole(struct run *r, char **argv, line_fn fn)
 {
 	struct proc p = { 0 };
+	/* pdsh does not forward its stdin: the line goes by the environment. */
 	int ret = proc_start(&p, argv, whole_deadline(r), r->l->input,
-			     r->l->launcher != LAUNCHER_PDSH);
+			     r->l->launcher != LAUNCHER_PDSH && r->l->launcher != LAUNCHER_LOCAL);
 
 	if (ret) {
 		snprintf(r->err, sizeof(r->err), "cannot run %s: %s", argv[0], strerror(-ret));
@@ -832,6 +853,78 @@ static int run_pdsh_clush(struct run *r)
 	snprintf(tmo, sizeof(tmo), "%u", r->l->node_timeout);
 	ret = run_whole(r, r->l->launcher != LAUNCHER_PDSH ? clush : r->l->input ? pdsh_in : pdsh,
 			pdsh_line);
+	free(list);
+	return ret;
+}
+
+/*
+ * The local launcher: pdsh's exec module runs this shell once per node on
+ * this machine, %h its node's name, which it exports for the command; the
+ * line for stdin is taken out of the environment the command inherits.
+ */
+#define LOCAL_SH "export " LAUNCH_NODE_ENV "=\"$1\"; shift; "
+#define LOCAL_INPUT_SH LOCAL_SH "l=$" INPUT_ENV "; unset " INPUT_ENV "; " \
+	"printf '%%s\\n' \"$l\" | exec \"$@\""
+
+/* @w with every '%' doubled: pdsh's exec module reads %h, %u and %n in every word. */
+static char *pdsh_escape(const char *w)
+{
+	size_t n = strlen(w) + 1;
+	const char *c;
+	char *out, *o;
+
+	for (c = w; *c; c++)
+		n += *c == '%';
+	out = o = malloc(n);
+	for (c = w; out && *c; c++) {
+		*o++ = *c;
+		if (*c == '%')
+			*o++ = '%';
+	}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+/*
+ * pdsh -R exec -f N -u S -w LIST sh -c SCRIPT sh %h COMMAND...: the
+ * command's words kept apart (no remote shell joins them), with the
+ * --root of this rdmactl first when it has one (the nodes are this
+ * machine, and read what it reads).
+ */
+static int run_local(struct run *r)
+{
+	const char *root = r->ctx->root && *r->ctx->root ? r->ctx->root : NULL;
+	char fan[16], tmo[16], *list = node_list(r), **argv;
+	size_t argc = 0, k = 0, i, first;
+	int ret = -ENOMEM;
+
+	while (r->l->argv[argc])
+		argc++;
+	argv = calloc(argc + 20, sizeof(*argv));
+	if (!list || !argv)
+		goto out;
+	snprintf(fan, sizeof(fan), "%u", r->l->fanout);
+	snprintf(tmo, sizeof(tmo), "%u", r->l->node_timeout);
+	{
+		char *head[] = { "pdsh", "-R", "exec", "-f", fan, "-u", tmo, "-w", list, "sh", "-c",
+				 r->l->input ? LOCAL_INPUT_SH : LOCAL_SH "exec \"$@\"", "sh", "%h" };
+
+		for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+			argv[k++] = head[i];
+	}
+	first = k;
+	for (i = 0; i < argc; i++) {
+		if (!(argv[k++] = pdsh_escape(r->l->argv[i])))
+			goto out;
+		if (!i && root && (!(argv[k++] = strdup("--root")) || !(argv[k++] = pdsh_escape(root))))
+			goto out;
+	}
+	ret = run_whole(r, argv, pdsh_line);
+out:
+	for (i = first; argv && i < k; i++)
+		free(argv[i]);
+	free(argv);
 	free(list);
 	return ret;
 }
@@ -935,7 +1028,7 @@ static void attribute(struct run *r, struct node_state *ns)
 	else if (ns->rc == 127)
 		node_fail(r, ns, "rdmactl is not installed there, or not at '%s' (exit 127%s%s)",
 			  r->l->argv[0], err[0] ? ": " : "", err);
-	else if (ns->rc == 255 && r->l->launcher != LAUNCHER_SRUN)
+	else if (ns->rc == 255 && r->l->launcher != LAUNCHER_SRUN && r->l->launcher != LAUNCHER_LOCAL)
 		node_fail(r, ns, "ssh failed: %s", err[0] ? err : "exit 255");
 	else if (!ns->output)
 		node_fail(r, ns, "%s", err[0] ? err : "no output, and the launcher said nothing");
@@ -965,6 +1058,8 @@ static int run_nodes(struct run *r)
 		return run_pdsh_clush(r);
 	case LAUNCHER_SRUN:
 		return run_srun(r);
+	case LAUNCHER_LOCAL:
+		return run_local(r);
 	default:
 		return -EINVAL;
 	}
@@ -1056,10 +1151,26 @@ static void reap_adopted(void)
 		end_adopted(pids, n);
 }
 
+/*
+ * The open files a node running needs under the one limit: rdmactl's
+ * @extra and, with ssh, its pipes; pdsh's and clush's pipes are theirs,
+ * under the same limit in a process of their own.
+ */
+static unsigned int fds_per_node(enum launcher l, unsigned int extra)
+{
+	unsigned int theirs = l == LAUNCHER_LOCAL ? FDS_PER_LOCAL_NODE : FDS_PER_NODE;
+
+	if (l == LAUNCHER_SRUN)
+		return extra;
+	if (l == LAUNCHER_SSH)
+		return extra + FDS_PER_NODE;
+	return extra > theirs ? extra : theirs;
+}
+
 size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
 		   unsigned long *allowed)
 {
-	unsigned int per = extra + (l->launcher == LAUNCHER_SRUN ? 0 : FDS_PER_NODE);
+	unsigned int per = fds_per_node(l->launcher, extra);
 	rlim_t want = FDS_SPARE + (rlim_t)at_once * per;
 	struct rlimit rl;
 

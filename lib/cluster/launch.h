@@ -22,10 +22,20 @@ enum launcher {
 	LAUNCHER_PDSH,
 	LAUNCHER_CLUSH,
 	LAUNCHER_SSH,
+	/*
+	 * Every node a process on this machine, started by pdsh's exec
+	 * module: an operator's first try on one machine, and a fleet of
+	 * a thousand without a thousand hosts.  The process knows its node
+	 * by RDMACTL_NODE, and reads the --root of this rdmactl.
+	 */
+	LAUNCHER_LOCAL,
 	LAUNCHER_COUNT,
 };
 
-/* "srun", "pdsh", "clush", "ssh". */
+/* The variable holding the node's name under the local launcher. */
+#define LAUNCH_NODE_ENV "RDMACTL_NODE"
+
+/* "srun", "pdsh", "clush", "ssh", "local". */
 const char *launcher_name(enum launcher l);
 /* The launcher named @s; -EINVAL for another word. */
 int launcher_parse(const char *s, enum launcher *out);
@@ -36,7 +46,7 @@ int launcher_parse(const char *s, enum launcher *out);
  */
 int launcher_default(enum launcher *out);
 
-/* True when @l's program is on PATH. */
+/* True when @l's program (local: pdsh) is on PATH. */
 bool launcher_installed(enum launcher l);
 
 struct launch_sink {

@@ -316,7 +316,7 @@ check mtu-unknown-found found mtu '^rxe0/1: it has no netdev and its active MTU 
 # ---- --help names the values of every option that takes one of a list ----
 run doctor --help
 check help-for-values out_has '^ +--for JOB +.*: nccl, ucx or perftest$'
-check help-launcher-values out_has '^ +--launcher NAME +.*: srun, pdsh, clush or ssh$'
+check help-launcher-values out_has '^ +--launcher NAME +.*: srun, pdsh, clush, ssh or local$'
 # ---- the man page as rendered ----
 MAN=$TOP/man/rdmactl-doctor.8
 if command -v mandoc >/dev/null; then

@@ -27,7 +27,7 @@ fails_with one-node 2 "rdmactl probe: Failed to probe a cluster of one: -w 'n1' 
 	probe -w n1 --launcher ssh
 fails_with cluster-option-alone 2 "rdmactl probe: Failed to use --pattern: it is for a run on many nodes; give -w HOSTLIST too" \
 	probe 127.0.0.1 --pattern ring
-fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use srun, pdsh, clush or ssh" \
+fails_with bad-launcher 2 "rdmactl probe: invalid --launcher value 'mpirun': use srun, pdsh, clush, ssh or local" \
 	probe -w 'n[1-2]' --launcher mpirun
 fails_with bad-rendezvous 2 "rdmactl probe: Failed to parse --rendezvous 'here:99999': expected an IPv4 address of this host, with :PORT if a firewall leaves only that port open" \
 	probe -w 'n[1-2]' --launcher ssh --rendezvous here:99999 --node-timeout 1
@@ -104,10 +104,12 @@ else
 	skip agent-unresolved "needs unshare (root) for a resolver of its own"
 fi
 PORT=$((20000 + ($$ + 11) % 20000))
-RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >/dev/null) || RC=$?
+RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >"$TMP/agent.out") || RC=$?
 check agent-refused-rc rc_is 1
 check agent-refused err_has "Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused"
 check agent-refused-one-line err_one_line
+# Its last line on stdout says why, for the coordinator, through the launcher.
+check agent-refused-says-why grep -qxF "rdmactl-agent: ended early: Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused" "$TMP/agent.out"
 # A coordinator that cannot prove the token: the agent leaves at once.
 python3 - "$PORT" >"$TMP/fake.out" 2>&1 <<'PY' &
 import socket, sys, os
@@ -124,4 +126,24 @@ wait
 check agent-bad-proof-rc rc_is 1
 check agent-bad-proof err_has "did not prove the token"
 check agent-bad-proof-no-auth grep -qx "''" <(tail -1 "$TMP/fake.out")
+
+# An agent that gave up before it joined (here n2's, as an agent says it
+# when the coordinator did not answer in time) is down at once with its
+# reason, not waited for until --node-timeout while n1's agent, which
+# joined, keeps the launcher running.  ssh is a fake that runs n1's
+# command here.
+mkdir -p "$TMP/bin/early"
+cat >"$TMP/bin/early/ssh" <<'EOF'
+#!/bin/sh
+# ssh -T -o BatchMode=yes -o ConnectTimeout=N HOST CMD
+[ "$6" = n2 ] || RDMACTL_NODE=$6 exec sh -c "$7"
+echo "rdmactl-agent: ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s"
+exit 1
+EOF
+chmod +x "$TMP/bin/early/ssh"
+PATH="$TMP/bin/early:$PATH" run -j probe -w 'n[1-2]' --launcher ssh --rdmactl "$RDMACTL" --transport tcp \
+	--rendezvous 127.0.0.1 --node-timeout 120 -D 1
+check early-agent-rc rc_is 1
+check early-agent-joined json_ok '.run.joined == 1'
+check early-agent-why json_ok '[.findings[] | select(.kind == "down_node") | .text] == ["n2 did not take part: its agent ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s"]'
 finish

@@ -1,0 +1,117 @@
+#!/bin/bash
+# A fleet of 96 nodes on this machine (--launcher local: each node a real
+# rdmactl process started by pdsh's exec module): `probe -w` over TCP on
+# the loopback and `doctor -w` on a fixture root hear from every node and
+# name every one in their reports; an agent killed in the run is named
+# down, by its name, and the others' links are kept.  bench/fleet.sh runs
+# the same at up to 1 000 nodes and measures what it costs.
+source "$(dirname "$0")/lib.sh"
+unset SLURM_JOB_NODELIST SLURM_JOB_ID SLURM_STEP_ID RDMACTL_LAUNCHER RDMACTL_TOKEN RDMACTL_NODE
+if ! command -v pdsh >/dev/null; then
+	skip local-launcher "pdsh is not installed (Debian package pdsh)"
+	finish
+fi
+N=96
+# Names of this run's own: another run's agents are not this one's to kill.
+NODE=f$$n
+LIST="${NODE}[01-$N]"
+# The nodes' servers listen on 127.1.0.1 to 127.1.0.96 at this port.
+PORT=$((30000 + $$ % 20000))
+names() { printf "$NODE%02d\n" $(seq 1 $N); }
+
+# --- doctor -w: 96 documents, one report line per check naming them all ---
+run --root "$FIXTURES/doctor-healthy" -j doctor -w "$LIST" --launcher local --rdmactl "$RDMACTL" \
+	--fanout $N
+check doctor-rc rc_is 0
+check doctor-every-node json_ok "(.nodes | keys) == ($(names | jq -R . | jq -sc .))"
+check doctor-all-documents json_ok '([.nodes[] | select(.summary.ok == 11)] | length) == 96 and .summary.nodes == 96'
+run --root "$FIXTURES/doctor-healthy" doctor -w "$LIST" --launcher local --rdmactl "$RDMACTL" \
+	--fanout $N
+check doctor-report-folds out_has "^ok +devices +$NODE\[01-96\] "
+check doctor-report-counts out_has "^96 nodes: 0 failed, 0 warned, 0 unreachable$"
+
+# A word with pdsh's %h in it reaches every node as it was given.
+ln -s "$FIXTURES/doctor-healthy" "$TMPD/root%h"
+run --root "$TMPD/root%h" doctor -w "${NODE}p[1-2]" --launcher local --rdmactl "$RDMACTL"
+check percent-kept out_has "^2 nodes: 0 failed, 0 warned, 0 unreachable$"
+
+# --- doctor -w, 300 nodes at once under 1024 open files ---
+# pdsh's exec module holds about 4 a node running: the fan-out is fitted
+# to 232 with one warning, and no node fails "Too many open files".
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1024 ]; then
+	RC=0
+	(ulimit -n 1024 && exec "$RDMACTL" --root "$FIXTURES/doctor-healthy" doctor -w "${NODE}x[001-300]" \
+		--launcher local --rdmactl "$RDMACTL" --fanout 300) >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+	check fd-fitted-rc rc_is 0
+	check fd-fitted-all out_has "^300 nodes: 0 failed, 0 warned, 0 unreachable$"
+	check fd-fitted-said err_is "rdmactl doctor: warning: only 1024 open files are allowed (ulimit -Hn): 232 nodes at once instead of 300; raise the hard limit (limits.conf nofile) for more"
+else
+	skip fd-fitted "the hard limit of open files is below 1024"
+fi
+
+# --- probe -w: every agent joins at once; one is killed ---
+# The coordinator is stopped while pdsh starts the agents, until more of
+# them have connected than the 64 handshakes it keeps in flight: it then
+# meets them all at once.  The rest wait in the listen backlog; none is
+# dropped.
+# Node 17's agent is killed once it runs (before it joined, or in a step:
+# either way it is down, by name).
+
+# Node $1's agent: the child of the shell pdsh started for it.
+agent_of() {
+	local sh
+	for sh in $(pgrep -f -- "^sh -c .* $1 [^ ]*rdmactl probe --agent "); do
+		pgrep -P "$sh" -x rdmactl
+	done
+}
+# The agents connected to the rendezvous port the launcher's command line
+# names (their own ends of the connections).
+connected() { ss -Htn state established "dport = :$1" | wc -l; }
+"$RDMACTL" -j probe -w "$LIST" --launcher local --rdmactl "$RDMACTL" --transport tcp --pattern quick \
+	-D 2 --lat-iters 0 --port "$PORT" --slow 0.05 --node-timeout 60 \
+	>"$TMPD/out" 2>"$TMPD/err" </dev/null &
+coord=$!
+for _ in $(seq 100); do
+	pgrep -P "$coord" >/dev/null && break
+	sleep 0.05
+done
+kill -STOP "$coord"
+for _ in $(seq 100); do
+	RPORT=$(pgrep -a -P "$coord" | grep -o -m1 -- '--agent 127\.0\.0\.1:[0-9]*' | cut -d: -f2)
+	[ -n "$RPORT" ] && break
+	sleep 0.05
+done
+for _ in $(seq 80); do
+	[ "$(connected "$RPORT")" -gt 64 ] && break
+	sleep 0.1
+done
+QUEUED=$(connected "$RPORT")
+kill -CONT "$coord"
+(
+	for _ in $(seq 200); do
+		pid=$(agent_of "${NODE}17")
+		[ -n "$pid" ] && kill -KILL "$pid" && exit 0
+		sleep 0.05
+	done
+) &
+killer=$!
+RC=0
+wait "$coord" || RC=$?
+wait "$killer"
+OUT=$(cat "$TMPD/out")
+ERR=$(cat "$TMPD/err")
+# More than 64 at once: what the run is to show (at most 8 s are waited
+# for them: an agent gives the coordinator 10 s to answer).
+queued_many() { [ "${QUEUED:-0}" -gt 64 ]; }
+check probe-agents-queued queued_many
+check probe-killed-one rc_is 1
+check probe-names-every-node json_ok "(.run.names | sort) == ($(names | jq -R . | jq -sc .))"
+check probe-the-rest-joined json_ok '.run.nodes == 96 and .run.joined >= 95'
+check probe-names-the-dead json_ok ".summary.down == 1 and ([.findings[] | select(.kind == \"down_node\") | .node] == [\"${NODE}17\"])"
+check probe-kept-the-others json_ok '([.links[] | select(.ok)] | length) >= 90'
+# The run over, none of its agents is left.
+none_left() { [ -z "$(pgrep -f -- "^sh -c .* $NODE[0-9]+ ")" ]; }
+check probe-no-agent-left none_left
+finish
