@@ -14,6 +14,7 @@
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
 #include "node/gids.h"
+#include "node/ucx.h"
 
 int jobenv_for_parse(const char *s, enum jobenv_for *out)
 {
@@ -321,6 +322,25 @@ static void join_ifnames(struct jobenv *e)
 	}
 }
 
+/*
+ * Whether the job's UCX, at the GID index printed, drops every UD packet on
+ * one of the ports (UCX before 1.19 off mlx5 with an IPv4 GID): then the
+ * variable that keeps it from doing so goes with the others.
+ */
+static void ucx_dgid(struct doctor *d, struct jobenv *e)
+{
+	struct ucx_install u;
+	char idx[16], why[256];
+	size_t i;
+
+	if (ucx_find(d->ctx, &u) < 0)
+		return;
+	snprintf(idx, sizeof(idx), "%u", e->gid_index);
+	for (i = 0; i < e->n && !e->ucx_dgid_off; i++)
+		e->ucx_dgid_off = ucx_needs_dgid_check_off(e->ports[i].dev, e->ports[i].port, u.version,
+							   idx, why, sizeof(why));
+}
+
 int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e)
 {
 	size_t i;
@@ -345,6 +365,8 @@ int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, st
 		ret = one_index(e);
 	if (!ret)
 		join_ifnames(e);
+	if (!ret)
+		ucx_dgid(d, e);
 	return ret;
 }
 
@@ -377,6 +399,8 @@ static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 {
 	hca_list(e, "", var(v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
 	snprintf(var(v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+	if (e->ucx_dgid_off)
+		snprintf(var(v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
 }
 
 size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v)

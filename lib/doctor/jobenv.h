@@ -59,6 +59,7 @@ struct jobenv {
 	struct jobenv_skip *skipped;	/* malloc'd */
 	size_t n_skipped;
 	unsigned int gid_index;
+	bool ucx_dgid_off;		/* UCX needs UCX_UD_VERBS_ETH_DGID_CHECK=n (node/ucx.h) */
 	char ifnames[JOBENV_VALUE_MAX / 2];	/* "ens1f0np0,ens1f1np1"; "" when no port has one */
 	char why[2 * CHECK_TEXT + 256];	/* the error line, when jobenv_build() failed */
 };

@@ -243,4 +243,15 @@ taskprolog "$FIXTURES/doctor-nodev" RDMACTL_ENV_FOR=none
 check taskprolog-none-rc rc_is 0
 check taskprolog-none-empty out_empty
 
+# UCX before 1.19 on a RoCE device other than mlx5, at an IPv4 GID: the
+# variable that keeps its UD from dropping every packet goes with the
+# others (the doctor's ucx.ud_dgid); not on mlx5, not for NCCL.
+run --root "$FIXTURES/ucx-rxe" env --for ucx
+check ucx-rxe-rc rc_is 0
+check ucx-rxe-lines bash -c '[ "$0" = "$(printf "export UCX_NET_DEVICES=rxe0:1\nexport UCX_IB_GID_INDEX=1\nexport UCX_UD_VERBS_ETH_DGID_CHECK=n")" ]' "$OUT"
+run --root "$FIXTURES/ucx-rxe" env --for nccl
+check ucx-rxe-nccl-without bash -c '! grep -q DGID <<<"$0"' "$OUT"
+UCX_UD_VERBS_ETH_DGID_CHECK=n run --root "$FIXTURES/ucx-rxe" doctor --for ucx --only ucx.ud_dgid
+check ucx-rxe-doctor-agrees out_has '^ok +ucx.ud_dgid'
+
 finish
