@@ -177,6 +177,8 @@ setup_ssh() {
 		PrintLastLog no
 		# A test gives one node a job environment of its own (~/.ssh/environment).
 		PermitUserEnvironment NCCL_*,UCX_*
+		# The lab's job environment for UCX on rxe (lib.sh).
+		SetEnv UCX_UD_VERBS_ETH_DGID_CHECK=n
 	EOF
 	cat >"$d/ssh_config.d/00-rdmactl-lab.conf" <<-EOF || return
 		Host lab-* 10.99.*
