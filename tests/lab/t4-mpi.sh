@@ -161,8 +161,13 @@ if [[ $LAB_NODE == a ]]; then
 	cat perftest.out
 	# Final: ITER  lat...  bandwidth(MB/s) average overall  msgrate...
 	perf=$(awk '$1 == "Final:" { print $(NF - 2) }' perftest.out)
+	# Exit 1 is a finding (a link the emulation slowed): the median stands.
+	rc=0
 	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern ring --rails 1 \
-		-D 1 --lat-iters 0 >ring.json 2>ring.err || fail "probe -w ring"
+		-D 1 --lat-iters 0 >ring.json 2>ring.err || rc=$?
+	sed 's/^/ring stderr: /' ring.err
+	jq -r '.findings[]? | "ring: \(.kind): \(.text)"' ring.json
+	((rc <= 1)) || fail "probe -w ring exited with $rc"
 	ring=$(jq -r '.median_gbps' ring.json)
 	echo "FIGURES allreduce busbw ${busbw:-?} GB/s (4 ranks, 2 MiB); ucx_perftest put_bw ${perf:-?} MB/s" \
 		"(64 KiB, lab-a -> lab-b); probe -w ring median ${ring:-?} Gb/s"
