@@ -29,14 +29,7 @@ a)
 	echo "export NCCL_IB_GID_INDEX=1" >/run/lab/task.env
 	;;
 b)
-	nft -f - <<-'EOF'
-		table inet rocefw {
-			chain in {
-				type filter hook input priority filter; policy accept;
-				udp dport 4791 drop
-			}
-		}
-	EOF
+	lab_block_roce
 	;;
 c) ;;
 esac

@@ -70,16 +70,9 @@ lab_barrier set-up 120
 # The job's UCX environment: srun hands it to the doctors, mpirun to the ranks.
 export UCX_TLS=rc,self,sm UCX_NET_DEVICES=rxe0:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
 
-# no_mpi_left WHAT: no rank and no Open MPI daemon on any guest.
-no_mpi_left() {
-	local left end=$((SECONDS + 5))
-	while :; do
-		left=$(pdsh -w "$LAB_NODES" 'pgrep -a -x coll; pgrep -a -x orted; pgrep -a -x rdmactl; true' 2>&1)
-		[[ -z $left ]] || ((SECONDS >= end)) && break
-		lab_sleep 1
-	done
-	check_eq "$1: no MPI process or rdmactl left on the guests" "" "$left"
-}
+# no_mpi_left WHAT: no rank, Open MPI daemon or rdmactl on any guest (5 s
+# for a killed job's remote ranks to go).
+no_mpi_left() { lab_none_left "$1" 5 coll orted rdmactl; }
 
 # as_job CMD...: CMD as the jobs' user, its PAM session opened (runuser's
 # pam_limits gives it that user's limits, as a login would).
@@ -187,14 +180,7 @@ lab_barrier healthy-done 600
 case $LAB_NODE in
 b) ip link set eth0 mtu 1500 ;;
 c)
-	nft -f - <<-'EOF'
-		table inet rocefw {
-			chain in {
-				type filter hook input priority filter; policy accept;
-				udp dport 4791 drop
-			}
-		}
-	EOF
+	lab_block_roce
 	;;
 d) printf '%s\n' '* soft memlock 64' '* hard memlock 64' \
 	'root soft memlock unlimited' 'root hard memlock unlimited' >/etc/security/limits.d/99-rdma.conf ;;
@@ -206,13 +192,14 @@ lab_barrier faults-set 120
 # stands ("CMD on every node ..." names where: CMD runs); "write FILE:
 # LINE; LINE" writes those lines; "change FILE:N to: TEXT" replaces line
 # N; "then log in again" is what the next collective's ssh does.
+# shellcheck disable=SC2029 # the fix is expanded here, run there, as printed
 fix() {
 	local f step file n=0
 	local -a steps lines
 	while IFS= read -r -d '' f; do
 		echo "fix for $1: $f"
 		n=$((n + 1))
-		mapfile -t steps < <(sed 's/; /\n/g' <<<"$f")
+		mapfile -t steps <<<"${f//; /$'\n'}"
 		if [[ ${steps[0]} == "write "*": "* ]]; then
 			file=${steps[0]#write } && file=${file%%: *}
 			lines=("${steps[0]#*: }")
@@ -272,7 +259,7 @@ if [[ $LAB_NODE == a ]]; then
 		echo "TABLE ${TABLE[$k]}"
 	done
 fi
-lab_barrier done 600
+lab_barrier all-done 600
 nft delete table inet rocefw 2>/dev/null || true
 umount /etc/security /etc/systemd
 sed -i '/^job:/d' /run/lab/passwd

@@ -29,19 +29,8 @@ mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
 # 20 round trips for the latency: the lab's take 30 ms each.
 COMMON=(--rdmactl "$BIN" --slow 0.5 -D 1 --timeout 5 --lat-iters 20)
 
-# leftovers: no rdmactl process on any guest within 3 s of a run's end.
-# Asked at once and again each second until then, not once after a
-# fixed 3 s: the agents are mostly gone when the run ends (the
-# coordinator waits for its launcher), and nine runs spent 27 s waiting.
-leftovers() {
-	local left end=$((SECONDS + 3))
-	while :; do
-		left=$(pdsh -w "$LAB_NODES" 'pgrep -a -x rdmactl || true' 2>&1)
-		[[ -z $left ]] || ((SECONDS >= end)) && break
-		lab_sleep 1
-	done
-	check_eq "$1: no rdmactl left on the guests" "" "$left"
-}
+# leftovers WHAT: no rdmactl on any guest within 3 s of a run's end.
+leftovers() { lab_none_left "$1" 3 rdmactl; }
 
 # findings FILE: "kind node[ rail]" a line, sorted, of the failures.
 findings() {
@@ -86,14 +75,7 @@ lossy() {
 # ---- 1. the faults: lab-b blocked, lab-c lossy on eth0
 case $LAB_NODE in
 b)
-	nft -f - <<-'EOF'
-		table inet rocefw {
-			chain in {
-				type filter hook input priority filter; policy accept;
-				udp dport 4791 drop
-			}
-		}
-	EOF
+	lab_block_roce
 	;;
 c) lossy eth0 ;;
 esac
