@@ -13,7 +13,7 @@
 # limits.d and system.conf, not something this test sets up.  They are
 # covered by the recorded trees of tests/cli/doctor.sh.
 # lab-timeout: 480
-# lab-seconds: 76
+# lab-seconds: 91
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
