@@ -15,11 +15,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/ctx.h"
-#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "node/limits.h"
 
@@ -53,32 +51,6 @@ static void add_fix(struct check_result *r, const char *fix)
 		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%s", sep, line);
 	}
 	check_fix(r, "%s", out);
-}
-
-#define CAP_IPC_LOCK_BIT 14	/* linux/capability.h */
-
-/*
- * Whether the capability set @field of /proc/self/status ("CapEff" this
- * process's, "CapBnd" the most any process started here gets) holds
- * CAP_IPC_LOCK; false when unknown (a recorded root without the line).
- */
-static bool has_ipc_lock(const struct ctx *ctx, const char *field)
-{
-	char *text = NULL, *line;
-	unsigned long long caps;
-	size_t len, flen = strlen(field);
-	bool yes = false;
-
-	if (read_file(ctx, "/proc/self/status", 1 << 16, &text, &len))
-		return false;
-	for (line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, field, flen) && line[flen] == ':' &&
-		    sscanf(line + flen + 1, "%llx", &caps) == 1) {
-			yes = caps >> CAP_IPC_LOCK_BIT & 1;
-			break;
-		}
-	free(text);
-	return yes;
 }
 
 /* @who pins past @m's limit: the limit is told, as not what stops a registration. */
@@ -131,7 +103,7 @@ void check_memlock_shell(struct doctor *d, struct check_result *r)
 		check_fix(r, "ulimit -l (and see /proc/self/limits)");
 		return;
 	}
-	report(r, &m, has_ipc_lock(d->ctx, "CapEff") ? "this process" : NULL);
+	report(r, &m, limits_has_ipc_lock(d->ctx, "CapEff") ? "this process" : NULL);
 }
 
 void check_memlock_login(struct doctor *d, struct check_result *r)
@@ -150,7 +122,7 @@ void check_memlock_login(struct doctor *d, struct check_result *r)
 		return;
 	}
 	/* A login of root gets every capability this node grants (its bounding set). */
-	report(r, &m, !strcmp(m.user, "root") && has_ipc_lock(d->ctx, "CapBnd") ? "root" : NULL);
+	report(r, &m, !strcmp(m.user, "root") && limits_has_ipc_lock(d->ctx, "CapBnd") ? "root" : NULL);
 }
 
 void check_memlock_systemd(struct doctor *d, struct check_result *r)

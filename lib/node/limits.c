@@ -410,6 +410,25 @@ static uid_t recorded_uid(const struct ctx *ctx)
 	return uid;
 }
 
+bool limits_has_ipc_lock(const struct ctx *ctx, const char *set)
+{
+	struct conf_file f;
+	unsigned long long caps;
+	size_t n = strlen(set);
+	bool yes = false;
+	char *line;
+
+	if (conf_open(ctx, "/proc/self/status", &f))
+		return false;
+	while ((line = conf_line(&f)))
+		if (!strncmp(line, set, n) && line[n] == ':' && sscanf(line + n + 1, "%llx", &caps) == 1) {
+			yes = caps >> LIMITS_CAP_IPC_LOCK & 1;
+			break;
+		}
+	conf_close(&f);
+	return yes;
+}
+
 static int live_user(const char *name, struct pam_user *u)
 {
 	struct passwd *pw;

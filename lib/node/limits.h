@@ -98,6 +98,15 @@ int limits_systemd(const struct ctx *ctx, struct memlock *out);
  */
 const char *limits_root_note(const struct memlock *m, char *buf, size_t len);
 
+/*
+ * Whether the capability set @set of /proc/self/status ("CapEff" this
+ * process's, "CapBnd" the most a process started here gets; with --root,
+ * the recorded one's) holds CAP_IPC_LOCK, which pins memory past
+ * RLIMIT_MEMLOCK (ib_umem_get()).  False when unknown.
+ */
+#define LIMITS_CAP_IPC_LOCK 14	/* linux/capability.h */
+bool limits_has_ipc_lock(const struct ctx *ctx, const char *set);
+
 /* Set verdict, reason and fix of a resolved value. */
 void limits_judge(struct memlock *m);
 
