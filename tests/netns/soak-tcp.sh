@@ -72,7 +72,7 @@ echo "server after:  VmRSS $rss1 kB, fds $fds1, children $kids1  ($((SECONDS - s
 check server-alive kill -0 "$SERVER"
 check good-clients-succeeded [ "$drive_rc" = 0 ]
 check sessions-run [ "$(sed -n 's/^sessions \([0-9]*\) .*/\1/p' "$TMPD/soak.out")" = $SESSIONS ]
-check good-clients-ran [ "$(awk '$1 == "good" {print $2}' "$TMPD/soak.out")" = $((SESSIONS / 20)) ]
+check good-clients-ran [ "$(awk '$1 == "good" && NF == 2 {print $2}' "$TMPD/soak.out")" = $((SESSIONS / 20)) ]
 check fds-back [ "$fds1" = "$fds0" ]
 check rss-back [ $((rss1 - rss0)) -le $SLACK_KB ]
 check no-children [ "$kids1" = 0 ]

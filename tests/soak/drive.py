@@ -82,6 +82,7 @@ class Driver:
         self.counts = {}
         self.busy_retries = 0
         self.good_failed = []
+        self.good_slowest = 0.0
 
     def conn(self):
         s = socket.create_connection((self.a.host, self.a.port), timeout=self.a.sock_timeout)
@@ -145,8 +146,10 @@ class Driver:
 
     def good(self, i):
         for _ in range(100):
+            t0 = time.monotonic()
             p = subprocess.run(self.a.good, stdin=subprocess.DEVNULL,
                                capture_output=True, text=True, timeout=120)
+            self.good_slowest = max(self.good_slowest, time.monotonic() - t0)
             if p.returncode and "busy" in p.stderr:
                 self.busy_retries += 1
                 time.sleep(0.2)
@@ -205,6 +208,8 @@ def main():
     print(f"sessions {a.count} in {time.monotonic() - t0:.1f} s; busy retries {d.busy_retries}")
     for k in sorted(d.counts):
         print(f"  {k:16} {d.counts[k]}")
+    if d.counts.get("good"):
+        print(f"slowest good client: {d.good_slowest:.1f} s")
     for i, rc, err in d.good_failed:
         print(f"good client at session {i} failed ({rc}): {err}")
     errors = sum(v for k, v in d.counts.items() if k.endswith("-oserror"))
