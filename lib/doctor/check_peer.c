@@ -42,6 +42,8 @@
 #define PEER_TIMEOUT_MS 5000
 #define PEER_PROBE_MS 1000
 #define PEER_BUSY_TRIES 10
+/* On a software device, ACK timeouts at most one in this many packets are late ACKs. */
+#define PEER_SOFT_LATE_ACK_PACKETS 100
 
 struct peer_node {
 	char ip[INET6_ADDRSTRLEN];	/* HOST resolved */
@@ -446,12 +448,20 @@ static void peer_gids(struct check_result *r, const struct peer_node *pn)
 	}
 }
 
+/* The probe ran on a software device (rxe, siw): CPU-bound, its ACKs sent by a kernel thread. */
+static bool peer_soft(struct doctor *d, const struct peer_node *pn)
+{
+	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
+
+	return dev && (!strcmp(dev->driver, "rxe") || !strcmp(dev->driver, "siw") ||
+		       !strncmp(dev->name, "rxe", 3) || !strncmp(dev->name, "siw", 3));
+}
+
 static void peer_bandwidth(struct doctor *d, struct check_result *r, const struct peer_node *pn)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
 	const struct rdma_port *p = dev ? rdma_port_find(dev, pn->sum.local.port_num) : NULL;
-	bool soft = dev && (!strcmp(dev->driver, "rxe") || !strcmp(dev->driver, "siw") ||
-			    !strncmp(dev->name, "rxe", 3) || !strncmp(dev->name, "siw", 3));
+	bool soft = peer_soft(d, pn);
 
 	if (!pn->have_row)
 		return;
@@ -471,9 +481,41 @@ static void peer_bandwidth(struct doctor *d, struct check_result *r, const struc
 	}
 }
 
+/*
+ * The packets the probe sent (its messages in path-MTU packets), 0 when it
+ * did not finish.
+ */
+static uint64_t peer_packets(const struct peer_node *pn)
+{
+	uint64_t mtu = pn->sum.path_mtu;
+
+	if (!pn->have_row || !mtu || pn->rdma_err)
+		return 0;
+	return pn->row.msgs * ((pn->row.size + mtu - 1) / mtu);
+}
+
+/*
+ * Late ACKs, not lost packets: on a software device the peer's ACKs come
+ * from a kernel thread, and a CPU busy elsewhere for longer than the QP's
+ * ACK timeout (134 ms, probe_rdma.c) makes this end send writes again that had arrived
+ * (seen on Soft-RoCE pairs on a loaded host: +1 to +3 in a healthy
+ * one-second probe).  So when only ACK timeouts grew, no sequence gap was
+ * NAKed and they are at most one in PEER_SOFT_LATE_ACK_PACKETS packets.
+ * Lost packets are NAKed as sequence errors, and a loss rate that matters
+ * makes far more timeouts than that.
+ */
+static bool peer_late_acks(struct doctor *d, const struct peer_node *pn, uint64_t packets)
+{
+	int64_t timeouts = hwcnt_ack_timeouts_only(&pn->grew);
+
+	return packets && timeouts >= 0 && peer_soft(d, pn) &&
+	       (uint64_t)timeouts * PEER_SOFT_LATE_ACK_PACKETS <= packets;
+}
+
 /* Packets lost during the probe show in the port's counters, whatever the bandwidth. */
 static void peer_losses(struct doctor *d, struct check_result *r, const struct peer_node *pn)
 {
+	uint64_t packets = peer_packets(pn);
 	char list[256] = "";
 	size_t len = 0;
 	unsigned int i;
@@ -483,6 +525,12 @@ static void peer_losses(struct doctor *d, struct check_result *r, const struct p
 	for (i = 0; i < pn->grew.n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s +%llu", i ? ", " : "",
 					pn->grew.c[i].name, (unsigned long long)pn->grew.c[i].value);
+	if (peer_late_acks(d, pn, packets)) {
+		check_note(r, CHECK_OK, "%s/%u counted %s in about %llu packets of the RDMA probe: "
+			   "late ACKs from a busy CPU (Soft-RoCE), not lost packets", pn->sum.local.dev,
+			   pn->sum.local.port_num, list, (unsigned long long)packets);
+		return;
+	}
 	check_note(r, CHECK_WARN, "%s/%u counted %s during the RDMA probe: %s", pn->sum.local.dev,
 		   pn->sum.local.port_num, list, hwcnt_meaning(pn->grew.c[0].name));
 	check_fix(r, "RoCE needs a lossless path: check PFC or ECN on the switch ports and NICs, "

@@ -52,6 +52,20 @@ const char *hwcnt_meaning(const char *name)
 	return NULL;
 }
 
+int64_t hwcnt_ack_timeouts_only(const struct hwcnt *grew)
+{
+	int64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < grew->n; i++) {
+		if (strcmp(grew->c[i].name, "completer_retry_err") &&
+		    strcmp(grew->c[i].name, "local_ack_timeout_err"))
+			return -1;
+		n += (int64_t)grew->c[i].value;
+	}
+	return n;
+}
+
 static int read_one(int dfd, const char *name, uint64_t *out)
 {
 	char buf[32], *end;

@@ -36,4 +36,10 @@ void hwcnt_trouble(const struct hwcnt *before, const struct hwcnt *after, struct
 /* What a growing @name means, or NULL when it is not a trouble counter. */
 const char *hwcnt_meaning(const char *name);
 
+/*
+ * The ACK timeouts in @grew (hwcnt_trouble()'s output), or -1 when some
+ * other trouble grew too (a sequence error NAKed, RNR, congestion, ...).
+ */
+int64_t hwcnt_ack_timeouts_only(const struct hwcnt *grew);
+
 #endif

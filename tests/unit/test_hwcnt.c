@@ -128,10 +128,29 @@ static void meanings(void)
 	CHECK(hwcnt_meaning("") == NULL);
 }
 
+/* Late ACKs are told from loss by what else grew beside the timeouts. */
+static void ack_timeouts_only(void)
+{
+	struct hwcnt g = { .n = 0 };
+
+	CHECK_INT(hwcnt_ack_timeouts_only(&g), 0);
+	g.n = 2;
+	snprintf(g.c[0].name, sizeof(g.c[0].name), "completer_retry_err");	/* rxe */
+	g.c[0].value = 3;
+	snprintf(g.c[1].name, sizeof(g.c[1].name), "local_ack_timeout_err");	/* mlx5 */
+	g.c[1].value = 2;
+	CHECK_INT(hwcnt_ack_timeouts_only(&g), 5);
+	snprintf(g.c[1].name, sizeof(g.c[1].name), "rcvd_seq_err");		/* a gap NAKed: loss */
+	CHECK_INT(hwcnt_ack_timeouts_only(&g), -1);
+	snprintf(g.c[1].name, sizeof(g.c[1].name), "np_cnp_sent");
+	CHECK_INT(hwcnt_ack_timeouts_only(&g), -1);
+}
+
 int main(void)
 {
 	RUN("hwcnt", reads_numbers_only);
 	RUN("hwcnt", trouble_is_growth_of_known_counters);
 	RUN("hwcnt", meanings);
+	RUN("hwcnt", ack_timeouts_only);
 	TEST_EXIT();
 }
