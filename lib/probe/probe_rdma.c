@@ -386,7 +386,14 @@ static int qp_to_rtr(struct probe_sess *s, struct rdma_state *r, unsigned int q)
 
 static int qp_to_rts(struct rdma_state *r, unsigned int q)
 {
-	/* timeout 14: 4.096 us * 2^14 = 67 ms per try; 7 retries: a lost path shows in ~0.5 s. */
+	/*
+	 * timeout 14: 4.096 us * 2^14 = 67 ms per try; 7 retries: a lost path
+	 * shows in ~0.5 s on hardware.  rxe reads retry_cnt 7 as retry forever
+	 * (rxe_comp.c): on Soft-RoCE a blocked path ends at the stall timeout
+	 * (--timeout) instead.  6 was tried: it failed the lab's 3%-lossy
+	 * links outright (go-back-N resends whole windows, and one loss in a
+	 * window is likely), which the lab's tests rightly call slow, not down.
+	 */
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
 		.timeout = 14,
