@@ -497,7 +497,7 @@ static uint64_t peer_packets(const struct peer_node *pn)
 /*
  * Late ACKs, not lost packets: on a software device the peer's ACKs come
  * from a kernel thread, and a CPU busy elsewhere for longer than the QP's
- * ACK timeout (134 ms, probe_rdma.c) makes this end send writes again that had arrived
+ * ACK timeout (67 ms, probe_rdma.c) makes this end send writes again that had arrived
  * (seen on Soft-RoCE pairs on a loaded host: +1 to +3 in a healthy
  * one-second probe).  So when only ACK timeouts grew, no sequence gap was
  * NAKed and they are at most one in PEER_SOFT_LATE_ACK_PACKETS packets.
