@@ -526,8 +526,9 @@ static void peer_losses(struct doctor *d, struct check_result *r, const struct p
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s +%llu", i ? ", " : "",
 					pn->grew.c[i].name, (unsigned long long)pn->grew.c[i].value);
 	if (peer_late_acks(d, pn, packets)) {
-		check_note(r, CHECK_OK, "%s/%u counted %s in about %llu packets of the RDMA probe: "
-			   "late ACKs from a busy CPU (Soft-RoCE), not lost packets", pn->sum.local.dev,
+		check_note(r, CHECK_OK, "%s/%u counted %s in about %llu packets of the RDMA probe, "
+			   "no sequence gap: ACKs came late (on Soft-RoCE, a busy CPU) or were lost, "
+			   "no write was", pn->sum.local.dev,
 			   pn->sum.local.port_num, list, (unsigned long long)packets);
 		return;
 	}
