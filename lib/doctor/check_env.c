@@ -476,14 +476,6 @@ static const struct rdma_gid *port_gid(const struct rdma_port *p, unsigned int i
 	return NULL;
 }
 
-/* An IPv4-mapped GID (::ffff:a.b.c.d). */
-static bool gid_v4(const uint8_t raw[16])
-{
-	char buf[INET_ADDRSTRLEN];
-
-	return gid_ipv4(raw, buf, sizeof(buf));
-}
-
 /* One RoCE port against a forced GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX). */
 static void gid_index_port(struct check_result *r, const char *var, long index,
 			   const struct rdma_dev *dev, const struct rdma_port *p)
@@ -504,16 +496,6 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 	} else if (g->type != GID_TYPE_ROCE_V2) {
 		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u GID %ld is RoCE %s, not v2%s", var, index,
 			   dev->name, p->num, index, gid_type_str(g->type), better);
-	} else if (better[0] && gid_v4(c.gid->raw) && !gid_v4(g->raw)) {
-		/*
-		 * One index for a cluster whose nodes added their addresses in
-		 * another order (UCX issue 7785): the others' entry is IPv4,
-		 * this one's IPv6, and the two ends of a QP must be of one
-		 * family (seen in the lab: the collective fails, t4-mpi.sh).
-		 */
-		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u GID %ld is RoCE v2 but IPv6 (%s) where this "
-			   "port has an IPv4 one: peers using their IPv4 GIDs cannot reach it%s", var,
-			   index, dev->name, p->num, index, gid_str(g->raw, gs, sizeof(gs)), better);
 	} else {
 		check_note(r, CHECK_OK, "%s=%ld: %s/%u GID %ld is RoCE v2 %s", var, index, dev->name,
 			   p->num, index, gid_str(g->raw, gs, sizeof(gs)));

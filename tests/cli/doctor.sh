@@ -192,17 +192,6 @@ check ucx-down found env.ucx 'rxe0:1 is DOWN.*interface eth0 is down'
 UCX_IB_GID_INDEX=1 UCX_NET_DEVICES=all run --root "$OLD" -j doctor --only env.ucx
 check ucx-gid-ll found env.ucx 'UCX_IB_GID_INDEX=1: mlx5_0/1 GID 1 is link-local'
 check ucx-gid-fix fix env.ucx '^export UCX_IB_GID_INDEX=5$'
-# One index for a cluster: 5 is the IPv4 entry on mlx5-6gids, an IPv6 one on
-# the node that added its addresses in another order (gid-order).
-UCX_IB_GID_INDEX=5 run --root "$FIXTURES/gid-order" -j doctor --only env.ucx
-check ucx-gid-order-fail st env.ucx FAIL
-check ucx-gid-order-why found env.ucx 'UCX_IB_GID_INDEX=5: mlx5_0/1 GID 5 is RoCE v2 but IPv6 \(fd00:.*\) where this port has an IPv4 one'
-check ucx-gid-order-fix fix env.ucx '^export UCX_IB_GID_INDEX=7$'
-NCCL_IB_GID_INDEX=5 run --root "$FIXTURES/gid-order" -j doctor --only env.nccl
-check nccl-gid-order-fail st env.nccl FAIL
-check nccl-gid-order-fix fix env.nccl '^export NCCL_IB_GID_INDEX=7$'
-UCX_IB_GID_INDEX=5 run --root "$FIXTURES/mlx5-6gids" -j doctor --only env.ucx
-check ucx-gid-5-ok st env.ucx ok
 run --root "$OK" -j doctor --for ucx --only env
 check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
 
