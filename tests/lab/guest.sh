@@ -268,8 +268,10 @@ setup_slurm() {
 		echo "PartitionName=lab Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	} >"$d/etc/slurm.conf" || return
 	# A test gives one node's tasks an environment of their own: the lines
-	# "export NAME=VALUE" of /run/lab/task.env (Slurm's TaskProlog protocol).
-	printf '#!/bin/sh\n[ -r /run/lab/task.env ] && cat /run/lab/task.env\nexit 0\n' >"$d/taskprolog" &&
+	# "export NAME=VALUE" of /run/lab/task.env (Slurm's TaskProlog protocol),
+	# or what a TaskProlog it puts at /run/lab/taskprolog prints.
+	printf '#!/bin/sh\n[ -r /run/lab/task.env ] && cat /run/lab/task.env\n%s\nexit 0\n' \
+		'[ -x /run/lab/taskprolog ] && exec /run/lab/taskprolog' >"$d/taskprolog" &&
 		chmod 755 "$d/taskprolog" || return
 	# Slurm's health check runs what a test puts at /run/lab/healthcheck.
 	printf '#!/bin/sh\n[ -x /run/lab/healthcheck ] && exec /run/lab/healthcheck\nexit 0\n' >"$d/healthcheck" &&

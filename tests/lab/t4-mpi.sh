@@ -26,6 +26,11 @@
 # memlock fault shows only in a user's.  The doctor runs as root (the
 # firewall check reads nftables) and checks that user's logins (--user).
 #
+# Last, lab-d's GID table ordered otherwise (its IPv4 entry at index 2):
+# one UCX_IB_GID_INDEX for the job against the doctor and the collective,
+# then each node's own value from rdmactl env through Slurm's TaskProlog
+# (contrib/slurm/rdmactl-taskprolog) under srun.
+#
 # A collective that hangs is killed after COLL_S seconds and counted as
 # failed; after every collective no MPI process is left on any guest.
 # lab-needs: ssh slurm
@@ -257,12 +262,88 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "the doctor fails only nodes whose collective fails" \
 		"\"$(for n in b c d; do [[ $(cat fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
 		"$(jq -c '.summary.failed_nodes' faults.json)"
+fi
+lab_barrier fixed-done 600
+
+# ---- 3. lab-d's GID table in another order (UCX issue 7785): its IPv4
+# address went away and came back after an IPv6 one, so its IPv4 entry is
+# index 2 where the others have it at 1.  One UCX_IB_GID_INDEX=1 for the
+# job is IPv4 on three nodes and IPv6 (fd99::4) on lab-d.  The doctor,
+# given the job's environment as srun passes it, and the collective are
+# held against each other; then contrib/slurm's TaskProlog, run by Slurm,
+# gives every node its own value from rdmactl env and the collective runs.
+# Seen here: UCX on rxe, on one L2 segment, connects an IPv4 GID to an
+# IPv6 one, and the doctor passes it; the failure of the issue needs a
+# RoCE v1 entry under the index (mlx5 interleaves v1 and v2 entries; rxe
+# has v2 only) or a routed fabric, which the lab cannot make
+# (tests/lab/README.md, Collectives).
+gid_at() { cat "/sys/class/infiniband/rxe0/ports/1/gids/$1"; }
+if [[ $LAB_NODE == d ]]; then
+	ip addr del "$LAB_IP/24" dev eth0 && ip -6 addr add fd99::4/64 dev eth0 nodad &&
+		ip addr add "$LAB_IP/24" dev eth0 || fail "could not reorder lab-d's addresses"
+	lab__await "lab-d's IPv4 GID at index 2" 30 bash -c \
+		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/2"
+	echo "lab-d GID 1 $(gid_at 1), GID 2 $(gid_at 2)"
+fi
+ln -sf "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog.off
+lab_barrier order-set 120
+if [[ $LAB_NODE == a ]]; then
+	UCX_IB_GID_INDEX=1 doctor order
+	# srun passes the caller's environment to the tasks (--export=ALL).
+	start=$SECONDS
+	UCX_IB_GID_INDEX=1 as_job timeout -k 5 $hung_s srun --mpi=pmix -N2 -w lab-a,lab-d \
+		$COLL $COLL_MAX 1 >order-one.out 2>&1
+	rc=$?
+	sed 's/^/order-one: /' order-one.out
+	echo "order-one: exit $rc in $((SECONDS - start)) s"
+	if ((rc == 0)) && grep -q '^coll ok on' order-one.out; then
+		one=passed
+	elif ((rc == 124 || rc == 137)); then
+		one="timed out after $hung_s s"
+	else
+		one="failed: $(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' order-one.out)"
+	fi
+	no_mpi_left order-one
+	# The fix: each node's own values, through the TaskProlog (rdmactl env).
+	for n in a b c d; do
+		ssh "lab-$n" mv /run/lab/taskprolog.off /run/lab/taskprolog
+	done
+	start=$SECONDS
+	RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=rxe0/1 \
+		as_job timeout -k 5 $COLL_S srun --mpi=pmix -N2 -w lab-a,lab-d \
+		sh -c 'echo "$(hostname): UCX_IB_GID_INDEX=$UCX_IB_GID_INDEX"; exec "$@"' sh $COLL $COLL_MAX 1 \
+		>order-env.out 2>&1
+	rc=$?
+	sed 's/^/order-env: /' order-env.out
+	echo "order-env: exit $rc in $((SECONDS - start)) s"
+	no_mpi_left order-env
+	v=$(verdict order lab-d)
+	# What the doctor says of the cluster: lab-d's routable GID is at
+	# another index than the others', set the variables per node.
+	check_eq "gid order: the drift names lab-d's GID index" "lab-d per node" \
+		"$(jq -r '.drift[] | select(.fact == "gid_index") | "\(.differs[0].nodes) \(.fix | if test("per node") then "per node" else . end)"' order.json)"
+	check_eq "gid order: the doctor fails lab-d iff the collective with one index fails" \
+		"$([[ $one == passed ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
+	check_eq "gid order: each node's index from the TaskProlog" "lab-a: UCX_IB_GID_INDEX=1 lab-d: UCX_IB_GID_INDEX=2" \
+		"$(grep -o '^lab-[ad]: UCX_IB_GID_INDEX=[0-9]*' order-env.out | sort | xargs)"
+	check_eq "gid order: the collective runs with the TaskProlog's values" "0 yes" \
+		"$rc $(grep -q '^coll ok on 2 ranks' order-env.out && echo yes)"
+	row "lab-d GID order, one index" "$v; drift gid_index" "$one" \
+		"$( ((rc == 0)) && echo "passed (rdmactl env in TaskProlog)" || echo "failed (exit $rc)")"
 	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
-	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB"; do
+	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-d GID order, one index"; do
 		echo "TABLE ${TABLE[$k]}"
 	done
 fi
 lab_barrier all-done 600
+rm -f /run/lab/taskprolog /run/lab/taskprolog.off
+if [[ $LAB_NODE == d ]]; then
+	# Back to the order the other tests know: IPv4 at index 1.
+	ip addr del "$LAB_IP/24" dev eth0 && ip -6 addr del fd99::4/64 dev eth0 &&
+		ip addr add "$LAB_IP/24" dev eth0 || fail "could not restore lab-d's addresses"
+	lab__await "lab-d's IPv4 GID back at index 1" 30 bash -c \
+		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/1"
+fi
 nft delete table inet rocefw 2>/dev/null || true
 umount /etc/security /etc/systemd
 sed -i '/^job:/d' /run/lab/passwd
