@@ -52,8 +52,8 @@ settle() {
 if [[ $LAB_ROLE == a ]]; then
 	# The default --timeout (10 s): a silent client is still closed after the
 	# server's 3-s greeting limit, and a good client's own RDMA set-up, which
-	# took over 2 s on an emulated CPU while lab-c ran valgrind (a --timeout 2
-	# here failed one good session in a CI run), has room.
+	# took over 2 s on an emulated CPU beside the other lane's tests (a
+	# --timeout 2 here failed one good session in a CI run), has room.
 	"$RDMACTL" probe --server --port $port --max-size 1M >server.out 2>server.err &
 	server=$!
 	lab_wait_listen $port

@@ -89,20 +89,27 @@ as_job() {
 # LIMIT seconds (COLL_S); prints "passed", "timed out after N s" or
 # "failed: FIRST ERROR LINE" (its output in NAME.out, its seconds in NAME.secs).
 collective() {
-	local name=$1 hosts=$2 limit=${3:-$COLL_S} rc=0 start=$SECONDS line
+	local name=$1 hosts=$2 limit=${3:-$COLL_S} rc=0 start=$SECONDS
 	as_job timeout -k 5 "$limit" mpirun -H "$hosts" -np "$(tr , '\n' <<<"$hosts" | wc -l)" \
 		--mca pml ucx -x UCX_TLS -x UCX_NET_DEVICES -x UCX_UD_VERBS_ETH_DGID_CHECK \
 		$COLL $COLL_MAX 1 >"$name.out" 2>&1 || rc=$?
 	sed "s/^/$name: /" "$name.out" >&2
 	echo "$name: exit $rc in $((SECONDS - start)) s" >&2
 	echo $((SECONDS - start)) >"$name.secs"
-	if ((rc == 0)) && grep -q '^coll ok on' "$name.out"; then
+	outcome "$name" $rc "$limit"
+}
+
+# outcome NAME RC LIMIT: what a collective that exited RC (its output in
+# NAME.out, killed after LIMIT s) came to, as collective() prints it.
+outcome() {
+	local line
+	if (($2 == 0)) && grep -q '^coll ok on' "$1.out"; then
 		echo passed
-	elif ((rc == 124 || rc == 137)); then
-		echo "timed out after $limit s"
+	elif (($2 == 124 || $2 == 137)); then
+		echo "timed out after $3 s"
 	else
-		line=$(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' "$name.out")
-		echo "failed: ${line:-exit $rc}"
+		line=$(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' "$1.out")
+		echo "failed: ${line:-exit $2}"
 	fi
 }
 
@@ -296,15 +303,11 @@ if [[ $LAB_NODE == a ]]; then
 	rc=$?
 	sed 's/^/order-one: /' order-one.out
 	echo "order-one: exit $rc in $((SECONDS - start)) s"
-	if ((rc == 0)) && grep -q '^coll ok on' order-one.out; then
-		one=passed
-	elif ((rc == 124 || rc == 137)); then
-		one="timed out after $hung_s s"
-	else
-		one="failed: $(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' order-one.out)"
-	fi
+	one=$(outcome order-one $rc "$hung_s")
 	no_mpi_left order-one
-	# The fix: each node's own values, through the TaskProlog (rdmactl env).
+	# The fix: each node's own values, through the TaskProlog (rdmactl env),
+	# for rail 0's port (on lab-d the two rails' IPv4 entries now have
+	# different indexes, which rdmactl env refuses to fold into one value).
 	for n in a b c d; do
 		ssh "lab-$n" mv /run/lab/taskprolog.off /run/lab/taskprolog
 	done
