@@ -448,20 +448,11 @@ static void peer_gids(struct check_result *r, const struct peer_node *pn)
 	}
 }
 
-/* The probe ran on a software device (rxe, siw): CPU-bound, its ACKs sent by a kernel thread. */
-static bool peer_soft(struct doctor *d, const struct peer_node *pn)
-{
-	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
-
-	return dev && (!strcmp(dev->driver, "rxe") || !strcmp(dev->driver, "siw") ||
-		       !strncmp(dev->name, "rxe", 3) || !strncmp(dev->name, "siw", 3));
-}
-
 static void peer_bandwidth(struct doctor *d, struct check_result *r, const struct peer_node *pn)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
 	const struct rdma_port *p = dev ? rdma_port_find(dev, pn->sum.local.port_num) : NULL;
-	bool soft = peer_soft(d, pn);
+	bool soft = dev && rdma_dev_is_soft(dev);
 
 	if (!pn->have_row)
 		return;
@@ -506,9 +497,10 @@ static uint64_t peer_packets(const struct peer_node *pn)
  */
 static bool peer_late_acks(struct doctor *d, const struct peer_node *pn, uint64_t packets)
 {
+	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
 	int64_t timeouts = hwcnt_ack_timeouts_only(&pn->grew);
 
-	return packets && timeouts >= 0 && peer_soft(d, pn) &&
+	return packets && timeouts >= 0 && dev && rdma_dev_is_soft(dev) &&
 	       (uint64_t)timeouts * PEER_SOFT_LATE_ACK_PACKETS <= packets;
 }
 

@@ -275,6 +275,12 @@ const char *provider_from_driver(const char *kdriver)
 	return NULL;
 }
 
+bool rdma_dev_is_soft(const struct rdma_dev *dev)
+{
+	return !strcmp(dev->driver, "rxe") || !strcmp(dev->driver, "siw") ||
+	       !strncmp(dev->name, "rxe", 3) || !strncmp(dev->name, "siw", 3);
+}
+
 const char *provider_from_driver_id(unsigned int id)
 {
 	/* enum rdma_driver_id of <rdma/ib_user_ioctl_verbs.h>, in order. */

@@ -82,6 +82,11 @@ enum rdma_load {
 void rdma_node_free(struct rdma_node *node);
 
 struct rdma_dev *rdma_dev_find(const struct rdma_node *node, const char *name);
+/*
+ * A software device (rxe, siw): its "NIC" is a CPU, its rate is the CPU's
+ * and its ACKs come from a kernel thread.
+ */
+bool rdma_dev_is_soft(const struct rdma_dev *dev);
 /* "rxe0, mlx5_0": the device names, for messages naming what exists. */
 char *rdma_dev_names(const struct rdma_node *node, char *buf, size_t len);
 struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num);

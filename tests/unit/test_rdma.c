@@ -225,6 +225,20 @@ static void enum_strings_fall_back(void)
 	CHECK_STR(node_type_str(1), "CA");
 }
 
+/* Software devices by provider, or by name when the provider is not known. */
+static void soft_devices(void)
+{
+	struct rdma_dev d = { .name = "rxe0", .driver = "rxe" };
+
+	CHECK(rdma_dev_is_soft(&d));
+	snprintf(d.name, sizeof(d.name), "siw_eth0");
+	d.driver[0] = '\0';
+	CHECK(rdma_dev_is_soft(&d));
+	snprintf(d.name, sizeof(d.name), "mlx5_0");
+	snprintf(d.driver, sizeof(d.driver), "mlx5");
+	CHECK(!rdma_dev_is_soft(&d));
+}
+
 int main(void)
 {
 	RUN("rdma", devport_parses_both_separators);
@@ -234,6 +248,7 @@ int main(void)
 	RUN("rdma", mtu_enum_to_bytes);
 	RUN("rdma", roce_mtu_follows_kernel_rules);
 	RUN("rdma", providers_from_driver);
+	RUN("rdma", soft_devices);
 	RUN("rdma", sysfs_counts_ports_without_loading);
 	RUN("rdma", sysfs_reads_ib_port);
 	RUN("rdma", netdev_from_recorded_tree);
