@@ -292,13 +292,16 @@ if [[ $LAB_NODE == d ]]; then
 		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/2"
 	echo "lab-d GID 1 $(gid_at 1), GID 2 $(gid_at 2)"
 fi
-ln -sf "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog.off
+# Slurm's TaskProlog on every node; RDMACTL_ENV_FOR=none turns it off.
+ln -sf "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog
 lab_barrier order-set 120
 if [[ $LAB_NODE == a ]]; then
-	UCX_IB_GID_INDEX=1 doctor order
+	# The job's environment, the TaskProlog off (its srun tasks would get
+	# each node's own values).
+	UCX_IB_GID_INDEX=1 RDMACTL_ENV_FOR=none doctor order
 	# srun passes the caller's environment to the tasks (--export=ALL).
 	start=$SECONDS
-	UCX_IB_GID_INDEX=1 as_job timeout -k 5 $hung_s srun --mpi=pmix -N2 -w lab-a,lab-d \
+	UCX_IB_GID_INDEX=1 RDMACTL_ENV_FOR=none as_job timeout -k 5 $hung_s srun --mpi=pmix -N2 -w lab-a,lab-d \
 		$COLL $COLL_MAX 1 >order-one.out 2>&1
 	rc=$?
 	sed 's/^/order-one: /' order-one.out
@@ -308,9 +311,6 @@ if [[ $LAB_NODE == a ]]; then
 	# The fix: each node's own values, through the TaskProlog (rdmactl env),
 	# for rail 0's port (on lab-d the two rails' IPv4 entries now have
 	# different indexes, which rdmactl env refuses to fold into one value).
-	for n in a b c d; do
-		ssh "lab-$n" mv /run/lab/taskprolog.off /run/lab/taskprolog
-	done
 	start=$SECONDS
 	RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=rxe0/1 \
 		as_job timeout -k 5 $COLL_S srun --mpi=pmix -N2 -w lab-a,lab-d \
@@ -339,7 +339,7 @@ if [[ $LAB_NODE == a ]]; then
 	done
 fi
 lab_barrier all-done 600
-rm -f /run/lab/taskprolog /run/lab/taskprolog.off
+rm -f /run/lab/taskprolog
 if [[ $LAB_NODE == d ]]; then
 	# Back to the order the other tests know: IPv4 at index 1.
 	ip addr del "$LAB_IP/24" dev eth0 && ip -6 addr del fd99::4/64 dev eth0 &&
