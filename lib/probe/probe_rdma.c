@@ -54,6 +54,7 @@ struct rdma_state {
 	/* bandwidth run */
 	uint64_t posted[PROBE_MAX_QPS], completed[PROBE_MAX_QPS], goal[PROBE_MAX_QPS];
 	uint32_t unsignaled[PROBE_MAX_QPS];
+	uint32_t window;		/* writes each QP may have in flight now */
 	uint64_t *t_ns, *bytes;
 	size_t nsamples;
 };
@@ -552,11 +553,11 @@ static int post_write(struct probe_sess *s, struct rdma_state *r, unsigned int q
 	return ibv_post_send(r->qp[q], &wr, &bad);
 }
 
-/* Post what QP @q may post now: up to depth in flight, one in cq_mod signaled. */
+/* Post what QP @q may post now: up to the window in flight, one in cq_mod signaled. */
 static int post_some(struct probe_sess *s, struct rdma_state *r, unsigned int q, uint64_t size,
 		     uint32_t mod)
 {
-	while (r->posted[q] < r->goal[q] && r->posted[q] - r->completed[q] < s->req.depth) {
+	while (r->posted[q] < r->goal[q] && r->posted[q] - r->completed[q] < r->window) {
 		uint64_t n = r->posted[q] + 1;
 		bool sig = n % mod == 0 || n == r->goal[q];
 		int ret = post_write(s, r, q, size, sig ? r->unsignaled[q] + 1 : 0);
@@ -630,6 +631,32 @@ static void end_duration(struct rdma_state *r, uint32_t mod)
 			r->goal[q] = (r->posted[q] + mod) / mod * mod;
 }
 
+/*
+ * The writes a QP keeps in flight.  A run of -n writes keeps --depth.  A
+ * run of -D seconds ends by waiting for what is in flight, so there it
+ * keeps no more than the link moves in a tenth of the duration, at the
+ * rate measured so far: 128 writes of 64 KiB are 8 MiB, a millisecond at
+ * 100 Gb/s but 13 s on a lossy emulated link (seen in the lab, 1 s runs
+ * lasting 13 s; 2.8 s at a depth of 16).  The rate is unchanged as long
+ * as a tenth of the duration exceeds the round trip.  It never falls
+ * below one signaled write's worth (mod) and 2, so the pipe keeps moving.
+ */
+static uint32_t duration_window(const struct probe_sess *s, const struct rdma_state *r,
+				uint32_t mod, uint64_t elapsed_ns)
+{
+	uint32_t floor = mod > 2 ? mod : 2, depth = s->req.depth;
+	double w = 16;		/* until the first completions show a rate */
+
+	if (!s->req.duration_ms)
+		return depth;
+	if (elapsed_ns)
+		w = (double)sum(r->completed, r->nqp) * 1e9 / (double)elapsed_ns *
+		    s->req.duration_ms / 1e4 / r->nqp;
+	if (w < floor)
+		w = floor;
+	return w < depth ? (uint32_t)w : depth;
+}
+
 static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, uint64_t start)
 {
 	uint32_t mod = signal_every(s, size);
@@ -649,9 +676,10 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 			continue;
 		uint64_t now = now_ns();
 
-		if (n)
+		if (n) {
 			last = now;
-		else if (now - last > tmo)
+			r->window = duration_window(s, r, mod, now - start);
+		} else if (now - last > tmo)
 			return probe_fail(s, -ETIMEDOUT, PROBE_ERR_RUN, "Failed to complete RDMA WRITEs "
 					  "(size %llu): no completion for %d ms: %s",
 					  (unsigned long long)size, s->cfg->timeout_ms,
@@ -677,6 +705,7 @@ static int send_bw(struct probe_sess *s, struct rdma_state *r, uint64_t size, st
 		r->goal[q] = s->req.iters ? s->req.iters : UINT64_MAX;
 	}
 	r->nsamples = 0;
+	r->window = duration_window(s, r, signal_every(s, size), 0);
 	start = now_ns();
 	record(r, 0);
 	ret = bw_loop(s, r, size, start);
