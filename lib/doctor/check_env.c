@@ -476,6 +476,19 @@ static const struct rdma_gid *port_gid(const struct rdma_port *p, unsigned int i
 	return NULL;
 }
 
+/*
+ * A RoCE v2 IPv6 GID chosen on a port whose best GID (@best, NULL when
+ * none) is IPv4: the job's peers are addressed by IPv4, a RoCE fabric's
+ * usual family, so this rank cannot reach them.
+ */
+static bool ipv6_beside_ipv4(const struct rdma_gid *g, const struct rdma_gid *best)
+{
+	char v4[INET_ADDRSTRLEN];
+
+	return best && best != g && gid_ipv4(best->raw, v4, sizeof(v4)) &&
+	       !gid_ipv4(g->raw, v4, sizeof(v4));
+}
+
 /* One RoCE port against a forced GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX). */
 static void gid_index_port(struct check_result *r, const char *var, long index,
 			   const struct rdma_dev *dev, const struct rdma_port *p)
@@ -496,6 +509,17 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 	} else if (g->type != GID_TYPE_ROCE_V2) {
 		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u GID %ld is RoCE %s, not v2%s", var, index,
 			   dev->name, p->num, index, gid_type_str(g->type), better);
+	} else if (ipv6_beside_ipv4(g, better[0] ? c.gid : NULL)) {
+		/*
+		 * Seen in the lab (UCX 1.13 on rxe): a rank whose index named an
+		 * IPv6 GID could not address its IPv4 peers, "ibv_create_ah(...
+		 * dgid=::ffff:10.99.0.1 sgid_index=1 ...) failed: Invalid
+		 * argument", and the collective failed.
+		 */
+		check_note(r, CHECK_FAIL, "%s=%ld: %s/%u GID %ld is IPv6 (%s) where this port's IPv4 GID "
+			   "is %u: the peers' IPv4 GIDs are of another family, not reachable from it "
+			   "(ibv_create_ah fails)", var, index, dev->name, p->num, index,
+			   gid_str(g->raw, gs, sizeof(gs)), c.gid->index);
 	} else {
 		check_note(r, CHECK_OK, "%s=%ld: %s/%u GID %ld is RoCE v2 %s", var, index, dev->name,
 			   p->num, index, gid_str(g->raw, gs, sizeof(gs)));

@@ -192,6 +192,17 @@ check ucx-down found env.ucx 'rxe0:1 is DOWN.*interface eth0 is down'
 UCX_IB_GID_INDEX=1 UCX_NET_DEVICES=all run --root "$OLD" -j doctor --only env.ucx
 check ucx-gid-ll found env.ucx 'UCX_IB_GID_INDEX=1: mlx5_0/1 GID 1 is link-local'
 check ucx-gid-fix fix env.ucx '^export UCX_IB_GID_INDEX=5$'
+# An IPv6 GID where the port has an IPv4 one (another order of the table,
+# UCX issue 7785): the lab's collective failed in ibv_create_ah.
+UCX_IB_GID_INDEX=3 UCX_NET_DEVICES=all run --root "$FIXTURES/gid-order" -j doctor --for ucx --only env.ucx
+check ucx-gid-v6 st env.ucx FAIL
+check ucx-gid-v6-why found env.ucx 'UCX_IB_GID_INDEX=3: mlx5_0/1 GID 3 is IPv6 \(2001:0db8:0088:0000:0000:0000:0000:0004\) where this port.s IPv4 GID is 7'
+check ucx-gid-v6-fix fix env.ucx '^export UCX_IB_GID_INDEX=7$'
+UCX_IB_GID_INDEX=7 UCX_NET_DEVICES=all run --root "$FIXTURES/gid-order" -j doctor --for ucx --only env.ucx
+check ucx-gid-v4 st env.ucx ok
+NCCL_IB_GID_INDEX=5 run --root "$FIXTURES/gid-order" -j doctor --only env.nccl
+check nccl-gid-v6 st env.nccl FAIL
+check nccl-gid-v6-fix fix env.nccl '^export NCCL_IB_GID_INDEX=7$'
 run --root "$OK" -j doctor --for ucx --only env
 check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
 
