@@ -25,34 +25,61 @@ struct fw_source {
 	struct fw_rules rules;
 };
 
-/* The exact command that opens @proto/@port past @rule. */
-static void fw_fix(struct check_result *r, const struct fw_source *src,
-		   const struct fw_rule *rule, const char *proto, unsigned int port)
+/* The exact command that opens @proto ports @lo-@hi past @rule. */
+static void fw_fix(struct check_result *r, const struct fw_source *src, const struct fw_rule *rule,
+		   const char *proto, unsigned int lo, unsigned int hi)
 {
 	const char *chain = strrchr(rule->where, ' ');
+	char ports[16];
 
 	chain = chain ? chain + 1 : rule->where;
-	if (src->nft && !rule->policy && !rule->conditional)
+	if (src->nft && !rule->policy && !rule->conditional) {
 		check_fix(r, "nft delete rule %s handle %ld", rule->where, rule->handle);
-	else if (src->nft)
-		check_fix(r, "nft insert rule %s %s dport %u accept", rule->where, proto, port);
+		return;
+	}
+	snprintf(ports, sizeof(ports), lo == hi ? "%u" : src->nft ? "%u-%u" : "%u:%u", lo, hi);
+	if (src->nft)
+		check_fix(r, "nft insert rule %s %s dport %s accept", rule->where, proto, ports);
 	else
-		check_fix(r, "iptables -I %s -p %s --dport %u -j ACCEPT", chain, proto, port);
+		check_fix(r, "iptables -I %s -p %s --dport %s -j ACCEPT", chain, proto, ports);
 }
 
-static void check_port(struct check_result *r, const struct fw_source *src, enum fw_proto proto,
-		       unsigned int port, const char *what)
+/* True when @ifname is the netdev of a RoCE port: RDMA and its bootstrap arrive there. */
+static bool roce_netdev(const struct doctor *d, const char *ifname)
+{
+	size_t i;
+	unsigned int j;
+
+	for (i = 0; i < d->node.n; i++)
+		for (j = 0; j < d->node.devs[i].nports; j++)
+			if (!strcmp(d->node.devs[i].ports[j].netdev, ifname))
+				return true;
+	return false;
+}
+
+/*
+ * Note the rule that blocks @proto/@port, if one does; it is returned for
+ * the fix.  A rule for one interface blocks for sure on a RoCE netdev
+ * (seen in the lab: such a drop of the ephemeral range left srun's steps
+ * hanging at their end), and may elsewhere.
+ */
+static const struct fw_rule *check_port(const struct doctor *d, struct check_result *r,
+					const struct fw_source *src, enum fw_proto proto,
+					unsigned int port, const char *what)
 {
 	const char *pname = proto == FW_UDP ? "udp" : "tcp";
 	const struct fw_rule *rule = fw_blocks(&src->rules, proto, port);
+	bool sure;
 	char buf[256];
 
 	if (!rule)
-		return;
-	check_note(r, rule->conditional ? CHECK_WARN : CHECK_FAIL, "%s: %s %s %s %u (%s)",
-		   src->name, fw_rule_str(rule, buf, sizeof(buf)),
-		   rule->conditional ? "may block" : "blocks", pname, port, what);
-	fw_fix(r, src, rule, pname, port);
+		return NULL;
+	sure = !rule->conditional && (!rule->iif[0] || roce_netdev(d, rule->iif));
+	check_note(r, sure ? CHECK_FAIL : CHECK_WARN, "%s: %s %s %s %u (%s%s%s)", src->name,
+		   fw_rule_str(rule, buf, sizeof(buf)), sure ? "blocks" : "may block", pname, port, what,
+		   rule->iif[0] && sure ? ", arriving on a RoCE netdev" : "",
+		   rule->iif[0] && !sure ? ", on that interface only" : "");
+	return rule;
 }
 
 /* "32768	60999" from /proc/sys/net/ipv4/ip_local_port_range. */
@@ -71,19 +98,31 @@ static void ephemeral_range(const struct doctor *d, unsigned int *lo, unsigned i
 
 static void check_source(struct doctor *d, struct check_result *r, const struct fw_source *src)
 {
-	unsigned int lo, hi, mid;
+	const struct fw_rule *rule, *fixed[3] = { NULL };
+	unsigned int lo, hi, ports[3], i, k;
 	char what[96];
 
 	ephemeral_range(d, &lo, &hi);
-	mid = lo + (hi - lo) / 2;
-	check_port(r, src, FW_UDP, ROCE_V2_PORT, "RoCE v2");
-	check_port(r, src, FW_TCP, d->peer_port, "the probe's control port");
+	if ((rule = check_port(d, r, src, FW_UDP, ROCE_V2_PORT, "RoCE v2")))
+		fw_fix(r, src, rule, "udp", ROCE_V2_PORT, ROCE_V2_PORT);
+	if ((rule = check_port(d, r, src, FW_TCP, d->peer_port, "the probe's control port")))
+		fw_fix(r, src, rule, "tcp", d->peer_port, d->peer_port);
+	/* The range's ends and middle; one fix a rule, for the whole range. */
 	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u", lo, hi);
-	check_port(r, src, FW_TCP, lo, what);
-	if (mid != lo)
-		check_port(r, src, FW_TCP, mid, what);
-	if (hi != mid)
-		check_port(r, src, FW_TCP, hi, what);
+	ports[0] = lo;
+	ports[1] = lo + (hi - lo) / 2;
+	ports[2] = hi;
+	for (i = 0; i < 3; i++) {
+		if (i && ports[i] == ports[i - 1])
+			continue;
+		rule = check_port(d, r, src, FW_TCP, ports[i], what);
+		for (k = 0; rule && k < i; k++)
+			if (fixed[k] == rule)
+				rule = NULL;
+		if (rule)
+			fw_fix(r, src, rule, "tcp", lo, hi);
+		fixed[i] = rule;
+	}
 }
 
 /* Load one ruleset; false (with a note) when it could not be read. */

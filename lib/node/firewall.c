@@ -105,11 +105,32 @@ static void nft_ports(struct fw_rule *rule, struct json_object *v, int depth)
 	}
 }
 
+/*
+ * Arriving on interface @name only (iifname, -i): kept apart from other
+ * conditions, since the doctor knows which interfaces carry RoCE.  A
+ * wildcard, a negation or a second interface is just a condition.
+ */
+static void match_iif(struct fw_rule *rule, const char *name, bool negate)
+{
+	if (!name || negate || rule->iif[0] || strpbrk(name, "*+") ||
+	    strlen(name) >= sizeof(rule->iif))
+		rule->conditional = true;
+	else
+		strcpy(rule->iif, name);
+}
+
 static void nft_match(struct fw_rule *rule, struct json_object *m)
 {
-	struct json_object *left, *right, *payload;
+	struct json_object *left, *right, *payload, *meta;
 	const char *op = jstr(m, "op"), *proto, *field;
 
+	if (json_object_object_get_ex(m, "left", &left) &&
+	    json_object_object_get_ex(left, "meta", &meta) && jstr(meta, "key") &&
+	    !strcmp(jstr(meta, "key"), "iifname") &&
+	    json_object_object_get_ex(m, "right", &right) && json_object_is_type(right, json_type_string)) {
+		match_iif(rule, json_object_get_string(right), op && strcmp(op, "=="));
+		return;
+	}
 	if (!json_object_object_get_ex(m, "left", &left) ||
 	    !json_object_object_get_ex(m, "right", &right) ||
 	    !json_object_object_get_ex(left, "payload", &payload)) {
@@ -323,6 +344,8 @@ static void ipt_rule(struct fw_rule *rule, char *line)
 			ipt_ports(rule, arg);
 		else if (!strcmp(tok, "-j") || !strcmp(tok, "--jump"))
 			rule->verdict = ipt_target(arg);
+		else if (!strcmp(tok, "-i") || !strcmp(tok, "--in-interface"))
+			match_iif(rule, arg, negate);
 		else if (!ipt_harmless(tok))
 			rule->conditional = true;
 		if (negate && strcmp(tok, "-p"))
@@ -444,7 +467,7 @@ const struct fw_rule *fw_blocks(const struct fw_rules *r, enum fw_proto proto, u
 		    chain_done(r, done, rule->where))
 			continue;
 		if (rule->verdict == FW_ACCEPT)
-			done[i] = !rule->conditional;
+			done[i] = !rule->conditional && !rule->iif[0];
 		else
 			hit = rule;
 	}
@@ -480,7 +503,8 @@ char *fw_rule_str(const struct fw_rule *rule, char *buf, size_t len)
 	else if (rule->nranges)
 		snprintf(ports, sizeof(ports), "dport %u-%u%s ", rule->lo[0], rule->hi[0],
 			 rule->nranges > 1 ? ",..." : "");
-	snprintf(buf, len, "%s%s%s%s rule in %s (%s %ld)", proto, ports, verdict_str(rule->verdict),
+	snprintf(buf, len, "%s%s%s%s%s%s%s rule in %s (%s %ld)", rule->iif[0] ? "iifname " : "",
+		 rule->iif, rule->iif[0] ? " " : "", proto, ports, verdict_str(rule->verdict),
 		 rule->conditional ? " (with other conditions)" : "", rule->where,
 		 strchr(rule->where, ' ') == strrchr(rule->where, ' ') ? "line" : "handle",
 		 rule->handle);

@@ -36,6 +36,7 @@ struct fw_rule {
 	size_t nranges;		/* 0: every port */
 	unsigned int lo[FW_MAX_RANGES], hi[FW_MAX_RANGES];
 	bool conditional;	/* other matches too (addresses, interfaces, state) */
+	char iif[16];		/* and only for packets arriving on this interface */
 	bool policy;		/* the chain's policy, not a rule */
 	enum fw_verdict verdict;
 };

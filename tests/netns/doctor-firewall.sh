@@ -90,6 +90,23 @@ ip netns exec "$NSB" nft insert rule inet t input udp dport 4791 accept
 doctor "$NSB" accept --only firewall
 check accept-first bash -c '! grep -q "blocks udp 4791" <<<"$0"' "$(field accept firewall found)"
 
+# ---- a drop of new connections to the ephemeral range arriving on one
+# interface (the veth, which carries no RDMA port here: "may block"),
+# after an accept of established ones; one fix opens the whole range.
+read -r lo hi <"/proc/sys/net/ipv4/ip_local_port_range"
+ip netns exec "$NSB" nft add table inet boot &&
+	ip netns exec "$NSB" nft add chain inet boot in '{ type filter hook input priority 0; }' &&
+	ip netns exec "$NSB" nft add rule inet boot in ct state established,related accept &&
+	ip netns exec "$NSB" nft add rule inet boot in iifname "$VB" tcp dport "$lo-$hi" drop ||
+	ko nft-boot "nft add rule failed"
+h_boot=$(ip netns exec "$NSB" nft -j list table inet boot |
+	jq -r '.nftables[] | select(.rule) | .rule | select(.expr[0].match.left.meta.key == "iifname") | .handle')
+doctor "$NSB" boot --only firewall
+check boot-warn says boot firewall found "iifname $VB tcp dport $lo-$hi drop rule in inet boot in (handle $h_boot) may block tcp $lo (NCCL bootstrap, ephemeral range $lo-$hi, on that interface only)"
+check boot-fix-once [ "$(field boot firewall fix | grep -o 'inet boot in' | wc -l)" = 1 ]
+check boot-fix says boot firewall fix "nft delete rule inet boot in handle $h_boot"
+ip netns exec "$NSB" nft delete table inet boot
+
 # ---- from a: --peer b, whose control port rejects ----
 doctor "$NSA" peer --only firewall,peer --peer 10.78.0.1
 check peer-rc [ "$(rc_of peer)" = 1 ]

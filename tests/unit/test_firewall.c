@@ -177,6 +177,48 @@ static void recorded_fixture_ruleset(void)
 	fw_rules_free(&r);
 }
 
+#define IIF(op, name) "{\"match\": {\"op\": \"" op "\", \"left\": {\"meta\": {\"key\": " \
+	"\"iifname\"}}, \"right\": \"" name "\"}}"
+
+/*
+ * A rule for one input interface keeps the interface apart from other
+ * conditions (the doctor knows which carry RoCE); a wildcard, a negation
+ * or a second interface is a condition like any other.  An accept for one
+ * interface does not end the chain for the others.
+ */
+static void iif_rules(void)
+{
+	static const char rules[] = HDR CHAIN("input", "input", "accept") ", "
+		RULE("input", 2, IIF("==", "eth1") ", " DPORT("udp", "4791") ", {\"accept\": null}") ", "
+		RULE("input", 3, IIF("==", "eth0") ", " DPORT("tcp", "{\"range\": [32768, 60999]}")
+		     ", {\"drop\": null}") ", "
+		RULE("input", 4, IIF("==", "eth*") ", " DPORT("udp", "4791") ", {\"drop\": null}") ", "
+		RULE("input", 5, IIF("!=", "lo") ", " DPORT("tcp", "22") ", {\"drop\": null}") "]}";
+	static const char ipt_iif[] = "*filter\n:INPUT ACCEPT [0:0]\n"
+		"-A INPUT -i eth0 -p tcp -m tcp --dport 32768:60999 -j DROP\n"
+		"-A INPUT -i ib+ -p udp --dport 4791 -j DROP\nCOMMIT\n";
+	struct fw_rules r;
+	const struct fw_rule *hit;
+	char buf[256];
+
+	CHECK_INT(fw_parse_nft_json(rules, &r), 0);
+	hit = fw_blocks(&r, FW_TCP, 40000);
+	CHECK(hit && hit->handle == 3 && !hit->conditional && !strcmp(hit->iif, "eth0"));
+	CHECK_STR(fw_rule_str(hit, buf, sizeof(buf)),
+		  "iifname eth0 tcp dport 32768-60999 drop rule in inet f input (handle 3)");
+	hit = fw_blocks(&r, FW_UDP, 4791);
+	CHECK(hit && hit->handle == 4 && hit->conditional && !hit->iif[0]);
+	hit = fw_blocks(&r, FW_TCP, 22);
+	CHECK(hit && hit->handle == 5 && hit->conditional);
+	fw_rules_free(&r);
+	CHECK_INT(fw_parse_iptables_save(ipt_iif, &r), 0);
+	hit = fw_blocks(&r, FW_TCP, 32768);
+	CHECK(hit && !hit->conditional && !strcmp(hit->iif, "eth0"));
+	hit = fw_blocks(&r, FW_UDP, 4791);
+	CHECK(hit && hit->conditional && !hit->iif[0]);
+	fw_rules_free(&r);
+}
+
 int main(void)
 {
 	RUN("test_firewall", nft_rules_block_their_ports);
@@ -185,5 +227,6 @@ int main(void)
 	RUN("test_firewall", nft_rejects_malformed_input);
 	RUN("test_firewall", iptables_save_rules_and_policy);
 	RUN("test_firewall", recorded_fixture_ruleset);
+	RUN("test_firewall", iif_rules);
 	TEST_EXIT();
 }
