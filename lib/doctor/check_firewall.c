@@ -59,13 +59,13 @@ static bool roce_netdev(const struct doctor *d, const char *ifname)
 
 /*
  * Note the rule that blocks @proto/@port, if one does; it is returned for
- * the fix.  A rule for one interface blocks for sure on a RoCE netdev
- * (seen in the lab: such a drop of the ephemeral range left srun's steps
- * hanging at their end), and may elsewhere.
+ * the fix.  A rule for one interface blocks for sure on a RoCE netdev,
+ * and may elsewhere.  @warn_only: the job may not need the port (a
+ * warning at most).
  */
 static const struct fw_rule *check_port(const struct doctor *d, struct check_result *r,
 					const struct fw_source *src, enum fw_proto proto,
-					unsigned int port, const char *what)
+					unsigned int port, const char *what, bool warn_only)
 {
 	const char *pname = proto == FW_UDP ? "udp" : "tcp";
 	const struct fw_rule *rule = fw_blocks(&src->rules, proto, port);
@@ -75,7 +75,7 @@ static const struct fw_rule *check_port(const struct doctor *d, struct check_res
 	if (!rule)
 		return NULL;
 	sure = !rule->conditional && (!rule->iif[0] || roce_netdev(d, rule->iif));
-	check_note(r, sure ? CHECK_FAIL : CHECK_WARN, "%s: %s %s %s %u (%s%s%s)", src->name,
+	check_note(r, sure && !warn_only ? CHECK_FAIL : CHECK_WARN, "%s: %s %s %s %u (%s%s%s)", src->name,
 		   fw_rule_str(rule, buf, sizeof(buf)), sure ? "blocks" : "may block", pname, port, what,
 		   rule->iif[0] && sure ? ", arriving on a RoCE netdev" : "",
 		   rule->iif[0] && !sure ? ", on that interface only" : "");
@@ -100,22 +100,31 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 {
 	const struct fw_rule *rule, *fixed[3] = { NULL };
 	unsigned int lo, hi, ports[3], i, k;
-	char what[96];
+	char what[192];
 
 	ephemeral_range(d, &lo, &hi);
-	if ((rule = check_port(d, r, src, FW_UDP, ROCE_V2_PORT, "RoCE v2")))
+	if ((rule = check_port(d, r, src, FW_UDP, ROCE_V2_PORT, "RoCE v2", false)))
 		fw_fix(r, src, rule, "udp", ROCE_V2_PORT, ROCE_V2_PORT);
-	if ((rule = check_port(d, r, src, FW_TCP, d->peer_port, "the probe's control port")))
+	if ((rule = check_port(d, r, src, FW_TCP, d->peer_port, "the probe's control port", false)))
 		fw_fix(r, src, rule, "tcp", d->peer_port, d->peer_port);
-	/* The range's ends and middle; one fix a rule, for the whole range. */
-	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u", lo, hi);
+	/*
+	 * The range's ends and middle; one fix a rule, for the whole range.
+	 * NCCL's bootstrap listens there on every rank.  Open MPI over UCX
+	 * connects its ranks through PMIx instead: in the lab its collective
+	 * ran under srun and mpirun on a node that dropped new connections to
+	 * the range, so for --for ucx it is a warning (the node that runs
+	 * mpirun or srun itself still needs the range).
+	 */
+	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u%s", lo, hi,
+		 d->target == FOR_UCX ? "; UCX jobs connect through PMIx, but mpirun's and "
+		 "srun's own node listens there" : "");
 	ports[0] = lo;
 	ports[1] = lo + (hi - lo) / 2;
 	ports[2] = hi;
 	for (i = 0; i < 3; i++) {
 		if (i && ports[i] == ports[i - 1])
 			continue;
-		rule = check_port(d, r, src, FW_TCP, ports[i], what);
+		rule = check_port(d, r, src, FW_TCP, ports[i], what, d->target == FOR_UCX);
 		for (k = 0; rule && k < i; k++)
 			if (fixed[k] == rule)
 				rule = NULL;

@@ -105,6 +105,15 @@ doctor "$NSB" boot --only firewall
 check boot-warn says boot firewall found "iifname $VB tcp dport $lo-$hi drop rule in inet boot in (handle $h_boot) may block tcp $lo (NCCL bootstrap, ephemeral range $lo-$hi, on that interface only)"
 check boot-fix-once [ "$(field boot firewall fix | grep -o 'inet boot in' | wc -l)" = 1 ]
 check boot-fix says boot firewall fix "nft delete rule inet boot in handle $h_boot"
+# The same drop on every interface fails, but only warns for UCX jobs
+# (Open MPI over UCX connects its ranks through PMIx).
+ip netns exec "$NSB" nft flush chain inet boot in &&
+	ip netns exec "$NSB" nft add rule inet boot in tcp dport "$lo-$hi" drop || ko nft-boot-all "nft failed"
+doctor "$NSB" boot-all --only firewall --port 18601
+check boot-all-fail [ "$(field boot-all firewall status)" = FAIL ]
+doctor "$NSB" boot-ucx --only firewall --for ucx --port 18601
+check boot-ucx-warn [ "$(field boot-ucx firewall status)" = warn ]
+check boot-ucx-why says boot-ucx firewall found "UCX jobs connect through PMIx"
 ip netns exec "$NSB" nft delete table inet boot
 
 # ---- from a: --peer b, whose control port rejects ----
