@@ -21,6 +21,12 @@
 #   lab-c  RoCE v2 (UDP 4791) dropped by nftables
 #   lab-d  memlock 64 KiB for logins (limits.d), as ssh gives mpirun's ranks
 #
+# and again, faults of the job's own setting (section 3):
+#
+#   lab-b  UCX_NET_DEVICES=mlx_1 in its job environment
+#   lab-c  UCX_IB_GID_INDEX=0 (link-local) in its job environment
+#   lab-d  new connections to the ephemeral TCP range dropped on eth0
+#
 # The jobs run as a user, "job" (uid 1000, made here on every guest), as
 # jobs do: root's jobs pin memory past any limit (CAP_IPC_LOCK), so a
 # memlock fault shows only in a user's.  The doctor runs as root (the
@@ -74,6 +80,11 @@ lab_barrier set-up 120
 
 # The job's UCX environment: srun hands it to the doctors, mpirun to the ranks.
 export UCX_TLS=rc,self,sm UCX_NET_DEVICES=rxe0:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
+# UCX's PML named for srun's ranks as mpirun's --mca pml ucx names it for
+# its own: left to choose, Open MPI 4.1 took ob1 over TCP on rxe
+# (pml_base_verbose: "selected ob1"), and a collective over TCP proves
+# nothing of RDMA; named, a UCX that cannot run ends MPI_Init.
+export OMPI_MCA_pml=ucx
 
 # no_mpi_left WHAT: no rank, Open MPI daemon or rdmactl on any guest (5 s
 # for a killed job's remote ranks to go).
@@ -99,16 +110,63 @@ collective() {
 	outcome "$name" $rc "$limit"
 }
 
+# srun_job NAME LIMIT ARGS...: srun --mpi=pmix ARGS as the jobs' user, its
+# output in NAME.out; ended after LIMIT seconds, or 15 s after its ranks
+# printed their checks' result if the step has not ended by then (Slurm's
+# default PMIx fence left four-rank steps hanging in MPI_Finalize, every
+# result right: the lab's mpi.conf makes it a ring; tests/lab/README.md).
+# Prints its exit status, 124 when it had to be ended.
+srun_job() {
+	local name=$1 limit=$2 start=$SECONDS ok_at='' pid rc=0 w
+	shift 2
+	as_job srun --mpi=pmix "$@" >"$name.out" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		[[ -z $ok_at ]] && grep -q '^coll ok on' "$name.out" && ok_at=$SECONDS
+		if ((SECONDS - start >= limit)) || [[ -n $ok_at && $((SECONDS - ok_at)) -ge 15 ]]; then
+			# srun cancels its step on the first signal, gives up on the second.
+			pkill -TERM -u job -x srun
+			lab_sleep 5
+			pkill -KILL -u job -x srun
+			rc=124
+			break
+		fi
+		sleep 1
+	done
+	wait $pid
+	w=$?
+	((rc)) || rc=$w
+	sed "s/^/$name: /" "$name.out" >&2
+	echo "$name: exit $rc in $((SECONDS - start)) s" >&2
+	echo $rc
+}
+
+# scollective NAME HOSTS LIMIT: collective() under srun, where each node's
+# TaskProlog gives the tasks that node's job environment.
+scollective() {
+	local rc
+	rc=$(srun_job "$1" "$3" -N "$(tr , '\n' <<<"$2" | wc -l)" -w "$2" $COLL $COLL_MAX 1)
+	outcome "$1" "$rc" "$3"
+}
+
+# ran OUTCOME: yes when the collective ran, its results all right and its
+# job ended; no otherwise.
+ran() {
+	[[ $1 == passed ]] && echo yes || echo no
+}
+
 # outcome NAME RC LIMIT: what a collective that exited RC (its output in
 # NAME.out, killed after LIMIT s) came to, as collective() prints it.
 outcome() {
 	local line
 	if (($2 == 0)) && grep -q '^coll ok on' "$1.out"; then
 		echo passed
+	elif (($2 == 124 || $2 == 137)) && grep -q '^coll ok on' "$1.out"; then
+		echo "hung after its checks passed (ended 15 s later)"
 	elif (($2 == 124 || $2 == 137)); then
 		echo "timed out after $3 s"
 	else
-		line=$(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable' "$1.out")
+		line=$(grep -m 1 -i -E 'error|fatal|abort|fail|refused|unreachable|cannot be' "$1.out")
 		echo "failed: ${line:-exit $2}"
 	fi
 }
@@ -145,13 +203,10 @@ if [[ $LAB_NODE == a ]]; then
 		else "FAIL \(.summary.failed_nodes) warn \(.summary.warned_nodes)" end' healthy.json)" "$out" "-"
 	no_mpi_left healthy-mpirun
 	# Slurm's PMIx starts the same four ranks.
-	start=$SECONDS
-	as_job timeout -k 5 $COLL_S srun --mpi=pmix -N4 -w "$LAB_NODES" $COLL $COLL_MAX 1 >srun.out 2>&1
-	rc=$?
-	sed 's/^/healthy-srun: /' srun.out
-	echo "healthy-srun: exit $rc in $((SECONDS - start)) s"
-	check_eq "healthy: the collective on four ranks (srun --mpi=pmix)" "0 yes" \
-		"$rc $(grep -q '^coll ok on 4 ranks' srun.out && echo yes)"
+	rc=$(srun_job healthy-srun $COLL_S -N4 -w "$LAB_NODES" $COLL $COLL_MAX 1)
+	check_eq "healthy: allreduce and alltoall on four ranks (srun --mpi=pmix)" yes \
+		"$(grep -q '^coll ok on 4 ranks' healthy-srun.out && echo yes)"
+	check_eq "healthy: the four-rank srun step ends" passed "$(outcome healthy-srun "$rc" $COLL_S)"
 	no_mpi_left healthy-srun
 	# The figures side by side: busbw of the largest allreduce, ucx_perftest
 	# lab-a -> lab-b, probe -w's ring.
@@ -197,11 +252,13 @@ d) printf '%s\n' '* soft memlock 64' '* hard memlock 64' \
 esac
 lab_barrier faults-set 120
 
-# fix NODE: every fix the doctor printed for NODE, applied there as its
-# text says, step by step ("; " between steps): a command runs as it
-# stands ("CMD on every node ..." names where: CMD runs); "write FILE:
-# LINE; LINE" writes those lines; "change FILE:N to: TEXT" replaces line
-# N; "then log in again" is what the next collective's ssh does.
+# fix NODE DOCTOR: every fix the doctor (its JSON DOCTOR.json) printed for
+# NODE, applied there as its text says, step by step ("; " between steps):
+# a command runs as it stands ("CMD on every node ..." names where: CMD
+# runs); "write FILE: LINE; LINE" writes those lines; "change FILE:N to:
+# TEXT" replaces line N; "then log in again" is what the next collective's
+# ssh does; "export NAME=VALUE" and "unset NAME" change the job's
+# environment on NODE, which is what its TaskProlog gives (/run/lab/task.env).
 # shellcheck disable=SC2029 # the fix is expanded here, run there, as printed
 fix() {
 	local f step file n=0
@@ -225,13 +282,18 @@ fix() {
 			"change "*:*" to: "*)
 				file=${step#change } && file=${file%% to: *}
 				ssh "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
+			"export "*=*)
+				ssh "$1" "sed -i '/^export ${step%%=*}=/d' /run/lab/task.env; echo '$step' >>/run/lab/task.env" ;;
+			"unset "*)
+				ssh "$1" "sed -i '/^export ${step#unset }=/d' /run/lab/task.env" ;;
 			"then "*) ;;
 			*) ssh "$1" "${step%% on every node*}" ;;
 			esac
 		done
 	done < <(jq -j --arg n "$1" '.checks[] | select((.status == "FAIL" or .status == "warn") and .fix != null
-		and (.nodes | split(",") | index($n))) | .fix + "\u0000"' faults.json)
-	ssh "$1" 'cat /etc/security/limits.d/99-rdma.conf' | sed "s/^/$1 limits.d after the fix: /"
+		and (.nodes | split(",") | index($n))) | .fix + "\u0000"' "$2.json")
+	ssh "$1" 'cat /etc/security/limits.d/99-rdma.conf; cat /run/lab/task.env 2>/dev/null' |
+		sed "s/^/$1 after the fix: /"
 	((n > 0))
 }
 
@@ -248,7 +310,7 @@ if [[ $LAB_NODE == a ]]; then
 	wait
 	no_mpi_left faults
 	for n in b c d; do
-		fix "lab-$n" || fail "no fix printed for lab-$n"
+		fix "lab-$n" faults || fail "no fix printed for lab-$n"
 	done
 	for n in b c d; do
 		collective "fixed-$n" "lab-a,lab-$n" >"fixed-$n.outcome" &
@@ -263,16 +325,78 @@ if [[ $LAB_NODE == a ]]; then
 		# The doctor agrees with the collective: FAIL where it does not
 		# run, no FAIL where it does (a warning is about speed).
 		check_eq "lab-$n: the doctor fails the node iff the collective fails on it" \
-			"$([[ $o == passed ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
-		check_eq "lab-$n: the collective runs after the doctor's fix" passed "$(cat fixed-$n.outcome)"
+			"$([[ $(ran "$o") == yes ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
+		check_eq "lab-$n: the collective runs after the doctor's fix" yes "$(ran "$(cat fixed-$n.outcome)")"
 	done
 	check_eq "the doctor fails only nodes whose collective fails" \
-		"\"$(for n in b c d; do [[ $(cat fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
+		"\"$(for n in b c d; do [[ $(ran "$(cat fault-$n.outcome)") == yes ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
 		"$(jq -c '.summary.failed_nodes' faults.json)"
 fi
 lab_barrier fixed-done 600
+nft delete table inet rocefw 2>/dev/null || true
 
-# ---- 3. lab-d's GID table in another order (UCX issue 7785): its IPv4
+# ---- 3. faults of the job's own setting, one a node, run one after the
+# other (Slurm gives each guest one CPU):
+#
+#   lab-b  UCX_NET_DEVICES=mlx_1 in its job environment (the notes' typo)
+#   lab-c  UCX_IB_GID_INDEX=0 in its job environment (the link-local GID)
+#   lab-d  new TCP connections to the ephemeral range dropped on eth0, its
+#          RoCE netdev, while established ones and UDP 4791 pass: where
+#          NCCL's bootstrap and mpirun's daemons listen
+#
+# A node's job environment is what its TaskProlog gives the tasks of srun
+# (here /run/lab/task.env, as a site's prolog would), so lab-b and lab-c
+# run under srun; lab-d under mpirun.
+case $LAB_NODE in
+b) echo 'export UCX_NET_DEVICES=mlx_1' >/run/lab/task.env ;;
+c) echo 'export UCX_IB_GID_INDEX=0' >/run/lab/task.env ;;
+d)
+	nft -f - <<-'EOF'
+		table inet bootfw {
+			chain in {
+				type filter hook input priority filter; policy accept;
+				ct state established,related accept
+				iifname "eth0" tcp dport 32768-60999 drop
+			}
+		}
+	EOF
+	;;
+esac
+lab_barrier env-set 120
+if [[ $LAB_NODE == a ]]; then
+	doctor setting
+	# The job environment's faults under srun (the TaskProlog's), the
+	# firewall under mpirun (its daemons' own connections).
+	for n in b c; do
+		scollective "setting-$n" "lab-a,lab-$n" $hung_s >"setting-$n.outcome"
+		no_mpi_left "setting-$n"
+	done
+	collective setting-d lab-a,lab-d $hung_s >setting-d.outcome
+	no_mpi_left setting-d
+	for n in b c d; do
+		fix "lab-$n" setting || fail "no fix printed for lab-$n (setting)"
+	done
+	for n in b c; do
+		scollective "set-$n" "lab-a,lab-$n" $COLL_S >"set-$n.outcome"
+		no_mpi_left "set-$n"
+	done
+	collective set-d lab-a,lab-d >set-d.outcome
+	no_mpi_left set-d
+	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b)" "$(cat setting-b.outcome)" "$(cat set-b.outcome)"
+	row "lab-c UCX_IB_GID_INDEX=0" "$(verdict setting lab-c)" "$(cat setting-c.outcome)" "$(cat set-c.outcome)"
+	row "lab-d bootstrap ports dropped" "$(verdict setting lab-d)" "$(cat setting-d.outcome)" "$(cat set-d.outcome)"
+	for n in b c d; do
+		v=$(verdict setting lab-$n) o=$(cat setting-$n.outcome)
+		check_eq "lab-$n (setting): the doctor fails the node iff the collective fails on it" \
+			"$([[ $(ran "$o") == yes ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
+		check_eq "lab-$n (setting): the collective runs after the doctor's fix" yes "$(ran "$(cat set-$n.outcome)")"
+	done
+fi
+lab_barrier setting-done 900
+rm -f /run/lab/task.env
+nft delete table inet bootfw 2>/dev/null || true
+
+# ---- 4. lab-d's GID table in another order (UCX issue 7785): its IPv4
 # address went away and came back after an IPv6 one, so its IPv4 entry is
 # index 2 where the others have it at 1.  One UCX_IB_GID_INDEX=1 for the
 # job is IPv4 on three nodes and IPv6 (fd99::4) on lab-d.  The doctor,
@@ -300,25 +424,16 @@ if [[ $LAB_NODE == a ]]; then
 	# each node's own values).
 	UCX_IB_GID_INDEX=1 RDMACTL_ENV_FOR=none doctor order
 	# srun passes the caller's environment to the tasks (--export=ALL).
-	start=$SECONDS
-	UCX_IB_GID_INDEX=1 RDMACTL_ENV_FOR=none as_job timeout -k 5 $hung_s srun --mpi=pmix -N2 -w lab-a,lab-d \
-		$COLL $COLL_MAX 1 >order-one.out 2>&1
-	rc=$?
-	sed 's/^/order-one: /' order-one.out
-	echo "order-one: exit $rc in $((SECONDS - start)) s"
-	one=$(outcome order-one $rc "$hung_s")
+	rc=$(UCX_IB_GID_INDEX=1 RDMACTL_ENV_FOR=none srun_job order-one $hung_s -N2 -w lab-a,lab-d \
+		$COLL $COLL_MAX 1)
+	one=$(outcome order-one "$rc" "$hung_s")
 	no_mpi_left order-one
 	# The fix: each node's own values, through the TaskProlog (rdmactl env),
 	# for rail 0's port (on lab-d the two rails' IPv4 entries now have
 	# different indexes, which rdmactl env refuses to fold into one value).
-	start=$SECONDS
-	RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=rxe0/1 \
-		as_job timeout -k 5 $COLL_S srun --mpi=pmix -N2 -w lab-a,lab-d \
-		sh -c 'echo "$(hostname): UCX_IB_GID_INDEX=$UCX_IB_GID_INDEX"; exec "$@"' sh $COLL $COLL_MAX 1 \
-		>order-env.out 2>&1
-	rc=$?
-	sed 's/^/order-env: /' order-env.out
-	echo "order-env: exit $rc in $((SECONDS - start)) s"
+	rc=$(RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=rxe0/1 srun_job order-env $COLL_S \
+		-N2 -w lab-a,lab-d \
+		sh -c 'echo "$(hostname): UCX_IB_GID_INDEX=$UCX_IB_GID_INDEX"; exec "$@"' sh $COLL $COLL_MAX 1)
 	no_mpi_left order-env
 	v=$(verdict order lab-d)
 	# What the doctor says of the cluster: lab-d's routable GID is at
@@ -326,15 +441,16 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "gid order: the drift names lab-d's GID index" "lab-d per node" \
 		"$(jq -r '.drift[] | select(.fact == "gid_index") | "\(.differs[0].nodes) \(.fix | if test("per node") then "per node" else . end)"' order.json)"
 	check_eq "gid order: the doctor fails lab-d iff the collective with one index fails" \
-		"$([[ $one == passed ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
+		"$([[ $(ran "$one") == yes ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
 	check_eq "gid order: each node's index from the TaskProlog" "lab-a: UCX_IB_GID_INDEX=1 lab-d: UCX_IB_GID_INDEX=2" \
 		"$(grep -o '^lab-[ad]: UCX_IB_GID_INDEX=[0-9]*' order-env.out | sort | xargs)"
-	check_eq "gid order: the collective runs with the TaskProlog's values" "0 yes" \
-		"$rc $(grep -q '^coll ok on 2 ranks' order-env.out && echo yes)"
+	env_out=$(outcome order-env "$rc" $COLL_S)
+	check_eq "gid order: the collective runs with the TaskProlog's values" yes "$(ran "$env_out")"
 	row "lab-d GID order, one index" "$v; drift gid_index" "$one" \
-		"$( ((rc == 0)) && echo "passed (rdmactl env in TaskProlog)" || echo "failed (exit $rc)")"
+		"$env_out (rdmactl env in TaskProlog)"
 	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
-	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-d GID order, one index"; do
+	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-b UCX_NET_DEVICES=mlx_1" \
+		"lab-c UCX_IB_GID_INDEX=0" "lab-d bootstrap ports dropped" "lab-d GID order, one index"; do
 		echo "TABLE ${TABLE[$k]}"
 	done
 fi
