@@ -34,7 +34,7 @@ RC=0; OUT=$(RDMACTL_ROOT=/nonexistent "$RDMACTL" -j devices 2>/dev/null) || RC=$
 check json-bad-root-env json_error 2 "Failed to use RDMACTL_ROOT '/nonexistent': No such file or directory; give the directory a snapshot was unpacked into" ENOENT
 
 # A failure at run time: the document the command built, plus the error and its errno.
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$(free_port)
 run -j probe 127.0.0.1 --port "$PORT" --transport tcp
 check json-refused-rc rc_is 1
 check json-refused json_error 1 "Failed to connect to 127.0.0.1 port $PORT: Connection refused. Is \`rdmactl probe --server\` running on 127.0.0.1? Is TCP port $PORT open?" ECONNREFUSED

@@ -16,7 +16,7 @@ N=96
 NODE=f$$n
 LIST="${NODE}[01-$N]"
 # The nodes' servers listen on 127.1.0.1 to 127.1.0.96 at this port.
-PORT=$((30000 + $$ % 20000))
+PORT=$(free_port)
 names() { printf "$NODE%02d\n" $(seq 1 $N); }
 
 # --- doctor -w: 96 documents, one report line per check naming them all ---

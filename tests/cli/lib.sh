@@ -103,3 +103,15 @@ fails_with() {
 }
 
 finish() { exit $((T_FAILED > 0)); }
+
+# free_port: a TCP port nothing on this host uses, below the ephemeral
+# range (32768-60999), where any outgoing connection may hold a port for
+# a while; from this shell's pid on, so that tests side by side differ.
+free_port() {
+	local p=$((20000 + $$ % 12000)) i
+	for i in $(seq 200); do
+		ss -Hatn "sport = :$p" | grep -q . || { echo $p; return; }
+		p=$((20000 + (p - 20000 + 7) % 12000))
+	done
+	echo $p
+}

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 SECRET="s3cret-$$-tok"
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$(free_port)
 unset RDMACTL_TOKEN
 
 wait_listen() {

@@ -103,7 +103,7 @@ if offline_ok; then
 else
 	skip agent-unresolved "needs unshare (root) for a resolver of its own"
 fi
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$(free_port)
 RC=0; ERR=$(echo tok | "$RDMACTL" probe --agent "127.0.0.1:$PORT" 2>&1 >"$TMP/agent.out") || RC=$?
 check agent-refused-rc rc_is 1
 check agent-refused err_has "Failed to reach the coordinator at 127.0.0.1:$PORT: Connection refused"

@@ -27,7 +27,7 @@ launched() { [ -e "$TMPD/ran" ]; }
 not_launched() { ! launched; }
 
 NODES='127.0.0.[1-3]'
-PORT=$((21000 + $$ % 20000))
+PORT=$(free_port)
 # Loopback rates and latencies vary too much to judge (under ASan more): --slow
 # 0.01 and no latency, so that no finding makes a link a suspect; only what a
 # run keeps is asserted.

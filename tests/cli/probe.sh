@@ -54,7 +54,7 @@ else
 fi
 
 # Nothing listens on this port: refused, with what to check.
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_port)
 run probe 127.0.0.1 --port "$PORT" --transport tcp
 check refused rc_is 1
 check refused-hint err_has "rdmactl probe --server.*TCP port $PORT open"
