@@ -181,9 +181,11 @@ doctor() {
 		"\(.status) \(.id) \(.nodes): \(.found)"' "$1.json" | sed "s/^/$1: /"
 }
 
-# verdict NAME NODE: the doctor's word on NODE: FAIL/warn and the checks, or ok.
+# verdict NAME NODE [IDS]: the doctor's word on NODE: FAIL/warn and the
+# checks, or ok; only the checks whose id matches the regex IDS if given.
 verdict() {
-	jq -r --arg n "$2" '[.checks[] | select((.nodes // "") | split(",") | index($n))] as $c
+	jq -r --arg n "$2" --arg ids "${3:-.}" '[.checks[] | select(((.nodes // "") | split(",") | index($n))
+		and (.id | test($ids)))] as $c
 		| ([$c[] | select(.status == "FAIL") | .id] | join(",")) as $f
 		| ([$c[] | select(.status == "warn") | .id] | join(",")) as $w
 		| if $f != "" then "FAIL \($f)" elif $w != "" then "warn \($w)" else "ok" end' "$1.json"
@@ -259,6 +261,7 @@ lab_barrier faults-set 120
 # TEXT" replaces line N; "then log in again" is what the next collective's
 # ssh does; "export NAME=VALUE" and "unset NAME" change the job's
 # environment on NODE, which is what its TaskProlog gives (/run/lab/task.env).
+# (ssh -n: the loop reads the fixes on stdin.)
 # shellcheck disable=SC2029 # the fix is expanded here, run there, as printed
 fix() {
 	local f step file n=0
@@ -281,13 +284,17 @@ fix() {
 			case $step in
 			"change "*:*" to: "*)
 				file=${step#change } && file=${file%% to: *}
-				ssh "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
+				ssh -n "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
+			"ip addr add ADDRESS/PREFIX dev "*)
+				# The address is the site's to know: here the lab's for that rail.
+				file=${step#ip addr add ADDRESS/PREFIX dev } && file=${file%% *}
+				ssh -n "$1" "ip addr add $(lab_ip "$1" "${file#eth}")/24 dev $file" ;;
 			"export "*=*)
-				ssh "$1" "sed -i '/^export ${step%%=*}=/d' /run/lab/task.env; echo '$step' >>/run/lab/task.env" ;;
+				ssh -n "$1" "sed -i '/^export ${step%%=*}=/d' /run/lab/task.env; echo '$step' >>/run/lab/task.env" ;;
 			"unset "*)
-				ssh "$1" "sed -i '/^export ${step#unset }=/d' /run/lab/task.env" ;;
+				ssh -n "$1" "sed -i '/^export ${step#unset }=/d' /run/lab/task.env" ;;
 			"then "*) ;;
-			*) ssh "$1" "${step%% on every node*}" ;;
+			*) ssh -n "$1" "${step%% on every node*}" ;;
 			esac
 		done
 	done < <(jq -j --arg n "$1" '.checks[] | select((.status == "FAIL" or .status == "warn") and .fix != null
@@ -299,6 +306,21 @@ fix() {
 
 if [[ $LAB_NODE == a ]]; then
 	doctor faults
+	# The link faults through probe -w too (as root, whom memlock does not
+	# bind): lab-c blocked, no other node named but lab-b, whose smaller
+	# MTU the probe may call slow (links alone are not asserted: the
+	# emulated links vary).
+	rc=0
+	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern triage --rails 1 \
+		-D 1 --timeout 5 --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
+	sed 's/^/faults-probe stderr: /' faults-probe.err
+	jq -r '.findings[]? | "faults-probe: \(.kind) \(.node): \(.text)"' faults-probe.json
+	check_eq "faults: probe -w exits 1" 1 "$rc"
+	check_eq "faults: probe -w finds lab-c blocked" roce_blocked \
+		"$(jq -r '.findings[] | select(.kind == "blocked_node" and .node == "lab-c") | .cause' faults-probe.json)"
+	check_eq "faults: probe -w names no other node but lab-b" "" \
+		"$(jq -r '.findings[] | select(.failure and (.kind | test("_(node|rail)$")) and
+			(.node | IN("lab-c", "lab-b") | not)) | .node' faults-probe.json)"
 	# A two-rank collective that takes three times what the healthy
 	# four-rank one took (a minute at least) has hung: the fault round,
 	# where one is expected to, waits no longer (COLL_S stays for the rest).
@@ -343,12 +365,18 @@ nft delete table inet rocefw 2>/dev/null || true
 #   lab-d  new TCP connections to the ephemeral range dropped on eth0, its
 #          RoCE netdev, while established ones and UDP 4791 pass: where
 #          NCCL's bootstrap and mpirun's daemons listen
+#   lab-b  no IPv4 address on eth1 (rxe1 has its link-local GID only), the
+#          job on rail 1 (UCX_NET_DEVICES=rxe1:1)
 #
 # A node's job environment is what its TaskProlog gives the tasks of srun
 # (here /run/lab/task.env, as a site's prolog would), so lab-b and lab-c
-# run under srun; lab-d under mpirun.
+# run under srun; lab-d and rail 1 under mpirun.
 case $LAB_NODE in
-b) echo 'export UCX_NET_DEVICES=mlx_1' >/run/lab/task.env ;;
+b)
+	echo 'export UCX_NET_DEVICES=mlx_1' >/run/lab/task.env
+	ip addr del "$(lab_ip b 1)/24" dev eth1
+	lab__await "no IPv4 GID on rxe1" 30 bash -c '! cat /sys/class/infiniband/rxe1/ports/1/gids/* | grep -q :ffff:'
+	;;
 c) echo 'export UCX_IB_GID_INDEX=0' >/run/lab/task.env ;;
 d)
 	nft -f - <<-'EOF'
@@ -373,6 +401,8 @@ if [[ $LAB_NODE == a ]]; then
 	done
 	collective setting-d lab-a,lab-d $hung_s >setting-d.outcome
 	no_mpi_left setting-d
+	UCX_NET_DEVICES=rxe1:1 collective setting-ip lab-a,lab-b $hung_s >setting-ip.outcome
+	no_mpi_left setting-ip
 	for n in b c d; do
 		fix "lab-$n" setting || fail "no fix printed for lab-$n (setting)"
 	done
@@ -382,19 +412,27 @@ if [[ $LAB_NODE == a ]]; then
 	done
 	collective set-d lab-a,lab-d >set-d.outcome
 	no_mpi_left set-d
-	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b)" "$(cat setting-b.outcome)" "$(cat set-b.outcome)"
+	UCX_NET_DEVICES=rxe1:1 collective set-ip lab-a,lab-b >set-ip.outcome
+	no_mpi_left set-ip
+	# lab-b has two faults here: each row holds the checks of its own.
+	declare -A node=([b]=lab-b [c]=lab-c [d]=lab-d [ip]=lab-b) ids=([b]=^env [c]=. [d]=. [ip]=^roce)
+	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b "${ids[b]}")" "$(cat setting-b.outcome)" \
+		"$(cat set-b.outcome)"
 	row "lab-c UCX_IB_GID_INDEX=0" "$(verdict setting lab-c)" "$(cat setting-c.outcome)" "$(cat set-c.outcome)"
 	row "lab-d bootstrap ports dropped" "$(verdict setting lab-d)" "$(cat setting-d.outcome)" "$(cat set-d.outcome)"
-	for n in b c d; do
-		v=$(verdict setting lab-$n) o=$(cat setting-$n.outcome)
-		check_eq "lab-$n (setting): the doctor fails the node iff the collective fails on it" \
+	row "lab-b no IPv4 on eth1" "$(verdict setting lab-b "${ids[ip]}")" "$(cat setting-ip.outcome)" \
+		"$(cat set-ip.outcome)"
+	for n in b c d ip; do
+		v=$(verdict setting "${node[$n]}" "${ids[$n]}") o=$(cat setting-$n.outcome)
+		check_eq "${node[$n]} ($n): the doctor fails the node iff the collective fails on it" \
 			"$([[ $(ran "$o") == yes ]] && echo no || echo yes)" "$([[ $v == FAIL* ]] && echo yes || echo no)"
-		check_eq "lab-$n (setting): the collective runs after the doctor's fix" yes "$(ran "$(cat set-$n.outcome)")"
+		check_eq "${node[$n]} ($n): the collective runs after the doctor's fix" yes "$(ran "$(cat set-$n.outcome)")"
 	done
 fi
 lab_barrier setting-done 900
 rm -f /run/lab/task.env
 nft delete table inet bootfw 2>/dev/null || true
+[[ $LAB_NODE == b ]] && ip addr replace "$(lab_ip b 1)/24" dev eth1
 
 # ---- 4. lab-d's GID table in another order (UCX issue 7785): its IPv4
 # address went away and came back after an IPv6 one, so its IPv4 entry is
@@ -450,7 +488,8 @@ if [[ $LAB_NODE == a ]]; then
 		"$env_out (rdmactl env in TaskProlog)"
 	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
 	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-b UCX_NET_DEVICES=mlx_1" \
-		"lab-c UCX_IB_GID_INDEX=0" "lab-d bootstrap ports dropped" "lab-d GID order, one index"; do
+		"lab-c UCX_IB_GID_INDEX=0" "lab-d bootstrap ports dropped" "lab-b no IPv4 on eth1" \
+		"lab-d GID order, one index"; do
 		echo "TABLE ${TABLE[$k]}"
 	done
 fi
