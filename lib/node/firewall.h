@@ -35,8 +35,8 @@ struct fw_rule {
 	enum fw_proto proto;	/* FW_ANY: every protocol (policies, bare rules) */
 	size_t nranges;		/* 0: every port */
 	unsigned int lo[FW_MAX_RANGES], hi[FW_MAX_RANGES];
-	bool conditional;	/* other matches too (addresses, interfaces, state) */
-	char iif[16];		/* and only for packets arriving on this interface */
+	bool conditional;	/* other matches too (addresses, states, interfaces but iif) */
+	char iif[16];		/* only packets arriving on this one interface ("": any) */
 	bool policy;		/* the chain's policy, not a rule */
 	enum fw_verdict verdict;
 };
