@@ -99,22 +99,6 @@ static const char *did_you_mean(const char *word, const struct names *ns, char *
 	return buf;
 }
 
-/* The RDMA port whose netdev is @ifname, and its device; NULL when none. */
-static const struct rdma_port *port_of_netdev(const struct doctor *d, const char *ifname,
-					      const struct rdma_dev **dev)
-{
-	size_t i;
-	unsigned int j;
-
-	for (i = 0; i < d->node.n; i++)
-		for (j = 0; d->node.devs[i].ports && j < d->node.devs[i].nports; j++)
-			if (!strcmp(d->node.devs[i].ports[j].netdev, ifname)) {
-				*dev = &d->node.devs[i];
-				return &d->node.devs[i].ports[j];
-			}
-	return NULL;
-}
-
 /* The representor of another function @ifname is, or NULL (an uplink is none). */
 static const struct rep *fn_rep(struct doctor *d, const char *ifname)
 {
@@ -255,7 +239,7 @@ static bool nccl_hca_netdev(struct doctor *d, struct check_result *r, const char
 			   "switch port standing for that function, not an RDMA device of this node",
 			   val, it->name, rep_describe(rep, what, sizeof(what)));
 		fixed_instead_of_rep(d, rep, fixed, flen, false);
-	} else if ((p = port_of_netdev(d, it->name, &dev))) {
+	} else if ((p = rdma_port_by_netdev(&d->node, it->name, &dev))) {
 		check_note(r, CHECK_FAIL, "NCCL_IB_HCA='%.80s': '%.80s' is the netdev of %s:%u; "
 			   "NCCL_IB_HCA names RDMA devices", val, it->name, dev->name, p->num);
 		fixed_add(fixed, flen, dev->name, (int)p->num);
@@ -771,7 +755,7 @@ static bool ucx_netdev_role(struct doctor *d, struct check_result *r, const stru
 		fixed_instead_of_rep(d, rep, fixed, flen, true);
 		return true;
 	}
-	if (port_of_netdev(d, it->name, &dev))
+	if (rdma_port_by_netdev(&d->node, it->name, &dev))
 		return false;
 	check_note(r, CHECK_WARN, "interface %s has no RDMA device behind it: UCX uses only TCP on it",
 		   it->name);

@@ -44,23 +44,10 @@ static void fw_fix(struct check_result *r, const struct fw_source *src, const st
 		check_fix(r, "iptables -I %s -p %s --dport %s -j ACCEPT", chain, proto, ports);
 }
 
-/* True when @ifname is the netdev of a RoCE port: RDMA and its bootstrap arrive there. */
-static bool roce_netdev(const struct doctor *d, const char *ifname)
-{
-	size_t i;
-	unsigned int j;
-
-	for (i = 0; i < d->node.n; i++)
-		for (j = 0; j < d->node.devs[i].nports; j++)
-			if (!strcmp(d->node.devs[i].ports[j].netdev, ifname))
-				return true;
-	return false;
-}
-
 /*
  * Note the rule that blocks @proto/@port, if one does; it is returned for
- * the fix.  A rule for one interface blocks for sure on a RoCE netdev,
- * and may elsewhere.  @warn_only: the job may not need the port (a
+ * the fix.  A rule for one interface blocks for sure on a RoCE port's
+ * netdev, where RDMA and its bootstrap arrive, and may elsewhere.  @warn_only: the job may not need the port (a
  * warning at most).
  */
 static const struct fw_rule *check_port(const struct doctor *d, struct check_result *r,
@@ -74,7 +61,7 @@ static const struct fw_rule *check_port(const struct doctor *d, struct check_res
 
 	if (!rule)
 		return NULL;
-	sure = !rule->conditional && (!rule->iif[0] || roce_netdev(d, rule->iif));
+	sure = !rule->conditional && (!rule->iif[0] || rdma_port_by_netdev(&d->node, rule->iif, NULL));
 	check_note(r, sure && !warn_only ? CHECK_FAIL : CHECK_WARN, "%s: %s %s %s %u (%s%s%s)", src->name,
 		   fw_rule_str(rule, buf, sizeof(buf)), sure ? "blocks" : "may block", pname, port, what,
 		   rule->iif[0] && sure ? ", arriving on a RoCE netdev" : "",

@@ -359,21 +359,6 @@ void doctor_peer_firewall(struct doctor *d, struct check_result *r)
 
 /* ---- the peer check itself ---- */
 
-static const struct rdma_port *roce_port_on(const struct doctor *d, const char *ifname,
-					    const struct rdma_dev **dev)
-{
-	size_t i;
-	unsigned int j;
-
-	for (i = 0; i < d->node.n; i++)
-		for (j = 0; j < d->node.devs[i].nports; j++)
-			if (!strcmp(d->node.devs[i].ports[j].netdev, ifname)) {
-				*dev = &d->node.devs[i];
-				return &d->node.devs[i].ports[j];
-			}
-	return NULL;
-}
-
 /* The local address on @ifname whose prefix holds @ip; false when none. */
 static bool same_subnet(struct doctor *d, const char *ifname, const char *ip, char *mine,
 			size_t len)
@@ -414,7 +399,7 @@ static void peer_route(struct doctor *d, struct check_result *r, struct peer_nod
 		check_fix(r, "ip route get %s", pn->ip);
 		return;
 	}
-	p = roce_port_on(d, pn->route_if, &dev);
+	p = rdma_port_by_netdev(&d->node, pn->route_if, &dev);
 	if (!p) {
 		check_note(r, CHECK_FAIL, "the route to %s leaves through %s, which carries no RDMA port",
 			   pn->ip, pn->route_if);

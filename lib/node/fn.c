@@ -482,16 +482,13 @@ static void rep_function(const struct fn_node *f, struct rep *r)
 
 static void rep_port(const struct rdma_node *node, struct rep *r)
 {
-	size_t i;
-	unsigned int j;
+	const struct rdma_dev *dev;
+	const struct rdma_port *p = rdma_port_by_netdev(node, r->netdev, &dev);
 
-	for (i = 0; i < node->n; i++)
-		for (j = 0; node->devs[i].ports && j < node->devs[i].nports; j++)
-			if (!strcmp(node->devs[i].ports[j].netdev, r->netdev)) {
-				snprintf(r->rdma, sizeof(r->rdma), "%s", node->devs[i].name);
-				r->rdma_port = node->devs[i].ports[j].num;
-				return;
-			}
+	if (p) {
+		snprintf(r->rdma, sizeof(r->rdma), "%s", dev->name);
+		r->rdma_port = p->num;
+	}
 }
 
 struct rep_walk {

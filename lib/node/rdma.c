@@ -54,6 +54,22 @@ struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num)
 	return NULL;
 }
 
+const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const char *netdev,
+					    const struct rdma_dev **dev)
+{
+	size_t i;
+	unsigned int j;
+
+	for (i = 0; netdev[0] && i < node->n; i++)
+		for (j = 0; node->devs[i].ports && j < node->devs[i].nports; j++)
+			if (!strcmp(node->devs[i].ports[j].netdev, netdev)) {
+				if (dev)
+					*dev = &node->devs[i];
+				return &node->devs[i].ports[j];
+			}
+	return NULL;
+}
+
 int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *port)
 {
 	size_t n = strcspn(s, "/:");

@@ -90,6 +90,9 @@ bool rdma_dev_is_soft(const struct rdma_dev *dev);
 /* "rxe0, mlx5_0": the device names, for messages naming what exists. */
 char *rdma_dev_names(const struct rdma_node *node, char *buf, size_t len);
 struct rdma_port *rdma_port_find(const struct rdma_dev *dev, unsigned int num);
+/* The port whose netdev is @netdev, its device in *@dev (if @dev); NULL when none. */
+const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const char *netdev,
+					    const struct rdma_dev **dev);
 
 /*
  * "DEV" or "DEV/PORT" (also "DEV:PORT", as NCCL and UCX write it).
