@@ -85,8 +85,8 @@ static void ephemeral_range(const struct doctor *d, unsigned int *lo, unsigned i
 
 static void check_source(struct doctor *d, struct check_result *r, const struct fw_source *src)
 {
-	const struct fw_rule *rule, *fixed[3] = { NULL };
-	unsigned int lo, hi, ports[3], i, k;
+	const struct fw_rule *rule;
+	unsigned int lo, hi, ports[3], i;
 	char what[192];
 
 	ephemeral_range(d, &lo, &hi);
@@ -95,12 +95,13 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 	if ((rule = check_port(d, r, src, FW_TCP, d->peer_port, "the probe's control port", false)))
 		fw_fix(r, src, rule, "tcp", d->peer_port, d->peer_port);
 	/*
-	 * The range's ends and middle; one fix a rule, for the whole range.
-	 * NCCL's bootstrap listens there on every rank.  Open MPI over UCX
-	 * connects its ranks through PMIx instead: in the lab its collective
-	 * ran under srun and mpirun on a node that dropped new connections to
-	 * the range, so for --for ucx it is a warning (the node that runs
-	 * mpirun or srun itself still needs the range).
+	 * The range's ends and middle, each rule's fix for the whole range
+	 * (check_fix() gives it once).  NCCL's bootstrap listens there on
+	 * every rank.  Open MPI over UCX connects its ranks through PMIx
+	 * instead: in the lab its collective ran under srun and mpirun on a
+	 * node that dropped new connections to the range, so for --for ucx it
+	 * is a warning (the node that runs mpirun or srun itself still needs
+	 * the range).
 	 */
 	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u%s", lo, hi,
 		 d->target == FOR_UCX ? "; UCX jobs connect through PMIx, but mpirun's and "
@@ -108,17 +109,10 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 	ports[0] = lo;
 	ports[1] = lo + (hi - lo) / 2;
 	ports[2] = hi;
-	for (i = 0; i < 3; i++) {
-		if (i && ports[i] == ports[i - 1])
-			continue;
-		rule = check_port(d, r, src, FW_TCP, ports[i], what, d->target == FOR_UCX);
-		for (k = 0; rule && k < i; k++)
-			if (fixed[k] == rule)
-				rule = NULL;
-		if (rule)
+	for (i = 0; i < 3; i++)
+		if ((!i || ports[i] != ports[i - 1]) &&
+		    (rule = check_port(d, r, src, FW_TCP, ports[i], what, d->target == FOR_UCX)))
 			fw_fix(r, src, rule, "tcp", lo, hi);
-		fixed[i] = rule;
-	}
 }
 
 /* Load one ruleset; false (with a note) when it could not be read. */

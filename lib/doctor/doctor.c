@@ -105,6 +105,15 @@ static void append(char *buf, size_t len, const char *fmt, va_list ap)
 	free(text);
 }
 
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	append(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
 {
 	va_list ap;
@@ -118,13 +127,36 @@ void check_note(struct check_result *r, enum check_status status, const char *fm
 	va_end(ap);
 }
 
+/* True when @fixes, "; " between them, already holds @fix whole. */
+static bool has_fix(const char *fixes, const char *fix)
+{
+	size_t n = strlen(fix);
+	const char *at;
+
+	for (at = strstr(fixes, fix); at; at = strstr(at + 1, fix))
+		if ((at == fixes || !strncmp(at - 2, "; ", 2)) && (!at[n] || !strncmp(at + n, "; ", 2)))
+			return true;
+	return false;
+}
+
+/*
+ * A fix is given once: the same rule can block several of the ports a
+ * check looks at, and deleting it twice would fail the second time.
+ */
 void check_fix(struct check_result *r, const char *fmt, ...)
 {
 	va_list ap;
+	char *text = NULL;
+	int n;
 
 	va_start(ap, fmt);
-	append(r->fix, sizeof(r->fix), fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if (!has_fix(r->fix, text))
+		appendf(r->fix, sizeof(r->fix), "%s", text);
+	free(text);
 }
 
 void check_skip(struct check_result *r, const char *fmt, ...)
