@@ -307,15 +307,39 @@ put_result() {
 	echo "$*" >"$RUN/res/.$id.$NODE" && mv "$RUN/res/.$id.$NODE" "$RUN/res/$id.$NODE"
 }
 
+# serve_ps DIR: answer lab_ps's asks put in DIR (the test's share) while the
+# test runs: for each new ask.ID, this guest's processes of the names it
+# holds, in DIR/ID.NODE.  Polls a quarter second with no process started.
+serve_ps() {
+	local dir=$1/.ps f id pat seen=' '
+	local -a names
+	while :; do
+		for f in "$dir"/ask.*; do
+			[[ -e $f ]] || continue
+			id=${f##*/ask.}
+			[[ $seen == *" $id "* ]] && continue
+			seen+="$id "
+			read -r -a names <"$f" || continue
+			# One pgrep for all: -x anchors the alternation as a whole.
+			printf -v pat '%s|' "${names[@]}"
+			pgrep -a -x "${pat%|}" >"$dir/.$id.$NODE"
+			mv "$dir/.$id.$NODE" "$dir/$id.$NODE"
+		done
+		lab_sleep 0.25
+	done
+}
+
 # run_test I: run test I with its timeout, then publish its verdict.
 run_test() {
-	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid rc nfail reason verdict start=$SECONDS
+	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid ps_pid rc nfail reason verdict start=$SECONDS
 	local log=$RUN/log/$NODE/$id.log share=$RUN/t/$id failfile=/tmp/lab-state/$id.failed
 	local work=/tmp/lab-work/$id
 	mkdir -p "$share" "$work"
 	: >"$failfile"
 	echo "$id" >"$RUN/cur.$NODE"
 	say "running $id (limit $limit s)"
+	serve_ps "$share" &
+	ps_pid=$!
 	(
 		export LAB_TEST_ID=$id LAB_SHARE=$share LAB_FAILFILE=$failfile BASH_ENV=$LAB_DIR/lib.sh
 		cd "$work" && exec timeout -k 5 "$limit" bash "${T_PATH[$i]}" >"$log" 2>&1 </dev/null
@@ -326,6 +350,7 @@ run_test() {
 	# timeout(1) leads its own process group: end what the test left behind
 	# (servers in the background...) so it cannot disturb the next test.
 	kill -KILL -- "-$pid" 2>/dev/null
+	kill "$ps_pid" && wait "$ps_pid" 2>/dev/null
 	nfail=$(wc -l <"$failfile")
 	if ((rc == 124 || rc == 137)); then
 		echo "lab: test killed after its $limit s limit" >>"$log"

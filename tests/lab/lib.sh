@@ -94,15 +94,47 @@ lab_block_roce() {
 	EOF
 }
 
+# lab_ps NAME...: the processes of these names on every guest of the test,
+# as "lab-X: PID COMMAND LINE" lines (pgrep -a -x).  Asked through the
+# test's share, where each guest's runner answers within a quarter second
+# (guest.sh, serve_ps), rather than over pdsh: an ssh handshake costs an
+# emulated CPU about 1.5 s, and four of them a look made t4-mpi's checks
+# after every collective take 7 to 10 s each.  A guest that does not
+# answer within 10 s fails the test.
+lab_ps() {
+	local dir=$LAB_SHARE/.ps id n LAB__FROM LAB__FROM_ANY=1
+	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
+	id=$LAB_NODE-$$-$LAB__ASKS
+	mkdir -p "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
+	lab__await "lab_ps $*" 10 lab__answered "$dir" "$id" || {
+		fail "lab_ps: no answer from$(printf ' lab-%s' $LAB__FROM)"
+		return 1
+	}
+	for n in $LAB__ALL; do
+		sed "s/^/lab-$n: /" "$dir/$id.$n"
+	done
+	rm -f "$dir/ask.$id"
+}
+
+# lab__answered DIR ID: every guest answered ask ID; if not, LAB__FROM
+# lists those that have not.
+lab__answered() {
+	local n
+	LAB__FROM=''
+	for n in $LAB__ALL; do
+		[[ -e $1/$2.$n ]] || LAB__FROM+=" $n"
+	done
+	[[ -z $LAB__FROM ]]
+}
+
 # lab_none_left WHAT SECONDS NAME...: no process of these names on any
 # guest within SECONDS of now (asked at once, then each second: most are
 # gone already, and a fixed wait costs every caller its full length).
 lab_none_left() {
-	local what=$1 end=$((SECONDS + $2)) cmd='' n left
+	local what=$1 end=$((SECONDS + $2)) left
 	shift 2
-	for n; do cmd+="pgrep -a -x $n; "; done
 	while :; do
-		left=$(pdsh -w "$LAB_NODES" "${cmd}true" 2>&1)
+		left=$(lab_ps "$@") || return
 		[[ -z $left ]] || ((SECONDS >= end)) && break
 		lab_sleep 1
 	done

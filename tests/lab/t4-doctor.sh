@@ -89,9 +89,7 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "gathered: warned nodes" '"lab-a,lab-c"' "$(jq -c .summary.warned_nodes gathered.json)"
 	check_eq "gathered: unreachable nodes" '"lab-d,lab-x"' "$(jq -c .summary.unreachable_nodes gathered.json)"
 	# Nothing of rdmactl is left running on any guest.
-	sleep 2
-	left=$(pdsh -w "$LAB_NODES" 'pgrep -x rdmactl || true' 2>/dev/null)
-	check_eq "no rdmactl left on the guests" "" "$left"
+	lab_none_left reports 3 rdmactl
 fi
 lab_barrier reports-done 1100
 

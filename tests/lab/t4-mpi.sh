@@ -13,9 +13,9 @@
 # (ssh) and srun (PMIx), and its bus bandwidth is printed beside
 # ucx_perftest's and probe -w's figures for the same links.
 #
-# Then one fault on each of three nodes, each run three ways: doctor -w,
-# a two-rank collective between lab-a and that node, and the collective
-# again after the doctor's fix for that node is applied as printed:
+# Then one fault on each of three nodes, each held three ways: doctor -w,
+# a two-rank collective between lab-a and that node, and, once every
+# node's fix is applied as the doctor printed it, a collective on them all:
 #
 #   lab-b  eth0 at MTU 1500 (RDMA MTU 1024 against 4096 elsewhere)
 #   lab-c  RoCE v2 (UDP 4791) dropped by nftables
@@ -255,6 +255,11 @@ d) printf '%s\n' '* soft memlock 64' '* hard memlock 64' \
 esac
 lab_barrier faults-set 120
 
+# fssh ARGS...: ssh as fix() uses it, one connection a node kept for the
+# test (ControlPersist): a handshake costs an emulated CPU 1.5 s, and a
+# fix can take five steps.
+fssh() { ssh -o ControlMaster=auto -o ControlPath=/tmp/fix-%h -o ControlPersist=900 "$@"; }
+
 # fix NODE DOCTOR: every fix the doctor (its JSON DOCTOR.json) printed for
 # NODE, applied there as its text says, step by step ("; " between steps):
 # a command runs as it stands ("CMD on every node ..." names where: CMD
@@ -278,29 +283,29 @@ fix() {
 				[[ $step == "then "* ]] && break
 				lines+=("$step")
 			done
-			printf '%s\n' "${lines[@]}" | ssh "$1" "cat >$file"
+			printf '%s\n' "${lines[@]}" | fssh "$1" "cat >$file"
 			continue
 		fi
 		for step in "${steps[@]}"; do
 			case $step in
 			"change "*:*" to: "*)
 				file=${step#change } && file=${file%% to: *}
-				ssh -n "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
+				fssh -n "$1" "sed -i '${file##*:}c\\${step#* to: }' ${file%:*}" ;;
 			"ip addr add ADDRESS/PREFIX dev "*)
 				# The address is the site's to know: here the lab's for that rail.
 				dev=${step#ip addr add ADDRESS/PREFIX dev } && dev=${dev%% *}
-				ssh -n "$1" "ip addr add $(lab_ip "$1" "${dev#eth}")/24 dev $dev" ;;
+				fssh -n "$1" "ip addr add $(lab_ip "$1" "${dev#eth}")/24 dev $dev" ;;
 			"export "*=*)
-				ssh -n "$1" "sed -i '/^export ${step%%=*}=/d' /run/lab/task.env; echo '$step' >>/run/lab/task.env" ;;
+				fssh -n "$1" "sed -i '/^export ${step%%=*}=/d' /run/lab/task.env; echo '$step' >>/run/lab/task.env" ;;
 			"unset "*)
-				ssh -n "$1" "sed -i '/^export ${step#unset }=/d' /run/lab/task.env" ;;
+				fssh -n "$1" "sed -i '/^export ${step#unset }=/d' /run/lab/task.env" ;;
 			"then "*) ;;
-			*) ssh -n "$1" "${step%% on every node*}" ;;
+			*) fssh -n "$1" "${step%% on every node*}" ;;
 			esac
 		done
 	done < <(jq -j --arg n "$1" '.checks[] | select((.status == "FAIL" or .status == "warn") and .fix != null
 		and (.nodes | split(",") | index($n))) | .fix + "\u0000"' "$2.json")
-	ssh "$1" 'cat /etc/security/limits.d/99-rdma.conf; cat /run/lab/task.env 2>/dev/null' |
+	fssh "$1" 'cat /etc/security/limits.d/99-rdma.conf; cat /run/lab/task.env 2>/dev/null' |
 		sed "s/^/$1 after the fix: /"
 	((n > 0))
 }
@@ -335,10 +340,11 @@ if [[ $LAB_NODE == a ]]; then
 	for n in b c d; do
 		fix "lab-$n" faults || fail "no fix printed for lab-$n"
 	done
-	for n in b c d; do
-		collective "fixed-$n" "lab-a,lab-$n" >"fixed-$n.outcome" &
-	done
-	wait
+	# Every node fixed: one four-rank collective holds each fix (it
+	# connects every pair; three two-rank ones side by side took lab-a's
+	# one CPU twice as long).
+	collective fixed "$LAB_NODES" >fixed.outcome
+	for n in b c d; do cp fixed.outcome "fixed-$n.outcome"; done
 	no_mpi_left fixed
 	row "lab-b MTU 1500" "$(verdict faults lab-b)" "$(cat fault-b.outcome)" "$(cat fixed-b.outcome)"
 	row "lab-c UDP 4791 dropped" "$(verdict faults lab-c)" "$(cat fault-c.outcome)" "$(cat fixed-c.outcome)"
@@ -402,10 +408,11 @@ if [[ $LAB_NODE == a ]]; then
 	for n in b c d; do
 		fix "lab-$n" setting || fail "no fix printed for lab-$n (setting)"
 	done
-	for n in b c; do
-		scollective "set-$n" "lab-a,lab-$n" $COLL_S >"set-$n.outcome"
-		no_mpi_left "set-$n"
-	done
+	# lab-b's and lab-c's job environments fixed: one srun job on both
+	# (and lab-a) holds the two fixes.
+	scollective set-bc lab-a,lab-b,lab-c $COLL_S >set-bc.outcome
+	cp set-bc.outcome set-b.outcome && cp set-bc.outcome set-c.outcome
+	no_mpi_left set-bc
 	collective set-d lab-a,lab-d >set-d.outcome
 	no_mpi_left set-d
 	UCX_NET_DEVICES=rxe1:1 collective set-ip lab-a,lab-b >set-ip.outcome
@@ -493,6 +500,8 @@ if [[ $LAB_NODE == d ]]; then
 		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/1"
 fi
 nft delete table inet rocefw 2>/dev/null || true
+# The fixes' ssh connections.
+[[ $LAB_NODE == a ]] && for n in b c d; do fssh -O exit "lab-$n" 2>/dev/null; done
 umount /etc/security /etc/systemd
 sed -i '/^job:/d' /run/lab/passwd
 rm -rf "$JOB_HOME" "$BIN" /run/lab/mpi
