@@ -322,7 +322,8 @@ serve_ps() {
 			read -r -a names <"$f" || continue
 			# One pgrep for all: -x anchors the alternation as a whole.
 			printf -v pat '%s|' "${names[@]}"
-			pgrep -a -x "${pat%|}" >"$dir/.$id.$NODE"
+			# (It warns of a pattern over 15 characters, which matches all the same.)
+			pgrep -a -x "${pat%|}" >"$dir/.$id.$NODE" 2>/dev/null
 			mv "$dir/.$id.$NODE" "$dir/$id.$NODE"
 		done
 		lab_sleep 0.25
@@ -486,12 +487,12 @@ if [[ $LAB__SLURM ]]; then
 fi
 say "ready"
 
-# Before each test all guests meet, so multi-node tests start together. The
-# slowest guest may still be inside the previous test up to its time limit.
-# A test runs on the guests T_NODES names (the harness deals two-guest
-# tests out to pairs in a run of four or more); this guest skips the
+# Before each test its guests meet, so multi-node tests start together. A
+# test runs on the guests T_NODES names (the harness deals two-guest tests
+# out to pairs, one-guest tests to single guests); this guest skips the
 # others, and waits at the next test's start for guests that may still be
-# in any test since its own last one.
+# in any test before it, each ended by its own time limit: the wait is
+# bounded by those limits summed.
 wait_limit=60
 for i in "${!T_ID[@]}"; do
 	if [[ " ${T_NODES[i]} " != *" $NODE "* ]]; then
@@ -515,7 +516,7 @@ for i in "${!T_ID[@]}"; do
 		exit 1
 	fi
 	run_test "$i"
-	wait_limit=$((T_TIMEOUT[i] + 60))
+	wait_limit=$((wait_limit + T_TIMEOUT[i]))
 done
 enter_group "$LAB__EVERY" "$BOOT_RAILS"
 : >"$RUN/done.$NODE"

@@ -3,6 +3,7 @@
 # what the guest itself says: sysfs, `rdma -j dev`, `rdma -j link` and
 # ibv_devinfo.
 
+# lab-guests: 1
 # lab-seconds: 20
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"

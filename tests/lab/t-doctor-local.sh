@@ -12,6 +12,7 @@
 # the host's own /etc (shared read-only), so their verdict is the host's
 # limits.d and system.conf, not something this test sets up.  They are
 # covered by the recorded trees of tests/cli/doctor.sh.
+# lab-guests: 1
 # lab-timeout: 480
 # lab-seconds: 91
 

@@ -4,6 +4,7 @@
 # against the IPv4-mapped RoCE v2 entry sysfs shows; then with no IPv4 on
 # eth0 (recommend fails, exit 1, with the fix) and with a second IPv4
 # address (one more GID).
+# lab-guests: 1
 # lab-timeout: 180
 # lab-seconds: 55
 

@@ -5,6 +5,7 @@
 # the kernel's own /proc/PID/limits.  Then the snapshot round trip: the
 # extracted copy, read with --root, gives the same limits, devices and GIDs
 # as the live node, and holds the guest's sysfs as it is.
+# lab-guests: 1
 # lab-timeout: 180
 # lab-seconds: 24
 

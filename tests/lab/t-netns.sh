@@ -8,6 +8,7 @@
 # namespace, `rdma dev set rxe0 netns NS`: EOPNOTSUPP, so the fix is only
 # checked as text.)  The mode is shared again at the end, whatever failed.
 
+# lab-guests: 1
 # lab-seconds: 20
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"

@@ -3,6 +3,7 @@
 # ibv_devinfo -v, `rdma -j link`, sysfs and `ip -j addr`, in the states the
 # field notes met: netdev MTU 1500 and 9000, no IPv4, port down, a second
 # IPv4 address.  Every change is undone at the end.
+# lab-guests: 1
 # lab-timeout: 480
 # lab-seconds: 44
 

@@ -134,5 +134,18 @@ for ((r = 0; r < LAB_RAILS; r++)); do
 	esac
 	lab_barrier "probe-$r-done" "$phase"
 done
+
+# ---- the harness's own look at the guests' processes (lab_ps, which the
+# tests' checks that nothing is left rely on): it sees one on every guest.
+echo "== lab_ps ($SECONDS s)"
+sleep 29.75 &
+marker=$!
+lab_barrier marker-up "$phase"
+if [[ $LAB_NODE == a ]]; then
+	check_eq "lab_ps: the marker on every guest" "$(expected "" | sed 's/$/: sleep 29.75/')" \
+		"$(lab_ps sleep | sed -n 's/: [0-9]* \(sleep 29\.75\)$/: \1/p' | sort)"
+fi
+lab_barrier marker-seen "$phase"
+kill "$marker"
 echo "== done ($SECONDS s)"
 exit 0
