@@ -17,12 +17,18 @@ WARN      += -Werror
 endif
 ifeq ($(SAN),1)
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# -O1, ASan's own advice for its builds: -O2 took the compiler 52 s of
+# CPU to -O1's 36, in make check beside the lab.  (At -O1 GCC's
+# truncation analysis sees less and warns of four deliberate truncations
+# into fixed fields that the -O2 build, warnings as errors, finds fine.)
+CFLAGS    ?= -O1 -g
+SANWARN   := -Wno-format-truncation
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
 	      -D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -iquote lib -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
