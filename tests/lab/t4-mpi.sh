@@ -26,8 +26,9 @@
 #   lab-b  UCX_NET_DEVICES=mlx_1 in its job environment
 #   lab-c  UCX_IB_GID_INDEX=0 (link-local) in its job environment
 #   lab-d  new connections to the ephemeral TCP range dropped on eth0
+#   lab-b  no IPv4 address on eth1, the job on rail 1
 #
-# The jobs run as a user, "job" (uid 1000, made here on every guest), as
+# The jobs run as a user, "job" (uid 4791, made here on every guest), as
 # jobs do: root's jobs pin memory past any limit (CAP_IPC_LOCK), so a
 # memlock fault shows only in a user's.  The doctor runs as root (the
 # firewall check reads nftables) and checks that user's logins (--user).
