@@ -102,29 +102,21 @@ lab_block_roce() {
 # after every collective take 7 to 10 s each.  A guest that does not
 # answer within 10 s fails the test.
 lab_ps() {
-	local dir=$LAB_SHARE/.ps id n LAB__FROM LAB__FROM_ANY=1
+	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
 	mkdir -p "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
-	lab__await "lab_ps $*" 10 lab__answered "$dir" "$id" || {
+	lab__await "lab_ps $*" 10 lab__all_in "$dir" "$id." || {
 		fail "lab_ps: no answer from$(printf ' lab-%s' $LAB__FROM)"
 		return 1
 	}
+	# (read and printf, builtins: a sed a guest cost each look 80 ms a guest)
 	for n in $LAB__ALL; do
-		sed "s/^/lab-$n: /" "$dir/$id.$n"
+		while IFS= read -r line; do
+			printf 'lab-%s: %s\n' "$n" "$line"
+		done <"$dir/$id.$n"
 	done
 	rm -f "$dir/ask.$id"
-}
-
-# lab__answered DIR ID: every guest answered ask ID; if not, LAB__FROM
-# lists those that have not.
-lab__answered() {
-	local n
-	LAB__FROM=''
-	for n in $LAB__ALL; do
-		[[ -e $1/$2.$n ]] || LAB__FROM+=" $n"
-	done
-	[[ -z $LAB__FROM ]]
 }
 
 # lab_none_left WHAT SECONDS NAME...: no process of these names on any
@@ -201,13 +193,14 @@ lab__await() {
 	done
 }
 
-# lab__all_in DIR: every guest has checked in to DIR; if not, LAB__FROM
+# lab__all_in DIR [PREFIX]: every guest has checked in to DIR (a file
+# DIR/PREFIXNODE each: a barrier's, or lab_ps's answers); if not, LAB__FROM
 # lists those that have not.
 lab__all_in() {
 	local n
 	LAB__FROM=''
 	for n in $LAB__ALL; do
-		[[ -e $1/$n ]] || LAB__FROM+=" $n"
+		[[ -e $1/${2-}$n ]] || LAB__FROM+=" $n"
 	done
 	[[ -z $LAB__FROM ]]
 }
