@@ -110,7 +110,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
 	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
-	      lintian rpmlint rpm2cpio prometheus man-db systemd
+	      lintian rpmlint rpm2cpio prometheus man-db systemd bash-builtins
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)

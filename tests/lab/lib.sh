@@ -36,6 +36,17 @@ if command -v gojq >/dev/null; then
 	jq() { gojq "$@"; }
 fi
 
+# mkdir, rm, seq and dirname are bash's loadable builtins where installed
+# (make deps installs bash-builtins): the tests and the runner call them
+# hundreds of times, and each fork+exec of a tool costs an emulated CPU
+# 50 to 100 ms (a guest of the two-guest tests ran mkdir 50 times).  The
+# options the lab uses (mkdir -p -m, rm -f -r, seq's) are theirs too.
+# Not sleep: t4-cluster looks for a sleep process.
+for b in mkdir rm seq dirname; do
+	enable -f "/usr/lib/bash/$b" "$b" 2>/dev/null
+done
+unset b
+
 # fail MSG: report a failed check; the test goes on but will fail. On
 # stderr, so that it shows in the log even from inside a $(...).
 fail() {
@@ -267,9 +278,12 @@ lab_has() {
 # lab_get KEY [SECONDS]: print the value put under KEY, waiting for it
 # (60 s by default). On failure the test (or the $(...) around) ends, failed.
 lab_get() {
+	local v
 	if lab__await "lab_get $1" "${2:-60}" lab_has "$1"; then
-		cat "$LAB_SHARE/.kv/$1"
-		return
+		# (read, a builtin: cat costs a guest a process a value)
+		IFS= read -r -d '' v <"$LAB_SHARE/.kv/$1"
+		printf '%s' "$v"
+		return 0
 	fi
 	fail "lab_get $1: nothing was put"
 	exit 1
