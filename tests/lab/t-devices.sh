@@ -21,20 +21,20 @@ devinfo() { awk -v f="$1" '$1 == f":" { print $2; exit }' <<<"$info"; }
 
 check_eq "device count (sysfs)" "$(find /sys/class/infiniband -mindepth 1 -maxdepth 1 | wc -l)" "$(j '.devices | length')"
 check_eq "name" rxe0 "$(j '.devices[0].name')"
-check_eq "node_guid (sysfs)" "$(cat $sys/node_guid)" "$(j '.devices[0].node_guid')"
+check_eq "node_guid (sysfs)" "$(<$sys/node_guid)" "$(j '.devices[0].node_guid')"
 check_eq "node_guid (rdma dev)" "$(jq -r '.[0].node_guid' <<<"$dev")" "$(j '.devices[0].node_guid')"
 check_eq "node_guid (ibv_devinfo)" "$(devinfo node_guid)" "$(j '.devices[0].node_guid')"
 check_eq "sys_image_guid (rdma dev)" "$(jq -r '.[0].sys_image_guid' <<<"$dev")" "$(j '.devices[0].sys_image_guid')"
 check_eq "node_type (rdma dev)" "$(jq -r '.[0].node_type | ascii_upcase' <<<"$dev")" "$(j '.devices[0].node_type')"
 # rxe has no firmware: sysfs and netlink give an empty string, ibv_devinfo
 # prints the zero word as 0.0.0; rdmactl says null for both.
-fw=$(cat $sys/fw_ver)
+fw=$(<$sys/fw_ver)
 check_eq "fw_ver (ibv_devinfo)" 0.0.0 "$(devinfo fw_ver)"
 check_eq "fw_ver (sysfs: empty)" "${fw:-null}" "$(j '.devices[0].fw_ver')"
 check_eq "ports (ibv_devinfo)" "$(devinfo phys_port_cnt)" "$(j '.devices[0].ports')"
 check_eq "ports (sysfs)" "$(ls $sys/ports | wc -l)" "$(j '.devices[0].ports')"
 check_eq "netdev of port 1 (rdma link)" "$(jq -r '.[0].netdev' <<<"$link")" "$(j '.devices[0].netdevs[0]')"
-check_eq "netdev of port 1 (sysfs parent)" "$(cat $sys/parent)" "$(j '.devices[0].netdevs[0]')"
+check_eq "netdev of port 1 (sysfs parent)" "$(<$sys/parent)" "$(j '.devices[0].netdevs[0]')"
 # A Soft-RoCE device: the rdma_rxe module, no PCI parent, no NUMA node.
 [[ -d /sys/module/rdma_rxe && ! -e $sys/device ]] || fail "rxe0 is not the rdma_rxe device this test expects"
 check_eq "provider (rdma_rxe)" rxe "$(j '.devices[0].provider')"
@@ -45,12 +45,12 @@ text=$("$RDMACTL" devices) || fail "rdmactl devices exited $?"
 echo "$text"
 row=$(grep '^rxe0 ' <<<"$text")
 # A Soft-RoCE device is no PCI function: FUNCTION says "-"; the GUIDs are under -v.
-want="rxe0 rxe CA - ${fw:--} - - $(devinfo phys_port_cnt) $(cat $sys/parent)"
+want="rxe0 rxe CA - ${fw:--} - - $(devinfo phys_port_cnt) $(<$sys/parent)"
 check_eq "text row" "$want" "$(tr -s ' ' <<<"$row")"
 check_eq "netns mode line" "RDMA netns mode: shared (every network namespace sees every device)" \
 	"$(grep '^RDMA netns mode' <<<"$text")"
 vrow=$("$RDMACTL" -v devices | grep '^rxe0 ')
-want="rxe0 rxe CA $(cat $sys/node_guid) $(cat $sys/sys_image_guid) - ${fw:--} - - $(devinfo phys_port_cnt) $(cat $sys/parent)"
+want="rxe0 rxe CA $(<$sys/node_guid) $(<$sys/sys_image_guid) - ${fw:--} - - $(devinfo phys_port_cnt) $(<$sys/parent)"
 check_eq "text row with -v" "$want" "$(tr -s ' ' <<<"$vrow")"
 check_eq "function (rdma_rxe: none)" null "$(j '.devices[0].function')"
 check_eq "netns_mode (rdma system show)" "$(rdma system show | awk '$1 == "netns" { print $2 }')" "$(j '.netns_mode')"

@@ -18,8 +18,8 @@
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
-IF=$(cat $sys/parent)
-MTU0=$(cat /sys/class/net/"$IF"/mtu)
+IF=$(<$sys/parent)
+MTU0=$(</sys/class/net/"$IF"/mtu)
 ADDRS0=$(ip -j -4 addr show dev "$IF" | jq -r '.[0].addr_info[] | "\(.local)/\(.prefixlen)"')
 SKIP=memlock.login,memlock.systemd
 AS=()
@@ -60,7 +60,7 @@ gid_index() {
 	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
 	# The table has over a thousand slots; the kernel fills the first few.
 	for f in $(seq 0 15); do
-		g=$(cat $sys/ports/1/gids/"$f" 2>/dev/null)
+		{ g=$(<"$sys/ports/1/gids/$f"); } 2>/dev/null
 		if [[ $1 == v4 && $g == "$want" ]] || [[ $1 == ll && $g == fe80:* ]]; then
 			echo "$f"
 			return
@@ -113,7 +113,7 @@ LL=$(gid_index ll)
 [[ -n $V4 && -n $LL ]] || fail "sysfs has no IPv4 GID or no link-local GID on rxe0/1"
 # A healthy rxe node with a UCX before 1.19 has UD's DGID check off (ucx.ud_dgid).
 UCX_UD_VERBS_ETH_DGID_CHECK=n doctor healthy --skip $SKIP
-check_eq "healthy: exit status" 0 "$(cat healthy.rc)"
+check_eq "healthy: exit status" 0 "$(<healthy.rc)"
 check_eq "healthy: nothing failed or warned" "0 0" "$(jq -r '"\(.summary.failed) \(.summary.warnings)"' healthy.json)"
 has healthy devices "rxe0 (rxe, 1 port)"
 check_eq "healthy: ports" ok "$(field healthy ports status)"
@@ -134,16 +134,16 @@ doctor mtu1500 --only mtu
 check_eq "mtu 1500: status" warn "$(field mtu1500 mtu status)"
 has mtu1500 mtu "rxe0/1: $IF MTU 1500 limits the RDMA MTU to $(active_mtu) (max 4096)"
 fix_has mtu1500 mtu "ip link set $IF mtu 9000"
-check_eq "mtu 1500: a warning, exit 0" 0 "$(cat mtu1500.rc)"
+check_eq "mtu 1500: a warning, exit 0" 0 "$(<mtu1500.rc)"
 
 # ---- no IPv4 on eth0: only the link-local GID ----
 ip -4 addr flush dev "$IF"
 for _ in $(seq 50); do [[ -z $(gid_index v4) ]] && break; sleep 0.2; done
 [[ -z $(gid_index v4) ]] || fail "the IPv4 GID stayed after the address went"
 doctor noipv4 --only roce.ipv4,roce.gid
-check_eq "no IPv4: exit status" 1 "$(cat noipv4.rc)"
+check_eq "no IPv4: exit status" 1 "$(<noipv4.rc)"
 check_eq "no IPv4: roce.ipv4" FAIL "$(field noipv4 roce.ipv4 status)"
-has noipv4 roce.ipv4 "$IF has no IPv4 address, so only GIDs such as $(cat $sys/ports/1/gids/"$LL")"
+has noipv4 roce.ipv4 "$IF has no IPv4 address, so only GIDs such as $(<$sys/ports/1/gids/"$LL")"
 fix_has noipv4 roce.ipv4 "ip addr add ADDRESS/PREFIX dev $IF"
 check_eq "no IPv4: roce.gid" FAIL "$(field noipv4 roce.gid status)"
 restore
@@ -156,9 +156,9 @@ state=$(rdma -j link show rxe0/1 | jq -r '.[0].state')
 check_eq "down: rdma says" DOWN "$state"
 check_eq "down: ports" FAIL "$(field down ports status)"
 has down ports "rxe0/1 is DOWN"
-has down ports "its netdev $IF is $(cat /sys/class/net/"$IF"/operstate)"
+has down ports "its netdev $IF is $(</sys/class/net/"$IF"/operstate)"
 fix_has down ports "ip link set $IF up"
-check_eq "down: exit status" 1 "$(cat down.rc)"
+check_eq "down: exit status" 1 "$(<down.rc)"
 restore
 wait_port ACTIVE || fail "rxe0/1 did not come back"
 
@@ -182,11 +182,11 @@ AS=()
 check_eq "ulimit 64: status" FAIL "$(field ulimit memlock.shell status)"
 has ulimit memlock.shell "soft 64 KiB"
 fix_has ulimit memlock.shell "prlimit"
-check_eq "ulimit 64: exit status" 1 "$(cat ulimit.rc)"
+check_eq "ulimit 64: exit status" 1 "$(<ulimit.rc)"
 (ulimit -l 64 && doctor ulimit-root --only memlock.shell)
 check_eq "ulimit 64, root: status" ok "$(field ulimit-root memlock.shell status)"
 has ulimit-root memlock.shell "soft 64 KiB, hard 64 KiB (/proc/self/limits), not enforced: this process has CAP_IPC_LOCK"
-check_eq "ulimit 64, root: exit status" 0 "$(cat ulimit-root.rc)"
+check_eq "ulimit 64, root: exit status" 0 "$(<ulimit-root.rc)"
 
 # ---- nftables dropping RoCE v2 on this node ----
 nft add table inet t && nft add chain inet t input '{ type filter hook input priority 0; }' &&
@@ -217,7 +217,7 @@ check_eq "NCCL_SOCKET_IFNAME=$IF: status" ok "$(field ifname-ok env.nccl status)
 
 NCCL_IB_GID_INDEX=$LL doctor gidll --only env.nccl
 check_eq "NCCL_IB_GID_INDEX=$LL (link-local): status" FAIL "$(field gidll env.nccl status)"
-has gidll env.nccl "NCCL_IB_GID_INDEX=$LL: rxe0/1 GID $LL is link-local ($(cat $sys/ports/1/gids/"$LL"))"
+has gidll env.nccl "NCCL_IB_GID_INDEX=$LL: rxe0/1 GID $LL is link-local ($(<$sys/ports/1/gids/"$LL"))"
 fix_has gidll env.nccl "export NCCL_IB_GID_INDEX=$V4"
 NCCL_IB_GID_INDEX=$V4 doctor gidv4 --only env.nccl
 check_eq "NCCL_IB_GID_INDEX=$V4 (IPv4): status" ok "$(field gidv4 env.nccl status)"

@@ -41,7 +41,7 @@ doctor() {
 	shift
 	timeout 120 "$RDMACTL" -j doctor --peer "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
 	echo $? >"$name.rc"
-	echo "== $name: rc $(cat "$name.rc")"
+	echo "== $name: rc $(<"$name.rc")"
 	jq -r '.checks[] | "\(.status)\t\(.id)\t\(.found)\t\(.fix)"' "$name.json"
 	cat "$name.err"
 }
@@ -88,7 +88,7 @@ plen=$(ip -j -4 addr show dev "$route_if" | jq -r ".[0].addr_info[] | select(.lo
 software=$("$RDMACTL" version)
 
 doctor healthy --skip $SKIP
-check_eq "healthy pair: exit status" 0 "$(cat healthy.rc)"
+check_eq "healthy pair: exit status" 0 "$(<healthy.rc)"
 check_eq "healthy pair: nothing failed" 0 "$(jq -r .summary.failed healthy.json)"
 check_eq "healthy pair: peer" ok "$(field healthy peer status)"
 has healthy peer "route to $LAB_PEER_IP via $route_if (rxe0/1)"
@@ -103,7 +103,7 @@ lab_put a-healthy 1
 
 low=$(lab_get mtu-b-low)
 doctor mismatch --only mtu,peer
-check_eq "MTU mismatch: exit status" 1 "$(cat mismatch.rc)"
+check_eq "MTU mismatch: exit status" 1 "$(<mismatch.rc)"
 check_eq "MTU mismatch: mtu" FAIL "$(field mismatch mtu status)"
 has mismatch mtu "peer $LAB_PEER_IP: active MTU $(active_mtu) here, $low there"
 lab_put a-mismatch 1
@@ -112,7 +112,7 @@ lab_get nft-up 60 >/dev/null
 # TCP to the server's port still passes: the control connection is not the problem.
 timeout 5 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/$PORT" || fail "TCP $PORT on the peer does not answer"
 doctor nft --only firewall,peer
-check_eq "RoCE blocked: exit status" 1 "$(cat nft.rc)"
+check_eq "RoCE blocked: exit status" 1 "$(<nft.rc)"
 check_eq "RoCE blocked: firewall" FAIL "$(field nft firewall status)"
 has nft firewall "peer $LAB_PEER_IP: TCP reaches the peer but RoCE does not"
 check_eq "RoCE blocked: peer" FAIL "$(field nft peer status)"

@@ -61,7 +61,7 @@ check_table() {
 	rc=0
 	"$RDMACTL" -v gids >/dev/null 2>verbose.err || rc=$?
 	if grep -q 'through verbs' verbose.err; then
-		fail "$state: the verbs path fell back to sysfs: $(cat verbose.err)"
+		fail "$state: the verbs path fell back to sysfs: $(<verbose.err)"
 	fi
 	check_eq "$state: -v gids exit" 0 "$rc"
 }
@@ -145,11 +145,11 @@ rc=0
 "$RDMACTL" gids --recommend >out 2>err || rc=$?
 cat out err
 check_eq "no-ipv4: recommend exit" 1 "$rc"
-check_eq "no-ipv4: recommend stdout" "" "$(cat out)"
+check_eq "no-ipv4: recommend stdout" "" "$(<out)"
 check_eq "no-ipv4: one line on stderr" 1 "$(wc -l <err)"
 check_eq "no-ipv4: message" \
 	"rdmactl gids: Failed to find a GID for jobs on rxe0/1: only link-local GIDs: netdev eth0 has no IPv4 address. Fix: ip addr add ADDR/PREFIX dev eth0" \
-	"$(cat err)"
+	"$(<err)"
 check_eq "no-ipv4: json fix" "null ip addr add ADDR/PREFIX dev eth0" \
 	"$("$RDMACTL" -j gids --recommend 2>/dev/null | jq -r '.recommend[0] | "\(.index) \(.fix)"')"
 

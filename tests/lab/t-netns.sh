@@ -29,7 +29,7 @@ rdma system set netns exclusive || fail "rdma system set netns exclusive failed"
 ip netns add "$NS" || fail "ip netns add $NS failed"
 check_eq "rdma system show in $NS" exclusive "$(ip netns exec "$NS" rdma system show | awk '$1 == "netns" { print $2 }')"
 check_eq "rdma dev in $NS (none)" "" "$(ip netns exec "$NS" rdma dev show)"
-check_eq "ib_core's netns_mode parameter" N "$(cat /sys/module/ib_core/parameters/netns_mode)"
+check_eq "ib_core's netns_mode parameter" N "$(</sys/module/ib_core/parameters/netns_mode)"
 
 rc=0
 err=$(ip netns exec "$NS" "$RDMACTL" devices 2>&1 >/dev/null) || rc=$?

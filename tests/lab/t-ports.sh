@@ -9,8 +9,8 @@
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
-IF=$(cat $sys/parent)
-MTU0=$(cat /sys/class/net/"$IF"/mtu)
+IF=$(<$sys/parent)
+MTU0=$(</sys/class/net/"$IF"/mtu)
 ADDRS0=$(ip -j -4 addr show dev "$IF" | jq -r '.[0].addr_info[] | "\(.local)/\(.prefixlen)"')
 EXTRA=10.99.1.${LAB_IP##*.}/24
 

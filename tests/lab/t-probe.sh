@@ -38,7 +38,7 @@ client() {
 	shift
 	timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
 	echo "$?" >"$name.rc"
-	echo "== $name: rc $(cat "$name.rc")"
+	echo "== $name: rc $(<"$name.rc")"
 	cat "$name.err"
 	jq -c '.results[]? | [.bytes, .msgs, .bw_avg_gbps, .lat_median_us, .verify_errors]' "$name.json"
 }
@@ -47,7 +47,7 @@ jqv() { jq -r "$2" "$1.json"; }
 
 run_clients() {
 	client basic "${small[@]}"
-	check_eq "basic: exit status" 0 "$(cat basic.rc)"
+	check_eq "basic: exit status" 0 "$(<basic.rc)"
 	check_eq "basic: transport" rdma "$(jqv basic .probe.transport)"
 	check_eq "basic: local device" rxe0 "$(jqv basic .probe.local.device)"
 	check_eq "basic: local GID index (sysfs)" "$(my_gid_index)" "$(jqv basic .probe.local.gid_index)"
@@ -68,14 +68,14 @@ run_clients() {
 		fail "basic: Gb/s and MB/s disagree"
 
 	client verify "${small[@]}" --verify
-	check_eq "verify: exit status" 0 "$(cat verify.rc)"
+	check_eq "verify: exit status" 0 "$(<verify.rc)"
 	check_eq "verify: no wrong bytes" 0 "$(jqv verify '.results[0].verify_errors')"
 
 	# Corrupt data must not pass: RDMACTL_PROBE_CORRUPT (a test aid) makes
 	# this end write every message with its first byte flipped.  The peer
 	# checks its receive region once the writes are done: one wrong byte.
 	RDMACTL_PROBE_CORRUPT=1 client corrupt "${small[@]}" --verify
-	check_eq "corrupt: exit status" 1 "$(cat corrupt.rc)"
+	check_eq "corrupt: exit status" 1 "$(<corrupt.rc)"
 	check_eq "corrupt: wrong bytes the peer found" 1 "$(jqv corrupt '.results[0].verify_errors')"
 	grep -q '1 byte(s) differ from the pattern' corrupt.err || fail "corrupt: no verify failure message"
 
@@ -83,26 +83,26 @@ run_clients() {
 	t0=$(date +%s%N)
 	client duration -s 64K -D 2 --lat-iters 10
 	t1=$(date +%s%N)
-	check_eq "duration: exit status" 0 "$(cat duration.rc)"
+	check_eq "duration: exit status" 0 "$(<duration.rc)"
 	[[ $(jqv duration '.results[0].msgs > 0') == true ]] || fail "duration: no messages"
 	(((t1 - t0) / 1000000 >= 2000)) || fail "duration: -D 2 ended after $(((t1 - t0) / 1000000)) ms"
 	lab_put "dur-msgs-$LAB_NODE" "$(jqv duration '.results[0].msgs')"
 
 	client cm "${small[@]}" --rdma-cm
-	check_eq "rdma-cm: exit status" 0 "$(cat cm.rc)"
+	check_eq "rdma-cm: exit status" 0 "$(<cm.rc)"
 	check_eq "rdma-cm: transport" rdma-cm "$(jqv cm .probe.transport)"
 	check_eq "rdma-cm: device rdma_cm chose" rxe0 "$(jqv cm .probe.local.device)"
 
 	client sweep --sweep-max 1K -n 50 --lat-iters 5
-	check_eq "sweep: exit status" 0 "$(cat sweep.rc)"
+	check_eq "sweep: exit status" 0 "$(<sweep.rc)"
 	check_eq "sweep: sizes" "2 4 8 16 32 64 128 256 512 1024" "$(jqv sweep '[.results[].bytes] | map(tostring) | join(" ")')"
 
 	client bidir "${small[@]}" --bidir --verify
-	check_eq "bidir: exit status" 0 "$(cat bidir.rc)"
+	check_eq "bidir: exit status" 0 "$(<bidir.rc)"
 	check_eq "bidir: messages both ways" 200 "$(jqv bidir '.results[0].msgs')"
 
 	client qps2 "${small[@]}" --qps 2
-	check_eq "qps 2: exit status" 0 "$(cat qps2.rc)"
+	check_eq "qps 2: exit status" 0 "$(<qps2.rc)"
 	check_eq "qps 2: messages on both QPs" 200 "$(jqv qps2 '.results[0].msgs')"
 }
 

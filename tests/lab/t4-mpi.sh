@@ -132,7 +132,7 @@ srun_job() {
 			rc=124
 			break
 		fi
-		sleep 1
+		lab_sleep 1
 	done
 	wait $pid
 	w=$?
@@ -331,7 +331,7 @@ if [[ $LAB_NODE == a ]]; then
 	# A two-rank collective that takes three times what the healthy
 	# four-rank one took (a minute at least) has hung: the fault round,
 	# where one is expected to, waits no longer (COLL_S stays for the rest).
-	hung_s=$((3 * $(cat healthy-mpirun.secs)))
+	hung_s=$((3 * $(<healthy-mpirun.secs)))
 	((hung_s >= 60)) || hung_s=60
 	for n in b c d; do
 		collective "fault-$n" "lab-a,lab-$n" $hung_s >"fault-$n.outcome" &
@@ -347,15 +347,15 @@ if [[ $LAB_NODE == a ]]; then
 	collective fixed "$LAB_NODES" >fixed.outcome
 	for n in b c d; do cp fixed.outcome "fixed-$n.outcome"; done
 	no_mpi_left fixed
-	row "lab-b MTU 1500" "$(verdict faults lab-b)" "$(cat fault-b.outcome)" "$(cat fixed-b.outcome)"
-	row "lab-c UDP 4791 dropped" "$(verdict faults lab-c)" "$(cat fault-c.outcome)" "$(cat fixed-c.outcome)"
-	row "lab-d memlock 64 KiB" "$(verdict faults lab-d)" "$(cat fault-d.outcome)" "$(cat fixed-d.outcome)"
+	row "lab-b MTU 1500" "$(verdict faults lab-b)" "$(<fault-b.outcome)" "$(<fixed-b.outcome)"
+	row "lab-c UDP 4791 dropped" "$(verdict faults lab-c)" "$(<fault-c.outcome)" "$(<fixed-c.outcome)"
+	row "lab-d memlock 64 KiB" "$(verdict faults lab-d)" "$(<fault-d.outcome)" "$(<fixed-d.outcome)"
 	for n in b c d; do
-		agrees "lab-$n" "$(verdict faults lab-$n)" "$(cat fault-$n.outcome)"
-		check_eq "lab-$n: the collective runs after the doctor's fix" passed "$(cat fixed-$n.outcome)"
+		agrees "lab-$n" "$(verdict faults lab-$n)" "$(<fault-$n.outcome)"
+		check_eq "lab-$n: the collective runs after the doctor's fix" passed "$(<fixed-$n.outcome)"
 	done
 	check_eq "the doctor fails only nodes whose collective fails" \
-		"\"$(for n in b c d; do [[ $(cat fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
+		"\"$(for n in b c d; do [[ $(<fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
 		"$(jq -c '.summary.failed_nodes' faults.json)"
 fi
 lab_barrier fixed-done 600
@@ -420,15 +420,15 @@ if [[ $LAB_NODE == a ]]; then
 	no_mpi_left set-ip
 	# lab-b has two faults here: each row holds the checks of its own.
 	declare -A node=([b]=lab-b [c]=lab-c [d]=lab-d [ip]=lab-b) ids=([b]=^env [c]=. [d]=. [ip]=^roce)
-	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b "${ids[b]}")" "$(cat setting-b.outcome)" \
-		"$(cat set-b.outcome)"
-	row "lab-c UCX_IB_GID_INDEX=0" "$(verdict setting lab-c)" "$(cat setting-c.outcome)" "$(cat set-c.outcome)"
-	row "lab-d bootstrap ports dropped" "$(verdict setting lab-d)" "$(cat setting-d.outcome)" "$(cat set-d.outcome)"
-	row "lab-b no IPv4 on eth1" "$(verdict setting lab-b "${ids[ip]}")" "$(cat setting-ip.outcome)" \
-		"$(cat set-ip.outcome)"
+	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b "${ids[b]}")" "$(<setting-b.outcome)" \
+		"$(<set-b.outcome)"
+	row "lab-c UCX_IB_GID_INDEX=0" "$(verdict setting lab-c)" "$(<setting-c.outcome)" "$(<set-c.outcome)"
+	row "lab-d bootstrap ports dropped" "$(verdict setting lab-d)" "$(<setting-d.outcome)" "$(<set-d.outcome)"
+	row "lab-b no IPv4 on eth1" "$(verdict setting lab-b "${ids[ip]}")" "$(<setting-ip.outcome)" \
+		"$(<set-ip.outcome)"
 	for n in b c d ip; do
-		agrees "${node[$n]} ($n)" "$(verdict setting "${node[$n]}" "${ids[$n]}")" "$(cat setting-$n.outcome)"
-		check_eq "${node[$n]} ($n): the collective runs after the doctor's fix" passed "$(cat set-$n.outcome)"
+		agrees "${node[$n]} ($n)" "$(verdict setting "${node[$n]}" "${ids[$n]}")" "$(<setting-$n.outcome)"
+		check_eq "${node[$n]} ($n): the collective runs after the doctor's fix" passed "$(<set-$n.outcome)"
 	done
 fi
 lab_barrier setting-done 900
