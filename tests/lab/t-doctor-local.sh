@@ -99,10 +99,14 @@ field() {
 	printf '%s\n' "${F[$1/$2/$3]-}"
 }
 has() {
-	grep -qF -- "$3" <<<"$(field "$1" "$2" found)" || fail "$1: $2 does not say '$3': $(field "$1" "$2" found)"
+	local v
+	v=$(field "$1" "$2" found)
+	[[ $v == *"$3"* ]] || fail "$1: $2 does not say '$3': $v"
 }
 fix_has() {
-	grep -qF -- "$3" <<<"$(field "$1" "$2" fix)" || fail "$1: $2's fix lacks '$3': $(field "$1" "$2" fix)"
+	local v
+	v=$(field "$1" "$2" fix)
+	[[ $v == *"$3"* ]] || fail "$1: $2's fix lacks '$3': $v"
 }
 
 # ---- healthy: MTU 9000, every check passes, exit 0 ----

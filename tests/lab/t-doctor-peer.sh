@@ -47,7 +47,9 @@ doctor() {
 }
 field() { jq -r ".checks[] | select(.id == \"$2\") | .$3 // \"\"" "$1.json"; }
 has() {
-	grep -qF -- "$3" <<<"$(field "$1" "$2" found)" || fail "$1: $2 does not say '$3': $(field "$1" "$2" found)"
+	local v
+	v=$(field "$1" "$2" found)
+	[[ $v == *"$3"* ]] || fail "$1: $2 does not say '$3': $v"
 }
 
 set_mtu 9000 4096
