@@ -113,7 +113,8 @@ lab_block_roce() {
 # after every collective take 7 to 10 s each.  A guest that does not
 # answer within 10 s fails the test.
 lab_ps() {
-	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1
+	# (Its looks a quarter second apart at most: answers come within 1.25 s.)
+	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1 LAB__NAP_MAX_MS=250
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
 	mkdir -p "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
@@ -189,13 +190,14 @@ lab__hopeless() {
 # look at who finished (seen: a barrier failed "lab-a already finished"
 # although lab-a had checked in and passed it).
 #
-# The looks back off from 50 ms to a second apart, and lab__hopeless (a
+# The looks back off from 50 ms to a second apart (LAB__NAP_MAX_MS, for a
+# caller expecting its answer soon, caps them), and lab__hopeless (a
 # file for each other guest, twice) is asked every fourth look: under TCG
 # a guest woken from idle costs the host about 2 ms of CPU and each file
 # looked at over 9p 4 ms more, and three guests waiting at a barrier,
 # looking five times a second, took half a host core.
 lab__await() {
-	local desc=$1 limit=$2 deadline=$((SECONDS + $2)) nap=0.05 looks=0
+	local desc=$1 limit=$2 deadline=$((SECONDS + $2)) looks=0 ms=50 max=${LAB__NAP_MAX_MS:-1000} nap
 	shift 2
 	until "$@"; do
 		if ((++looks % 4 == 0)) && lab__hopeless; then
@@ -207,13 +209,9 @@ lab__await() {
 			echo "$desc: gave up after $limit s" >&2
 			return 1
 		fi
-		lab_sleep $nap
-		case $nap in
-		0.05) nap=0.1 ;;
-		0.1) nap=0.2 ;;
-		0.2) nap=0.5 ;;
-		*) nap=1 ;;
-		esac
+		printf -v nap '%d.%03d' $((ms / 1000)) $((ms % 1000))
+		lab_sleep "$nap"
+		ms=$((ms * 2 < max ? ms * 2 : max))
 	done
 }
 
