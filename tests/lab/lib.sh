@@ -36,13 +36,14 @@ if command -v gojq >/dev/null; then
 	jq() { gojq "$@"; }
 fi
 
-# mkdir, rm, seq and dirname are bash's loadable builtins where installed
-# (make deps installs bash-builtins): the tests and the runner call them
-# hundreds of times, and each fork+exec of a tool costs an emulated CPU
-# 50 to 100 ms (a guest of the two-guest tests ran mkdir 50 times).  The
-# options the lab uses (mkdir -p -m, rm -f -r, seq's) are theirs too.
-# Not sleep: t4-cluster looks for a sleep process.
-for b in mkdir rm seq dirname; do
+# rm, seq and dirname are bash's loadable builtins where installed (make
+# deps installs bash-builtins): the tests and the runner call them hundreds
+# of times, and each fork+exec of a tool costs an emulated CPU 50 to 100 ms.
+# The options the lab uses (rm -f -r, seq's) are theirs too.  Not sleep:
+# t4-cluster looks for a sleep process.  Not mkdir: its -p fails "File
+# exists" when another guest makes the same directory at the same moment
+# (seen at a barrier); the lab's helpers look before they make one.
+for b in rm seq dirname; do
 	enable -f "/usr/lib/bash/$b" "$b" 2>/dev/null
 done
 unset b
@@ -117,7 +118,7 @@ lab_ps() {
 	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1 LAB__NAP_MAX_MS=250
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
-	mkdir -p "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
+	{ [[ -d $dir ]] || mkdir -p "$dir"; } && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
 	lab__await "lab_ps $*" 10 lab__all_in "$dir" "$id." || {
 		lab__missing "$dir" "$id."
 		fail "lab_ps: no answer from$(printf ' lab-%s' $LAB__FROM)"
@@ -244,7 +245,7 @@ lab__missing() {
 # lab__rendezvous DIR SECONDS: check in to DIR, wait for every other guest.
 lab__rendezvous() {
 	local LAB__FROM='' LAB__FROM_ANY=1
-	mkdir -p "$1" && : >"$1/$LAB_NODE" &&
+	{ [[ -d $1 ]] || mkdir -p "$1"; } && : >"$1/$LAB_NODE" &&
 		lab__await "barrier ${1##*/}" "$2" lab__all_in "$1"
 }
 
@@ -262,7 +263,7 @@ lab_barrier() {
 
 # lab_put KEY VALUE: publish a small value to the other guests.
 lab_put() {
-	mkdir -p "$LAB_SHARE/.kv"
+	[[ -d $LAB_SHARE/.kv ]] || mkdir -p "$LAB_SHARE/.kv"
 	# Write then rename, so lab_get never reads half a value.
 	printf '%s\n' "$2" >"$LAB_SHARE/.kv/.$1.$LAB_NODE" &&
 		mv -f "$LAB_SHARE/.kv/.$1.$LAB_NODE" "$LAB_SHARE/.kv/$1"
