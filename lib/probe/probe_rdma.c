@@ -657,11 +657,25 @@ static uint32_t duration_window(const struct probe_sess *s, const struct rdma_st
 	return w < depth ? (uint32_t)w : depth;
 }
 
+/*
+ * The writer polls its CQ flat out, as ib_write_bw does, while completions
+ * come.  When none has come for PROBE_IDLE_MS the link has stalled (a
+ * blocked port, a dead peer, a lossy link waiting out its ACK timeout): it
+ * then looks every PROBE_NAP_MS until --timeout, rather than take a whole
+ * core for seconds from what else runs on the node (on a blocked node,
+ * every step of a cluster run).  A healthy link completes writes far
+ * apart only when one write takes that long (8 MiB at 0.6 Gb/s), where a
+ * nap's delay is a tenth of the write at most.
+ */
+#define PROBE_IDLE_MS	100
+#define PROBE_NAP_MS	10
+
 static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, uint64_t start)
 {
 	uint32_t mod = signal_every(s, size);
 	uint64_t tmo = (uint64_t)s->cfg->timeout_ms * 1000000ull, last = start, spins = 0;
 	uint64_t deadline = start + (uint64_t)s->req.duration_ms * 1000000ull;
+	bool idle = false;
 	unsigned int q;
 	int n;
 
@@ -672,10 +686,11 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		n = poll_batch(s, r, size);
 		if (n < 0)
 			return n;
-		if (!n && ++spins % 1024)
+		if (!n && !idle && ++spins % 1024)
 			continue;
 		uint64_t now = now_ns();
 
+		idle = !n && now - last > PROBE_IDLE_MS * 1000000ull;
 		if (n) {
 			last = now;
 			r->window = duration_window(s, r, mod, now - start);
@@ -690,6 +705,8 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		if (s->req.duration_ms && now >= deadline)
 			end_duration(r, mod);
 		probe_progress(s, size, sum(r->completed, r->nqp) * size, start);
+		if (idle)
+			poll(NULL, 0, PROBE_NAP_MS);
 	}
 	return 0;
 }
