@@ -329,14 +329,30 @@ if [[ $LAB_NODE == a ]]; then
 		"$(jq -r '.findings[] | select(.failure and (.kind | test("_(node|rail)$")) and
 			(.node | IN("lab-c", "lab-b") | not)) | .node' faults-probe.json)"
 	# A two-rank collective that takes three times what the healthy
-	# four-rank one took (a minute at least) has hung: the fault round,
-	# where one is expected to, waits no longer (COLL_S stays for the rest).
+	# four-rank one took (a minute at least) has hung: the job-setting
+	# round below, where one may, waits no longer (COLL_S stays for the
+	# jobs expected to run).
 	hung_s=$((3 * $(<healthy-mpirun.secs)))
 	((hung_s >= 60)) || hung_s=60
+	# The fault round's failing jobs spin on both their CPUs until they
+	# are ended, and the three jobs share the host's two: lab-c's and
+	# lab-d's, which the doctor fails, are ended at twice the healthy
+	# four-rank job's time (half a minute at least), by when lab-d's has
+	# shown why it cannot run (its registrations refused, checked below),
+	# not only that it did not end.  lab-b's, whose fault is a warning,
+	# has COLL_S as every job expected to run.
+	fault_s=$((2 * $(<healthy-mpirun.secs)))
+	((fault_s >= 30)) || fault_s=30
 	for n in b c d; do
-		collective "fault-$n" "lab-a,lab-$n" $hung_s >"fault-$n.outcome" &
+		limit=$fault_s
+		[[ $n == b ]] && limit=$COLL_S
+		collective "fault-$n" "lab-a,lab-$n" $limit >"fault-$n.outcome" &
 	done
 	wait
+	# lab-d's job hung on the memlock limit, not on a slow start: its
+	# memory registrations were refused.
+	check_eq "lab-d: the collective's registrations refused (memlock)" yes \
+		"$(grep -q 'ibv_reg_mr.*failed: Cannot allocate memory' fault-d.out && echo yes)"
 	no_mpi_left faults
 	for n in b c d; do
 		fix "lab-$n" faults || fail "no fix printed for lab-$n"
