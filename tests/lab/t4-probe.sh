@@ -142,19 +142,27 @@ nft delete table inet lossy 2>/dev/null || true
 
 # ---- 3. lab-d drops off the network mid-run
 if [[ $LAB_NODE == d ]]; then
-	# When the run's agent has joined, wait a step and pull both links.
-	# They stay down until the agent has ended on its own, the coordinator
-	# silent for it (rdv.h), and the run on lab-a has ended.
+	# The rdmactl the launcher starts on lab-d for this run starts the
+	# agent and pulls both links 4 s later, once it has joined: a step
+	# into the run every time (a look for the agent's process from here,
+	# a second apart, once found it with the run over).  The links stay
+	# down until the agent has ended on its own, the coordinator silent
+	# for it (rdv.h), and the run on lab-a has ended.
+	# (The agent is exec'd, not put in the background: sh gives a
+	# background command /dev/null for stdin, where the run's token comes.)
+	printf '#!/bin/sh\n(sleep 4; ip link set eth0 down; ip link set eth1 down) </dev/null >/dev/null 2>&1 &\nexec %s "$@"\n' \
+		"$RDMACTL" >"$BIN.down" && chmod 755 "$BIN.down" && mv -f "$BIN.down" "$BIN" ||
+		fail "lab-d's rdmactl that pulls its links"
+	lab_put down-armed 1
 	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
-	lab_sleep 4
-	ip link set eth0 down
-	ip link set eth1 down
 	lab__await "lab-d's agent ending while its links are down" 120 bash -c '! pgrep -x rdmactl'
 	lab__await "the down run's end on lab-a" 900 test -e "$LAB_SHARE/down-ended"
 	ip link set eth0 up
 	ip link set eth1 up
+	ln -sf "$RDMACTL" "$BIN"
 fi
 if [[ $LAB_NODE == a ]]; then
+	lab_get down-armed 120 >/dev/null
 	run down -w "$LAB_NODES" --launcher ssh --rails 1 --pattern triage
 	check_eq "down: exit status" 1 "$RC"
 	# Only nodes are asserted here: with lab-d gone, some steps run one pair
