@@ -26,8 +26,12 @@ AS=()
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE UCX_NET_DEVICES UCX_IB_GID_INDEX \
 	UCX_UD_VERBS_ETH_DGID_CHECK UCX_UD_ETH_DGID_CHECK
 
+# (Only the tmpfs this test stacks there: the lab binds its own provider
+# list over /etc/libibverbs.d.)
+PROV_HIDDEN=''
 restore() {
-	umount /etc/libibverbs.d 2>/dev/null
+	[[ -z $PROV_HIDDEN ]] || umount /etc/libibverbs.d
+	PROV_HIDDEN=''
 	umount /dev/infiniband 2>/dev/null
 	nft flush ruleset 2>/dev/null
 	ip link set "$IF" up
@@ -256,8 +260,10 @@ fi
 # A tmpfs over /etc/libibverbs.d (this guest only) hides rxe.driver, as on a
 # node without ibverbs-providers; RDMA netlink still lists rxe0.
 if mount -t tmpfs none /etc/libibverbs.d; then
+	PROV_HIDDEN=1
 	doctor noprov --only devices
 	umount /etc/libibverbs.d
+	PROV_HIDDEN=''
 	check_eq "no provider: devices" FAIL "$(field noprov devices status)"
 	has noprov devices "the kernel has rxe0 but libibverbs could not open it"
 	fix_has noprov devices "apt-get install ibverbs-providers"
