@@ -77,7 +77,7 @@ export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The shared root is read-only; home and temp files live in the guest's tmpfs.
 export HOME=/tmp/home TMPDIR=/tmp LANG=C.UTF-8
-mkdir -p "$HOME" /tmp/lab-state "$RUN/log/$NODE"
+mkdir -p "$HOME" /tmp/lab-state "$RUN/log/$NODE" "$RUN/fin"
 # RDMA memory registration pins pages; the default 8 MiB limit is too low.
 ulimit -l unlimited
 
@@ -376,6 +376,10 @@ run_test() {
 	pid=$!
 	wait "$pid"
 	rc=$?
+	# Out of the test: the others' waits on this guest end now
+	# (lab__hopeless), not after the wire report below, which may wait
+	# the test's limit for them.
+	: >"$RUN/fin/$id.$NODE"
 	# timeout(1) leads its own process group: end what the test left behind
 	# (servers in the background...) so it cannot disturb the next test.
 	kill -KILL -- "-$pid" 2>/dev/null

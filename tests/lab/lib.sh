@@ -169,7 +169,7 @@ lab__hopeless() {
 	[[ -n ${LAB_TEST_ID-} && -n $from ]] || return 1
 	for n in $from; do
 		all=$((all + 1))
-		if [[ -e $LAB_RUN/res/$LAB_TEST_ID.$n ]]; then
+		if [[ -e $LAB_RUN/fin/$LAB_TEST_ID.$n ]]; then
 			nfin=$((nfin + 1))
 			if [[ -n ${LAB__FROM_ANY-} ]]; then
 				LAB__WHY="lab-$n already finished this test"
