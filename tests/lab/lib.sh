@@ -94,16 +94,22 @@ lab_wait_listen() {
 }
 
 # lab_block_roce: drop the RoCE v2 traffic (UDP 4791) coming into this
-# guest, as a node's firewall would; `nft delete table inet rocefw` undoes it.
+# guest, as a node's firewall would, counting what it drops (lab_roce_drops);
+# `nft delete table inet rocefw` undoes it.
 lab_block_roce() {
 	nft -f - <<-'EOF'
 		table inet rocefw {
 			chain in {
 				type filter hook input priority filter; policy accept;
-				udp dport 4791 drop
+				udp dport 4791 counter drop
 			}
 		}
 	EOF
+}
+
+# lab_roce_drops: the packets lab_block_roce's rule has dropped so far.
+lab_roce_drops() {
+	nft list table inet rocefw | sed -n 's/.*udp dport 4791 counter packets \([0-9]*\) .*/\1/p'
 }
 
 # lab_ps NAME...: the processes of these names on every guest of the test,

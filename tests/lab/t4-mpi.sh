@@ -38,8 +38,10 @@
 # then each node's own value from rdmactl env through Slurm's TaskProlog
 # (contrib/slurm/rdmactl-taskprolog) under srun.
 #
-# A collective that hangs is killed after COLL_S seconds and counted as
-# failed; after every collective no MPI process is left on any guest.
+# A collective that hangs is killed and counted as failed: after COLL_S
+# seconds where it is expected to run, sooner in the fault rounds, where a
+# failing job shows why (see there); after every collective no MPI
+# process is left on any guest.
 # lab-needs: ssh slurm
 # lab-timeout: 900
 
@@ -337,20 +339,26 @@ if [[ $LAB_NODE == a ]]; then
 	# The fault round's failing jobs spin on both their CPUs until they
 	# are ended, and the three jobs share the host's two: lab-c's and
 	# lab-d's, which the doctor fails, are ended at twice the healthy
-	# four-rank job's time (half a minute at least), by when lab-d's has
-	# shown why it cannot run (its registrations refused, checked below),
-	# not only that it did not end.  lab-b's, whose fault is a warning,
-	# has COLL_S as every job expected to run.
+	# four-rank job's time (half a minute at least), by when each has
+	# shown why it cannot run, not only that it did not end (checked
+	# below: lab-c's firewall dropped its RoCE packets, every one of which
+	# it drops; lab-d's registrations were refused).  lab-b's, whose
+	# fault is a warning, has COLL_S as every job expected to run.
 	fault_s=$((2 * $(<healthy-mpirun.secs)))
 	((fault_s >= 30)) || fault_s=30
+	lab_put fault-jobs 1
+	drops0=$(lab_get fault-c-drops0 60)
 	for n in b c d; do
 		limit=$fault_s
 		[[ $n == b ]] && limit=$COLL_S
 		collective "fault-$n" "lab-a,lab-$n" $limit >"fault-$n.outcome" &
 	done
 	wait
-	# lab-d's job hung on the memlock limit, not on a slow start: its
-	# memory registrations were refused.
+	lab_put fault-jobs-done 1
+	drops=$(lab_get fault-c-drops 60)
+	echo "lab-c's firewall dropped $((drops - drops0)) RoCE packets during the fault round"
+	check_eq "lab-c: the collective's RoCE packets dropped (firewall)" yes \
+		"$(((drops > drops0)) && echo yes)"
 	check_eq "lab-d: the collective's registrations refused (memlock)" yes \
 		"$(grep -q 'ibv_reg_mr.*failed: Cannot allocate memory' fault-d.out && echo yes)"
 	no_mpi_left faults
@@ -373,6 +381,14 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "the doctor fails only nodes whose collective fails" \
 		"\"$(for n in b c d; do [[ $(<fault-$n.outcome) == passed ]] || printf 'lab-%s,' $n; done | sed 's/,$//')\"" \
 		"$(jq -c '.summary.failed_nodes' faults.json)"
+fi
+if [[ $LAB_NODE == c ]]; then
+	# What lab-c's firewall drops while lab-a's fault round runs (only
+	# lab-c's own job sends it RoCE then).
+	lab_get fault-jobs 600 >/dev/null
+	lab_put fault-c-drops0 "$(lab_roce_drops)"
+	lab_get fault-jobs-done 600 >/dev/null
+	lab_put fault-c-drops "$(lab_roce_drops)"
 fi
 lab_barrier fixed-done 600
 
