@@ -48,6 +48,12 @@ for b in rm seq dirname; do
 done
 unset b
 
+# lab__dir DIR: DIR exists, made (GNU mkdir -p, which takes another
+# guest's making it at the same moment as done) only when missing.
+lab__dir() {
+	[[ -d $1 ]] || mkdir -p "$1"
+}
+
 # fail MSG: report a failed check; the test goes on but will fail. On
 # stderr, so that it shows in the log even from inside a $(...).
 fail() {
@@ -124,7 +130,7 @@ lab_ps() {
 	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1 LAB__NAP_MAX_MS=250
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
-	{ [[ -d $dir ]] || mkdir -p "$dir"; } && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
+	lab__dir "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
 	lab__await "lab_ps $*" 10 lab__all_in "$dir" "$id." || {
 		lab__missing "$dir" "$id."
 		fail "lab_ps: no answer from$(printf ' lab-%s' $LAB__FROM)"
@@ -251,7 +257,7 @@ lab__missing() {
 # lab__rendezvous DIR SECONDS: check in to DIR, wait for every other guest.
 lab__rendezvous() {
 	local LAB__FROM='' LAB__FROM_ANY=1
-	{ [[ -d $1 ]] || mkdir -p "$1"; } && : >"$1/$LAB_NODE" &&
+	lab__dir "$1" && : >"$1/$LAB_NODE" &&
 		lab__await "barrier ${1##*/}" "$2" lab__all_in "$1"
 }
 
@@ -269,7 +275,7 @@ lab_barrier() {
 
 # lab_put KEY VALUE: publish a small value to the other guests.
 lab_put() {
-	[[ -d $LAB_SHARE/.kv ]] || mkdir -p "$LAB_SHARE/.kv"
+	lab__dir "$LAB_SHARE/.kv"
 	# Write then rename, so lab_get never reads half a value.
 	printf '%s\n' "$2" >"$LAB_SHARE/.kv/.$1.$LAB_NODE" &&
 		mv -f "$LAB_SHARE/.kv/.$1.$LAB_NODE" "$LAB_SHARE/.kv/$1"
