@@ -118,6 +118,17 @@ lab_roce_drops() {
 	nft list table inet rocefw | sed -n 's/.*udp dport 4791 counter packets \([0-9]*\) .*/\1/p'
 }
 
+# lab_bin_drops_off BIN SECONDS: BIN becomes an rdmactl that pulls both of
+# this guest's links SECONDS after a launcher starts it, as a node powered
+# off in the middle of a run: the run's own process times it, where a look
+# for that process from the test raced short runs.  rdmactl is exec'd, not
+# put in the background, where sh would give it /dev/null for stdin (a
+# probe agent's token comes on it).  `ln -sf "$RDMACTL" BIN` undoes it.
+lab_bin_drops_off() {
+	printf '#!/bin/sh\n(sleep %s; ip link set eth0 down; ip link set eth1 down) </dev/null >/dev/null 2>&1 &\nexec %s "$@"\n' \
+		"$2" "$RDMACTL" >"$1.new" && chmod 755 "$1.new" && mv -f "$1.new" "$1"
+}
+
 # lab_ps NAME...: the processes of these names on every guest of the test,
 # as "lab-X: PID COMMAND LINE" lines (pgrep -a -x).  Asked through the
 # test's share, where each guest's runner answers within a quarter second

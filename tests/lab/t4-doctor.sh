@@ -122,8 +122,7 @@ fi
 # starts there pulls the links itself once the doctor is started: a look
 # for the doctor's process from the test raced its half-second run.
 if [[ $LAB_NODE == c ]]; then
-	printf '#!/bin/sh\n%s "$@" &\nip link set eth0 down\nip link set eth1 down\nwait\n' "$RDMACTL" >"$BIN.dies" &&
-		chmod 755 "$BIN.dies" && mv -f "$BIN.dies" "$BIN" || fail "lab-c's rdmactl that pulls its links"
+	lab_bin_drops_off "$BIN" 0 || fail "lab-c's rdmactl that pulls its links"
 fi
 lab_barrier health-done 300
 

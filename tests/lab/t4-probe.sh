@@ -148,11 +148,7 @@ if [[ $LAB_NODE == d ]]; then
 	# a second apart, once found it with the run over).  The links stay
 	# down until the agent has ended on its own, the coordinator silent
 	# for it (rdv.h), and the run on lab-a has ended.
-	# (The agent is exec'd, not put in the background: sh gives a
-	# background command /dev/null for stdin, where the run's token comes.)
-	printf '#!/bin/sh\n(sleep 4; ip link set eth0 down; ip link set eth1 down) </dev/null >/dev/null 2>&1 &\nexec %s "$@"\n' \
-		"$RDMACTL" >"$BIN.down" && chmod 755 "$BIN.down" && mv -f "$BIN.down" "$BIN" ||
-		fail "lab-d's rdmactl that pulls its links"
+	lab_bin_drops_off "$BIN" 4 || fail "lab-d's rdmactl that pulls its links"
 	lab_put down-armed 1
 	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
 	lab__await "lab-d's agent ending while its links are down" 120 bash -c '! pgrep -x rdmactl'
