@@ -148,6 +148,14 @@ if [[ $LAB_NODE == a ]]; then
 		"$(jq -c .summary.failed_nodes dies.json) $(jq -r '.checks[] | select(.id == "devices") | .nodes' dies.json)"
 fi
 lab_barrier dies-done 300
+# Slurm may have counted lab-c not responding while its links were down
+# ("idle*"), and the next test's srun would be refused it until slurmctld's
+# next ping (every SlurmdTimeout/3, 40 s here): leave Slurm as found.
+if [[ $LAB_NODE == c ]]; then
+	responding() { [[ $(scontrol -o show node lab-c) != *NOT_RESPONDING* ]]; }
+	# (Not a wait on another guest: no other finishing the test ends it.)
+	LAB__FROM="" lab__await "Slurm hearing from lab-c again" 150 responding || fail "Slurm still counts lab-c not responding"
+fi
 # Undo what the test changed outside its scratch dir.
 rm -f "$HOME_ROOT/.ssh/environment" /run/lab/task.env "$BIN"
 nft delete table inet rocefw 2>/dev/null || true
