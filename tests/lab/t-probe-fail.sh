@@ -6,7 +6,7 @@
 # wrong protocol version, an absurd size, a stalled client, a client killed
 # mid-run, a second client while one runs) followed by a good client.
 # lab-timeout: 300
-# lab-seconds: 32
+# lab-seconds: 26
 
 lab_need_peer
 

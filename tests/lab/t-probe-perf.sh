@@ -7,7 +7,7 @@
 # link's rate swings 2x with the host's load, so bench/probe.sh measures
 # the ratio over many rounds (this prints it only).
 # lab-timeout: 240
-# lab-seconds: 14
+# lab-seconds: 7
 
 lab_need_peer
 
