@@ -34,7 +34,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/ in layers, lowest first; a layer includes only those before it
 # (tests/layers checks it).  See README.md, Layout.
-LAYERS    := base node probe doctor cluster report
+LAYERS    := base node probe doctor launch fleet mesh report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))

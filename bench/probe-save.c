@@ -25,9 +25,9 @@
 
 #include <json-c/json.h>
 
-#include "cluster/linkmap.h"
-#include "cluster/resume.h"
-#include "cluster/runsave.h"
+#include "mesh/linkmap.h"
+#include "mesh/resume.h"
+#include "mesh/runsave.h"
 
 #define NODES 1000
 #define STEP_S 3.0

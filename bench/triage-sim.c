@@ -19,9 +19,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cluster/linkmap.h"
-#include "cluster/simfabric.h"
-#include "cluster/stepper.h"
+#include "mesh/linkmap.h"
+#include "mesh/simfabric.h"
+#include "mesh/stepper.h"
 
 struct cfg {
 	uint32_t sizes[16];

@@ -2,7 +2,7 @@
 # The cluster probe's patterns side by side where there are no 1 000
 # nodes: pairs (the full matrix, the reference), quick and triage run
 # through the probe's own schedule, retests and findings on a model of a
-# fabric (lib/cluster/simfabric.h), 20 seeded fault mixes for each size:
+# fabric (lib/mesh/simfabric.h), 20 seeded fault mixes for each size:
 # each mix has slow, one-way slow and blocked nodes (at most about 1% of
 # the nodes), slow rails, one to three slow links and a node that dies
 # mid-run.  Printed for each: the steps (the most over the mixes, the

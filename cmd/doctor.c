@@ -6,7 +6,7 @@
  * rdmactl doctor --metrics [-o FILE]
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.  --gathered: the report of many
- * nodes' documents (lib/cluster/report.c); exit 1 when a node failed or
+ * nodes' documents (lib/fleet/report.c); exit 1 when a node failed or
  * could not run.
  */
 #include <errno.h>
@@ -21,17 +21,17 @@
 #include "base/output.h"
 #include "base/run.h"
 #include "base/sysfs.h"
-#include "cluster/fanout.h"
-#include "cluster/gather.h"
-#include "report/html.h"
-#include "cluster/report.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
+#include "fleet/fanout.h"
+#include "fleet/gather.h"
+#include "fleet/report.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_proto.h"
+#include "report/html.h"
 
 enum {
 	OPT_PEER = OPT_LONG_BASE,
@@ -97,7 +97,7 @@ static const struct column list_cols[] = {
 	{ 0 }
 };
 
-/* The cluster run's options (-w); see lib/cluster/fanout.h. */
+/* The cluster run's options (-w); see lib/fleet/fanout.h. */
 struct cluster_args {
 	const char *w, *x, *launcher, *rdmactl, *html;
 	long fanout, node_timeout;

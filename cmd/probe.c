@@ -23,16 +23,16 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "cmds.h"
+#include "fleet/fanout.h"
+#include "mesh/agent.h"
+#include "mesh/coord.h"
+#include "mesh/resume.h"
 #include "node/hwcnt.h"
 #include "node/rdma.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_ctl.h"
-#include "cluster/agent.h"
-#include "cluster/coord.h"
-#include "cluster/resume.h"
 #include "report/html.h"
-#include "cluster/fanout.h"
 
 enum {
 	OPT_SERVER = OPT_LONG_BASE,

@@ -23,7 +23,7 @@
 
 #include <json-c/json.h>
 
-#include "cluster/linkmap.h"
+#include "mesh/linkmap.h"
 
 /* A node name a hostile host could have: markup and the hostile tree's terminal escapes. */
 #define HOSTILE_NAME "n<img src=x onerror=alert(1)>\"'&\033]0;pwned\007"

@@ -582,7 +582,7 @@ static int server_listen(struct server *srv)
 				      : " (no token: any client may run tests)");
 	log_info(srv->ctx, "up to %zu connections in their handshake, %.1f s for each of its messages",
 		 srv->cap, (double)srv->greet_ns / 1e9);
-	/* A cluster probe's agent starts the client only now (see cluster/agent.c). */
+	/* A cluster probe's agent starts the client only now (see mesh/agent.c). */
 	if (cfg->ready_fd > 0 && write(cfg->ready_fd, "L", 1) != 1)
 		log_info(srv->ctx, "cannot say the server is ready: %s", strerror(errno));
 	return 0;

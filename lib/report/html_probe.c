@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #include "base/output.h"
-#include "cluster/hostlist.h"
+#include "launch/hostlist.h"
 #include "report/html.h"
 #include "report/linkview.h"
 

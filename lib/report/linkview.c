@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "base/jstream.h"
-#include "cluster/linkmap.h"
+#include "mesh/linkmap.h"
 #include "report/linkview.h"
 
 /* ---- from a link map ---- */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Hostlists against the references: the same inputs through rdmactl's parser
-# and folder (the test_hostlist driver, lib/cluster/hostlist.c) and through
+# and folder (the test_hostlist driver, lib/launch/hostlist.c) and through
 # Slurm's `scontrol show hostnames|hostlistsorted` and ClusterShell's
 # `nodeset -e|-f`.  Each case is compared with the references whose
 # behaviour hostlist.h says it follows; where they disagree it names one.

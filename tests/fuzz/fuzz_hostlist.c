@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Hostlists (lib/cluster/hostlist.c): a -w argument, a -w/-x pair, an
+ * Hostlists (lib/launch/hostlist.c): a -w argument, a -w/-x pair, an
  * @FILE, and names to fold.  Input: one selector byte, then the text.
  *
  * Besides not crashing: an error is one printable line; a list holds
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/hostlist.h"
 #include "fuzz.h"
+#include "launch/hostlist.h"
 
 /* Folding a list and reading it back is checked up to this many names. */
 #define ROUND_TRIP_MAX 4096

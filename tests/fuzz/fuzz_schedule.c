@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cluster probe's schedules (lib/cluster/schedule*.c): the string an
+ * The cluster probe's schedules (lib/mesh/schedule*.c): the string an
  * agent decodes from its command line, and a --pairs file.  Input: one
  * selector byte, then the text.
  *
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/linkmap.h"
 #include "fuzz.h"
+#include "mesh/linkmap.h"
 
 #define NODES 8
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Gathering a cluster (lib/cluster/gather.c, gathered.c): each form of
+ * Gathering a cluster (lib/fleet/gather.c, gathered.c): each form of
  * gathered output with exact results, junk, bad input, duplicates, and
  * 10 000 nodes by name.
  */
@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "cluster/gather.h"
+#include "fleet/gather.h"
 #include "test.h"
 
 static char err[1024];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cluster/hostlist.h"
+#include "launch/hostlist.h"
 #include "test.h"
 
 static char err[1024];

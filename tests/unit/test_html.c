@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
-#include "cluster/linkmap.h"
+#include "mesh/linkmap.h"
 #include "report/html.h"
 #include "report/linkview.h"
 #include "test.h"

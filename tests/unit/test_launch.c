@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* cluster/launch: launcher names and the remote command line. */
+/* launch/launch: launcher names and the remote command line. */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cluster/launch.h"
+#include "launch/launch.h"
 #include "test.h"
 
 static void names_round_trip(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cluster probe's schedule (lib/cluster/schedule*.c) and link map
- * (lib/cluster/linkmap*.c): every pair once each way, each node once a
+ * The cluster probe's schedule (lib/mesh/schedule*.c) and link map
+ * (lib/mesh/linkmap*.c): every pair once each way, each node once a
  * step per role, odd N with a bye; the agents' string and --pairs files,
  * good and bad; and the outlier rules, one case each, with the report in
  * text and JSON.
@@ -16,7 +16,7 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
-#include "cluster/linkmap.h"
+#include "mesh/linkmap.h"
 #include "test.h"
 
 static char *names[] = { "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9" };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cluster report (lib/cluster/report.c, drift.c): drift with a
+ * The cluster report (lib/fleet/report.c, drift.c): drift with a
  * majority, with ties and with variables set on some nodes only; checks
  * grouped by fix; the outcome of each node; and a 1 000-node cluster with
  * two odd nodes, whose text report is checked whole.
@@ -16,9 +16,9 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
-#include "cluster/drift.h"
-#include "cluster/gather.h"
-#include "cluster/report.h"
+#include "fleet/drift.h"
+#include "fleet/gather.h"
+#include "fleet/report.h"
 #include "test.h"
 
 /* What makes one node's document differ from a healthy one's. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Resuming a cluster probe (lib/cluster/resume.c, probe -w --from) and the
+ * Resuming a cluster probe (lib/mesh/resume.c, probe -w --from) and the
  * document it resumes from (linkmap_write_json(), probe -w --save): the
  * document written a link at a time is the one -j prints; read back it
  * gives the same links; bad documents are refused with one line; what
@@ -18,10 +18,10 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
-#include "cluster/linkmap.h"
-#include "cluster/resume.h"
-#include "cluster/simfabric.h"
-#include "cluster/stepper.h"
+#include "mesh/linkmap.h"
+#include "mesh/resume.h"
+#include "mesh/simfabric.h"
+#include "mesh/stepper.h"
 #include "test.h"
 
 /* ---- the document ---- */

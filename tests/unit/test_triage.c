@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The triage pattern (lib/cluster/triage.c) and the model of a fabric
- * (lib/cluster/simfabric.c): every step a permutation, every node meeting
+ * The triage pattern (lib/mesh/triage.c) and the model of a fabric
+ * (lib/mesh/simfabric.c): every step a permutation, every node meeting
  * 2K different partners in K = 2 ceil(log2 N) steps, no link twice, one
  * schedule for each N; then, on the model, the probe's own steps, retests
  * and findings: every node fault of a few seeded mixes found at 64 nodes,
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/linkmap.h"
-#include "cluster/simfabric.h"
-#include "cluster/stepper.h"
+#include "mesh/linkmap.h"
+#include "mesh/simfabric.h"
+#include "mesh/stepper.h"
 #include "test.h"
 
 static uint32_t ceil_log2(uint32_t n)

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/* `rdmactl doctor -w`: the launcher's lines into a cluster, then the report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "base/progress.h"
+#include "fleet/fanout.h"
+#include "fleet/gather.h"
+#include "fleet/report.h"
+
+/* The run as the launcher's lines fill it. */
+struct fan {
+	struct cluster cl;
+	struct progress pr;
+	unsigned long done;	/* nodes with a whole document or a failure */
+};
+
+/* A node is done once its document has ended or it has failed. */
+static bool node_done(const struct cluster_node *nd)
+{
+	return nd && (nd->ended || nd->error);
+}
+
+static void count(struct fan *f, const char *node, bool before)
+{
+	if (before || !node_done(cluster_find(&f->cl, node)))
+		return;
+	f->done++;
+	progress_show(&f->pr, f->done, "doctor: %lu of %lu nodes done", f->done, f->pr.total);
+}
+
+static void on_line(void *arg, const char *node, const char *line)
+{
+	struct fan *f = arg;
+	bool before = node_done(cluster_find(&f->cl, node));
+
+	cluster_feed_line(&f->cl, node, line);
+	count(f, node, before);
+}
+
+static void on_fail(void *arg, const char *node, const char *why)
+{
+	struct fan *f = arg;
+	bool before = node_done(cluster_find(&f->cl, node));
+
+	cluster_node_fail(&f->cl, node, "%s", why);
+	count(f, node, before);
+}
+
+static int parse_list(const struct ctx *ctx, const char *what, const char *arg,
+		      struct hostlist *hl)
+{
+	char err[512];
+
+	if (!hostlist_parse_arg(hl, arg, err, sizeof(err)))
+		return 0;
+	log_err(ctx, "Failed to read %s: %s", what, err);
+	return -EINVAL;
+}
+
+int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hostlist *nodes)
+{
+	const char *slurm = getenv("SLURM_JOB_NODELIST");
+	struct hostlist ex;
+	int ret;
+
+	hostlist_init(nodes);
+	if (!w && slurm && *slurm && !getenv("SLURM_STEP_ID"))
+		w = slurm;
+	if (!w)
+		return 0;
+	ret = parse_list(ctx, w == slurm ? "SLURM_JOB_NODELIST" : "-w", w, nodes);
+	if (ret || !x)
+		return ret;
+	hostlist_init(&ex);
+	/* --exclude: probe's -x is --gid-index, as in perftest. */
+	ret = parse_list(ctx, "--exclude", x, &ex);
+	if (!ret && hostlist_exclude(nodes, &ex))
+		ret = -ENOMEM;
+	hostlist_free(&ex);
+	if (!ret && !nodes->n) {
+		log_err(ctx, "Failed to choose nodes: --exclude '%s' leaves none of -w '%s'; leave some in", x, w);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/*
+ * --fanout within the limit of open files (raised first as far as it
+ * needs): 1500 ssh at once under 1024 failed most of them "Too many open
+ * files".  Said once.
+ */
+static void fit_fanout(const struct ctx *ctx, struct launch *l, size_t n)
+{
+	size_t want = l->fanout && l->fanout < n ? l->fanout : n, room;
+	unsigned long allowed;
+
+	if (l->launcher == LAUNCHER_SRUN)
+		return;
+	room = launch_room(l, want, 0, &allowed);
+	if (room >= want)
+		return;
+	log_warn(ctx, "only %lu open files are allowed (ulimit -Hn): %zu nodes at once instead of "
+		 "%zu; raise the hard limit (limits.conf nofile) for more", allowed, room, want);
+	l->fanout = (unsigned int)room;
+}
+
+int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
+		  struct report_counts *counts, struct json_object **doc)
+{
+	struct launch_sink sink = { .line = on_line, .fail = on_fail };
+	struct launch fit = *l;
+	struct fan f = { 0 };
+	struct timespec t0, t1;
+	char err[512];
+	size_t i;
+	int ret = 0;
+
+	cluster_init(&f.cl);
+	sink.arg = &f;
+	/* Every node first: one that never answers is still in the report. */
+	for (i = 0; !ret && i < nodes->n; i++)
+		ret = cluster_add(&f.cl, nodes->names[i], NULL);
+	if (ret)
+		goto out;
+	fit_fanout(ctx, &fit, nodes->n);
+	progress_init(&f.pr, nodes->n);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = launch_run(ctx, &fit, nodes->names, nodes->n, &sink);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	progress_end(&f.pr);
+	if (ret)
+		log_err(ctx, "Failed to run %s: %s", launcher_name(l->launcher), strerror(-ret));
+	log_info(ctx, "%zu nodes through %s in %.1f s", nodes->n, launcher_name(l->launcher),
+		 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ret = cluster_finish(&f.cl, err, sizeof(err));
+	if (ret) {
+		log_err(ctx, "Failed to read the nodes' documents: %s", ret == -ENOMEM ? strerror(ENOMEM) : err);
+		goto out;
+	}
+	ret = cluster_report(ctx, &f.cl, counts);
+	if (!ret && doc)
+		*doc = cluster_report_doc(ctx, &f.cl);
+out:
+	cluster_free(&f.cl);
+	return ret;
+}

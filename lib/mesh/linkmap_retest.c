@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Retests (linkmap_retests(), see linkmap.h): a slow or failed link
+ * between A and B says one of A, B or the wire between them is bad, not
+ * which.  Measuring A and B each against a node already known good tells
+ * them apart; without it one slow node would make its partner look slow
+ * too (the quick pattern gives every node one partner only).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/linkmap.h"
+#include "mesh/linkmap_state.h"
+
+/* @v has a result, ok or not, against a node known good. */
+static void mark_vs_good(const struct lm_state *st, bool *vs_good)
+{
+	size_t i;
+
+	for (i = 0; i < st->neff; i++) {
+		const struct link_result *r = lm_eff(st, i);
+
+		vs_good[r->client] |= st->node[r->server].good;
+		vs_good[r->server] |= st->node[r->client].good;
+	}
+}
+
+static bool explained(const struct lm_state *st, const struct link_result *r, uint32_t n)
+{
+	return st->node[n].named || st->node[n].blocked || st->rail[n * st->m->rails + r->rail].named;
+}
+
+/*
+ * The ends to retest: those of a slow or failed link that no named node
+ * explains, and that have not met a good node yet (one that has is fine,
+ * or its own links would say otherwise).
+ */
+static void open_ends(const struct lm_state *st, const bool *vs_good, bool *retest)
+{
+	size_t i;
+
+	for (i = 0; i < st->neff; i++) {
+		const struct link_result *r = lm_eff(st, i);
+
+		if ((r->ok && !lm_slow(st, r)) || explained(st, r, r->client) ||
+		    explained(st, r, r->server))
+			continue;
+		retest[r->client] |= !vs_good[r->client];
+		retest[r->server] |= !vs_good[r->server];
+	}
+}
+
+/*
+ * End i against good node i mod G; each batch of G ends is two steps, the
+ * ends writing to their good nodes, then the other way: one direction at
+ * a time, as the pairs pattern measured the links they are compared to.
+ */
+static int pack(struct schedule *s, const uint32_t *ends, size_t ne, const uint32_t *good,
+		size_t ng)
+{
+	size_t b, i, k, batches = (ne + ng - 1) / ng;
+
+	s->steps = calloc(2 * batches, sizeof(*s->steps));
+	if (!s->steps)
+		return -ENOMEM;
+	for (b = 0; b < batches; b++) {
+		size_t n = ne - b * ng < ng ? ne - b * ng : ng;
+
+		for (k = 0; k < 2; k++) {
+			struct sched_step *st = &s->steps[s->n++];
+
+			st->round = (uint32_t)b + 1;
+			st->pairs = calloc(n, sizeof(*st->pairs));
+			if (!st->pairs)
+				return -ENOMEM;
+			for (i = 0; i < n; i++) {
+				st->pairs[i].client = k ? good[i] : ends[b * ng + i];
+				st->pairs[i].server = k ? ends[b * ng + i] : good[i];
+			}
+			st->n = n;
+		}
+	}
+	s->rounds = (uint32_t)batches;
+	return 0;
+}
+
+static int plan(const struct lm_state *st, const bool *retest, struct schedule *s)
+{
+	uint32_t nodes = st->m->nodes, v, *ends = malloc((nodes + 1) * sizeof(*ends)),
+		 *good = malloc((nodes + 1) * sizeof(*good));
+	size_t ne = 0, ng = 0;
+	int ret = ends && good ? 0 : -ENOMEM;
+
+	for (v = 0; !ret && v < nodes; v++) {
+		if (retest[v])
+			ends[ne++] = v;
+		else if (st->node[v].good)
+			good[ng++] = v;
+	}
+	if (!ret && ne && ng)
+		ret = pack(s, ends, ne, good, ng);
+	free(ends);
+	free(good);
+	return ret;
+}
+
+int linkmap_retests(const struct linkmap *m, struct schedule *s)
+{
+	struct lm_state st;
+	bool *vs_good = NULL, *retest = NULL;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->nodes = m->nodes;
+	ret = lm_state_make(m, &st);
+	if (ret)
+		return ret;
+	vs_good = calloc(m->nodes + 1, sizeof(*vs_good));
+	retest = calloc(m->nodes + 1, sizeof(*retest));
+	if (vs_good && retest) {
+		mark_vs_good(&st, vs_good);
+		open_ends(&st, vs_good, retest);
+		ret = plan(&st, retest, s);
+	} else {
+		ret = -ENOMEM;
+	}
+	free(vs_good);
+	free(retest);
+	lm_state_free(&st);
+	if (ret)
+		schedule_free(s);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the link map's verdicts (linkmap_find.c), retests (linkmap_retest.c)
+ * and report (linkmap_print.c) share: the links that count, the median
+ * they are compared to, and what each node's links say.  Not for use
+ * outside lib/mesh/linkmap*.c.
+ */
+#ifndef RDMACTL_LINKMAP_STATE_H
+#define RDMACTL_LINKMAP_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mesh/linkmap.h"
+
+#define NCAUSES (CAUSE_OTHER + 1)
+
+/* One node's links (or one rail's of a node), both directions. */
+struct nstat {
+	uint32_t ok, slow, failed;	/* directed links */
+	uint32_t okpart, failpart;	/* partners with an ok / a failed link */
+	double sum;			/* Gb/s of the ok links */
+	uint32_t cause[NCAUSES];	/* failed links by cause */
+	uint32_t out_ok, out_slow;	/* ok links it wrote, and the slow ones of them */
+	uint32_t in_ok, in_slow;	/* ok links it received */
+	bool named;			/* slow node (node) or slow rail (rail) */
+	enum nstat_dir { DIR_BOTH, DIR_OUT, DIR_IN } dir;	/* named: which of its links are slow */
+	bool blocked;			/* every link failed, two partners or more */
+	bool good;			/* measured, nothing failed, (almost) nothing slow, not down */
+};
+
+struct lm_state {
+	const struct linkmap *m;
+	/*
+	 * Indexes into m->res of the results that count (the last of each
+	 * directed link, no down node), sorted by pair, rail, then client.
+	 */
+	size_t *eff, neff;
+	struct nstat *node;		/* [nodes] */
+	struct nstat *rail;		/* [nodes * rails] */
+	double median, median_lat;	/* median_lat < 0: no latency measured */
+};
+
+int lm_state_make(const struct linkmap *m, struct lm_state *st);
+
+/*
+ * @gbps for a line of text: one decimal from 10 Gb/s up (a fabric's
+ * rates), three significant digits below (an emulated or throttled link
+ * at 0.0523 Gb/s must not read 0.1).  One of eight rotating buffers: at
+ * most eight in one printf.
+ */
+const char *lm_gbps(double gbps);
+void lm_state_free(struct lm_state *st);
+
+static inline const struct link_result *lm_eff(const struct lm_state *st, size_t i)
+{
+	return &st->m->res[st->eff[i]];
+}
+
+bool lm_node_down(const struct linkmap *m, uint32_t node);
+bool lm_slow(const struct lm_state *st, const struct link_result *r);
+/* First index of st->eff past the group at @i: one pair, or (@by_rail) one pair's rail. */
+size_t lm_group_end(const struct lm_state *st, size_t i, bool by_rail);
+
+#endif
