@@ -896,7 +896,7 @@ static int run_local(struct run *r)
 {
 	const char *root = r->ctx->root && *r->ctx->root ? r->ctx->root : NULL;
 	char fan[16], tmo[16], *list = node_list(r), **argv;
-	size_t argc = 0, k = 0, i, first;
+	size_t argc = 0, k = 0, i, first = 0;
 	int ret = -ENOMEM;
 
 	while (r->l->argv[argc])

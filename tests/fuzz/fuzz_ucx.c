@@ -29,7 +29,7 @@ static void conf(const uint8_t *data, size_t size)
 
 	fuzz_root_init();
 	fuzz_root_clear();
-	if (fuzz_write(UCX_CONF + 1, data, size))
+	if (fuzz_write(&UCX_CONF[1], data, size))	/* relative to the fuzz root */
 		return;
 	ctx = fuzz_ctx("fuzz");
 	memset(&s, 0xa5, sizeof(s));
