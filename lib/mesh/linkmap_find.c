@@ -80,6 +80,21 @@ static const char *cause_text(enum link_cause c)
 	}
 }
 
+/*
+ * @sep, then "CAUSE: WHY", or the probe's own line alone when the cause
+ * has no name of its own ("failed: Failed to RDMA WRITE ...", not
+ * "failed: failed: Failed ..."); nothing when there is neither.
+ */
+static void cause_why_text(struct finding *f, const char *sep, enum link_cause c, const char *why)
+{
+	bool named = c != CAUSE_NONE && c != CAUSE_OTHER, said = why && why[0];
+
+	if (named)
+		text_add(f, "%s%s%s%s", sep, cause_text(c), said ? ": " : "", said ? why : "");
+	else if (said)
+		text_add(f, "%s%s", sep, why);
+}
+
 static const char *name(const struct linkmap *m, uint32_t i)
 {
 	return m->names && m->names[i] ? m->names[i] : "?";
@@ -207,8 +222,9 @@ static void blocked_finding(const struct lm_state *st, struct fvec *v, uint32_t 
 		return;
 	f->cause = common_cause(ns);
 	why = why_of(st, node, f->cause);
-	text_add(f, "%s: every link to or from it failed (%" PRIu32 " partners), %s%s%s",
-		 name(st->m, node), ns->failpart, cause_text(f->cause), why ? ": " : "", why ? why : "");
+	text_add(f, "%s: every link to or from it failed (%" PRIu32 " partners)", name(st->m, node),
+		 ns->failpart);
+	cause_why_text(f, ", ", f->cause, why);
 }
 
 static void node_findings(const struct lm_state *st, struct fvec *v)
@@ -294,8 +310,8 @@ static void failed_link(const struct lm_state *st, struct fvec *v, const struct 
 		return;
 	f->cause = d[0]->cause;
 	rail_text(st->m, f, pl->rail);
-	text_add(f, " failed%s: %s%s%s", n == 2 ? " both ways" : "", cause_text(f->cause),
-		 d[0]->why[0] ? ": " : "", d[0]->why);
+	text_add(f, " failed%s", n == 2 ? " both ways" : "");
+	cause_why_text(f, ": ", f->cause, d[0]->why);
 	link_counters(st, f, d, n);
 }
 
