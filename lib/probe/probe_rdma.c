@@ -511,6 +511,12 @@ static const char *wc_hint(enum ibv_wc_status st, bool roce)
 			    : "the peer does not answer: check the link, LIDs and the subnet manager";
 	case IBV_WC_REM_ACCESS_ERR:
 		return "the peer refused the write: its buffer or rkey does not match";
+	case IBV_WC_REM_INV_REQ_ERR:
+		/* The responder's NAK for a packet it cannot take: longer than
+		 * its path MTU, or (seen on rxe over a lossy path) out of its
+		 * message's order. */
+		return "the peer rejected a packet as invalid: a path MTU larger than the peer's, "
+		       "or packets lost on the way (the port counters tell)";
 	case IBV_WC_WR_FLUSH_ERR:
 		return "the QP was already in error";
 	case IBV_WC_LOC_LEN_ERR:
