@@ -466,6 +466,21 @@ static void blocked_node(void)
 	linkmap_free(&m);
 }
 
+/* Every link of four nodes at 100 Gb/s but @r's, which failed; one finding. */
+static void one_failed_link(struct linkmap *m, const struct link_result *r)
+{
+	uint32_t c, s;
+
+	linkmap_init(m, names, 4, 1, 0.8);
+	for (c = 0; c < 4; c++)
+		for (s = 0; s < 4; s++)
+			if (c != s && (c != r->client || s != r->server))
+				add(m, c, s, 0, 100);
+	CHECK_INT(linkmap_add(m, r), 0);
+	CHECK_INT(linkmap_analyse(m), 0);
+	one_finding(m, FIND_FAILED_LINK, r->client, r->server);
+}
+
 /*
  * A failure the probe gave no cause of its own is told by its line alone:
  * "failed: Failed to RDMA WRITE ...", not "failed: failed: Failed ...".
@@ -474,40 +489,24 @@ static void uncaused_failures(void)
 {
 	struct linkmap m;
 	struct link_result r = { .client = 0, .server = 1, .round = 1, .cause = CAUSE_OTHER, .lat_us = -1 };
-	uint32_t c, s;
 
-	linkmap_init(&m, names, 4, 1, 0.8);
-	for (c = 0; c < 4; c++)
-		for (s = 0; s < 4; s++)
-			if (c != s && (c != 0 || s != 1))
-				add(&m, c, s, 0, 100);
 	snprintf(r.why, sizeof(r.why), "Failed to RDMA WRITE (size 65536, QP 0): work completion error "
 		 "'remote invalid request error' (9)");
-	CHECK_INT(linkmap_add(&m, &r), 0);
-	CHECK_INT(linkmap_analyse(&m), 0);
-	one_finding(&m, FIND_FAILED_LINK, 0, 1);
+	one_failed_link(&m, &r);
 	CHECK_STR(m.find[0].text, "n0 -> n1 failed: Failed to RDMA WRITE (size 65536, QP 0): work completion "
 				  "error 'remote invalid request error' (9)");
 	linkmap_free(&m);
-
-	/* Nor a node all of whose links failed so; with no line, none. */
+	/* With no line, nothing after "failed". */
+	r.why[0] = 0;
+	one_failed_link(&m, &r);
+	CHECK_STR(m.find[0].text, "n0 -> n1 failed");
+	linkmap_free(&m);
+	/* Nor a node all of whose links failed so. */
 	linkmap_init(&m, names, 4, 1, 0.8);
 	with_bad_node(&m, 4, 2, CAUSE_OTHER);
 	CHECK_INT(linkmap_analyse(&m), 0);
 	one_finding(&m, FIND_BLOCKED_NODE, 2, UINT32_MAX);
 	CHECK_STR(m.find[0].text, "n2: every link to or from it failed (3 partners), RDMA write to n2 lost, TCP fine");
-	linkmap_free(&m);
-
-	linkmap_init(&m, names, 4, 1, 0.8);
-	for (c = 0; c < 4; c++)
-		for (s = 0; s < 4; s++)
-			if (c != s && (c != 0 || s != 1))
-				add(&m, c, s, 0, 100);
-	r.why[0] = 0;
-	CHECK_INT(linkmap_add(&m, &r), 0);
-	CHECK_INT(linkmap_analyse(&m), 0);
-	one_finding(&m, FIND_FAILED_LINK, 0, 1);
-	CHECK_STR(m.find[0].text, "n0 -> n1 failed");
 	linkmap_free(&m);
 }
 
