@@ -76,7 +76,7 @@ static const char *cause_text(enum link_cause c)
 	case CAUSE_NODE_DOWN:
 		return "node down";
 	default:
-		return "failed";
+		return NULL;	/* no name of its own: the probe's line says it */
 	}
 }
 
@@ -87,10 +87,11 @@ static const char *cause_text(enum link_cause c)
  */
 static void cause_why_text(struct finding *f, const char *sep, enum link_cause c, const char *why)
 {
-	bool named = c != CAUSE_NONE && c != CAUSE_OTHER, said = why && why[0];
+	const char *cause = cause_text(c);
+	bool said = why && why[0];
 
-	if (named)
-		text_add(f, "%s%s%s%s", sep, cause_text(c), said ? ": " : "", said ? why : "");
+	if (cause)
+		text_add(f, "%s%s%s%s", sep, cause, said ? ": " : "", said ? why : "");
 	else if (said)
 		text_add(f, "%s%s", sep, why);
 }
