@@ -118,15 +118,39 @@ lab_roce_drops() {
 	nft list table inet rocefw | sed -n 's/.*udp dport 4791 counter packets \([0-9]*\) .*/\1/p'
 }
 
-# lab_bin_drops_off BIN SECONDS: BIN becomes an rdmactl that pulls both of
-# this guest's links SECONDS after a launcher starts it, as a node powered
-# off in the middle of a run: the run's own process times it, where a look
-# for that process from the test raced short runs.  rdmactl is exec'd, not
-# put in the background, where sh would give it /dev/null for stdin (a
-# probe agent's token comes on it).  `ln -sf "$RDMACTL" BIN` undoes it.
+# lab_bin_drops_off BIN SECONDS: BIN becomes an rdmactl that cuts this
+# guest off both switches SECONDS after a launcher starts it, as a node
+# powered off in the middle of a run: the run's own process times it, where
+# a look for that process from the test raced short runs.  rdmactl is
+# exec'd, not put in the background, where sh would give it /dev/null for
+# stdin (a probe agent's token comes on it).  `ln -sf "$RDMACTL" BIN` and
+# lab_back_online undo it.
+#
+# The cut is nftables dropping every IP packet in and out of eth0 and eth1,
+# not the links set down.  rxe in Debian 12's kernel lets a QP be destroyed
+# while its packets are stuck in a link that is down, and frees the QP's
+# socket, which those packets still point to: once, when they were freed
+# (the links back up), a guest panicked in rxe_skb_tx_dtor.  A packet
+# nftables drops is freed at once, its QP still there; the peers see the
+# same silence.
 lab_bin_drops_off() {
-	printf '#!/bin/sh\n(sleep %s; ip link set eth0 down; ip link set eth1 down) </dev/null >/dev/null 2>&1 &\nexec %s "$@"\n' \
-		"$2" "$RDMACTL" >"$1.new" && chmod 755 "$1.new" && mv -f "$1.new" "$1"
+	cat >"$1.new" <<-EOF || return
+	#!/bin/sh
+	(sleep $2; nft -f - <<'NFT'
+	table inet offline {
+		chain in { type filter hook prerouting priority raw; iifname { "eth0", "eth1" } drop; }
+		chain out { type filter hook output priority raw; oifname { "eth0", "eth1" } drop; }
+	}
+	NFT
+	) </dev/null >/dev/null 2>&1 &
+	exec $RDMACTL "\$@"
+	EOF
+	chmod 755 "$1.new" && mv -f "$1.new" "$1"
+}
+
+# lab_back_online: undo lab_bin_drops_off's cut.
+lab_back_online() {
+	nft delete table inet offline
 }
 
 # lab_ps NAME...: the processes of these names on every guest of the test,

@@ -11,7 +11,7 @@
 #          and drift: its netdev MTUs are 1500,9000, the others' 9000
 #   lab-d  no rdmactl where the others have it: unreachable, exit 127
 #   lab-x  a name that does not resolve: unreachable
-# Then lab-c dies in the middle of a run (its links pulled once its doctor
+# Then lab-c dies in the middle of a run (cut off the network once its doctor
 # has started): named as unreachable, the others' verdicts kept.
 # The lab's own memlock limits (8 MiB for logins and services) would fail
 # every node alike: those checks are left out (--skip, passed to the nodes).
@@ -116,20 +116,20 @@ if [[ $LAB_NODE == b ]]; then
 	scontrol update nodename=lab-b state=resume
 fi
 # ---- a node that dies in the middle of the cluster doctor's run: lab-c
-# drops off the network (both links down, as when it is powered off) once
-# its doctor has started.  It is reported by name, with why, after the
-# node timeout; the others' results are kept.  The rdmactl the launcher
-# starts there pulls the links itself once the doctor is started: a look
-# for the doctor's process from the test raced its half-second run.
+# drops off the network (nothing in or out of its links, as when it is
+# powered off) once its doctor has started.  It is reported by name, with
+# why, after the node timeout; the others' results are kept.  The rdmactl
+# the launcher starts there cuts lab-c off itself once the doctor is
+# started: a look for the doctor's process from the test raced its
+# half-second run.
 if [[ $LAB_NODE == c ]]; then
-	lab_bin_drops_off "$BIN" 0 || fail "lab-c's rdmactl that pulls its links"
+	lab_bin_drops_off "$BIN" 0 || fail "lab-c's rdmactl that cuts it off"
 fi
 lab_barrier health-done 300
 
 if [[ $LAB_NODE == c ]]; then
 	lab__await "the run's end on lab-a" 300 test -e "$LAB_SHARE/dies-ended"
-	ip link set eth0 up
-	ip link set eth1 up
+	lab_back_online || fail "lab-c was not cut off"
 fi
 if [[ $LAB_NODE == a ]]; then
 	rc=0 start=$SECONDS
@@ -148,7 +148,7 @@ if [[ $LAB_NODE == a ]]; then
 		"$(jq -c .summary.failed_nodes dies.json) $(jq -r '.checks[] | select(.id == "devices") | .nodes' dies.json)"
 fi
 lab_barrier dies-done 300
-# Slurm may have counted lab-c not responding while its links were down
+# Slurm may have counted lab-c not responding while it was cut off
 # ("idle*"), and the next test's srun would be refused it until slurmctld's
 # next ping (every SlurmdTimeout/3, 40 s here): leave Slurm as found.
 if [[ $LAB_NODE == c ]]; then

@@ -13,7 +13,7 @@
 # lab-d's second rail is named, by pairs and by triage.  (The loss is
 # nftables' random drop, as in t-probe-loss; a queueing shaper such as tc's tbf would be closer to
 # a slow port but panics the guests' kernel: see the lab's module list.)  Then lab-d drops off the network in the middle of a
-# triage run (its links go down, as when it is powered off): it is named
+# triage run (cut off, as when it is powered off): it is named
 # as down and the run still ends with its report.  pdsh and clush start a short run each.
 # After every run, no rdmactl is left on any guest.
 #
@@ -143,18 +143,17 @@ nft delete table inet lossy 2>/dev/null || true
 # ---- 3. lab-d drops off the network mid-run
 if [[ $LAB_NODE == d ]]; then
 	# The rdmactl the launcher starts on lab-d for this run starts the
-	# agent and pulls both links 4 s later, once it has joined: a step
-	# into the run every time (a look for the agent's process from here,
-	# a second apart, once found it with the run over).  The links stay
-	# down until the agent has ended on its own, the coordinator silent
+	# agent and cuts lab-d off the network 4 s later, once it has joined:
+	# a step into the run every time (a look for the agent's process from
+	# here, a second apart, once found it with the run over).  lab-d stays
+	# cut off until the agent has ended on its own, the coordinator silent
 	# for it (rdv.h), and the run on lab-a has ended.
-	lab_bin_drops_off "$BIN" 4 || fail "lab-d's rdmactl that pulls its links"
+	lab_bin_drops_off "$BIN" 4 || fail "lab-d's rdmactl that cuts it off"
 	lab_put down-armed 1
 	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
-	lab__await "lab-d's agent ending while its links are down" 120 bash -c '! pgrep -x rdmactl'
+	lab__await "lab-d's agent ending while it is cut off" 120 bash -c '! pgrep -x rdmactl'
 	lab__await "the down run's end on lab-a" 900 test -e "$LAB_SHARE/down-ended"
-	ip link set eth0 up
-	ip link set eth1 up
+	lab_back_online || fail "lab-d was not cut off"
 	ln -sf "$RDMACTL" "$BIN"
 fi
 if [[ $LAB_NODE == a ]]; then
