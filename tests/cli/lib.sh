@@ -75,15 +75,20 @@ out_empty() { [ -z "$OUT" ]; }
 err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
-# stdout is one valid JSON document; with a jq filter, the filter must hold.
-json_ok() { jq -e "${1:-.}" <<<"$OUT" >/dev/null 2>&1; }
+. "$TOP/tests/json-one.sh"
+# For the checks that run in a bash -c of their own.
+export -f json_one
+
+# stdout is exactly one JSON document (not empty, not two); with a jq
+# filter, the filter must hold.
+json_ok() { json_one "${1:-.}" <<<"$OUT"; }
 
 # json_error CODE MESSAGE [ERRNO]: stdout is one JSON document whose "error"
 # object is exactly {code, message[, errno]}.
 json_error() {
-	jq -e --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
+	json_one --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
 		'.error == ({code: $code, message: $msg} + (if $errno == "" then {} else {errno: $errno} end))' \
-		<<<"$OUT" >/dev/null 2>&1
+		<<<"$OUT"
 }
 
 # fails_with NAME RC LINE ARGS...: rdmactl ARGS exits RC with exactly LINE on
