@@ -252,6 +252,7 @@ static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 
+	CHECK(f != NULL);
 	if (!f)
 		return;
 	fputs(text, f);
@@ -425,6 +426,7 @@ static void folds_100000_names(void)
 	unsigned int seed = 1;
 	char *s = NULL;
 
+	CHECK(names != NULL);
 	if (!names)
 		return;
 	for (i = 0; i < n; i++)
