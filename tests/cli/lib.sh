@@ -7,7 +7,8 @@ RDMACTL=${RDMACTL:-$TOP/build/rdmactl}
 FIXTURES=$TOP/tests/fixtures
 SUITE=${SUITE:-$(basename "$0" .sh)}
 PREFIX=${TEST_PREFIX:-}
-# The suites' area in the verdict lines: cli, or browser for tests/browser/.
+# The suites' area in the verdict lines: cli, browser for tests/browser/, prom
+# for tests/prom/.
 AREA=${AREA:-cli}
 T_FAILED=0
 TMPD=$(mktemp -d)

@@ -58,10 +58,8 @@ metrics_fixtures() {
 		fi
 	done
 }
+# (The alert rules: tests/prom/alerts.sh.)
 have metrics promtool prometheus && metrics_fixtures
-if have alert-rules promtool prometheus; then
-	check alert-rules "promtool check rules failed" promtool check rules contrib/prometheus/rdmactl-alerts.yml
-fi
 
 # ---- make deb ----
 DEB=
