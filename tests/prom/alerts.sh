@@ -118,7 +118,7 @@ textfile_mtime() {
 failed_checks() {
 	local out
 	out=$("$RDMACTL" --root "$1" -j doctor 2>/dev/null)
-	if ! jq -s -e 'length == 1' <<<"$out" >/dev/null; then
+	if ! json_one . <<<"$out"; then
 		echo "rdmactl -j doctor of $1 printed no one JSON document" >&2
 		return 1
 	fi
@@ -133,7 +133,11 @@ failed_checks() {
 low_mtu_ports() {
 	local out
 	out=$("$RDMACTL" --root "$1" -j ports 2>/dev/null)
-	jq -e --arg i "$2" --argjson t "$TARGET_JSON" '
+	if ! json_one . <<<"$out"; then
+		echo "rdmactl -j ports of $1 printed no one JSON document" >&2
+		return 1
+	fi
+	jq --arg i "$2" --argjson t "$TARGET_JSON" '
 		if .ports then [.ports[] | select(.active_mtu < .max_mtu)
 			| {alertname: "RdmactlMtuBelowNetdev", eval_time: "11m", value: (.active_mtu | tostring),
 			   labels: ({device, port: (.port | tostring), instance: $i} + $t)}]
