@@ -50,7 +50,9 @@ run probe 127.0.0.1 --port "$PORT" --transport tcp -s 2M -n 5
 check server-session-refused rc_is 2
 run probe 127.0.0.1 --port "$PORT" --transport tcp -s 4K -n 5 --lat-iters 0
 check server-session-ok rc_is 0
-sleep 0.3
+# The server's document of each session, then stop it.
+two_documents() { [ "$(grep -c . "$TMPD/server.out")" -ge 2 ]; }
+check server-two-documents eventually two_documents
 kill "$server"; wait "$server" 2>/dev/null
 OUT=$(sed -n 1p "$TMPD/server.out")
 check server-session-error json_error 1 "client 127.0.0.1: Failed to accept the test: buffer (message size x QPs) over the server's --max-size (2097152 B x 1 > 1048576 B)" EFBIG

@@ -108,6 +108,18 @@ fails_with() {
 	check "$name-json-error" json_error "$rc" "${line#rdmactl*: }" "${ERRNO:-}"
 }
 
+# eventually CMD...: CMD succeeds now or within 10 s (polled every 50 ms):
+# a wait on the state a check expects, where a fixed sleep would either
+# be too short on a loaded machine or waste its length on a quiet one.
+eventually() {
+	local i
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}
+
 finish() { exit $((T_FAILED > 0)); }
 
 # free_port: a TCP port nothing on this host uses, below the ephemeral
