@@ -145,6 +145,48 @@ check big-every-cell bash -c '[ "$(grep -c "data-drawn=\"999000\"" <<<"$1")" = 2
 check big-blocks out_has 'data-block="4"'
 check big-slow-stands-out bash -c '[ "$(grep -c "data-standout=\"node0500 (0\.[0-9]* of the median)\"" <<<"$1")" = 2 ]' _ "$OUT"
 check big-no-request no_requests
+
+# The canvases' pixels, read back: the page's own numbers above are what
+# its script counted, which a blank canvas would still report.  A copy of
+# the page gets a second script (its hash added to the page's policy,
+# which stays on) that reads each canvas with getImageData: node0500's
+# row and column band (its block: its place among the names over the
+# page's 4 x 4 blocks) must be the darkest, well below the median row, in
+# both.
+python3 - "$TMPD/big.html" "$TMPD/big-px.html" <<'PY'
+import base64, hashlib, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+js = """(function () {
+  var res = [];
+  document.querySelectorAll("canvas.big").forEach(function (cv) {
+    var M = 8, w = cv.width, n = w - M, px = cv.getContext("2d").getImageData(0, 0, w, cv.height).data;
+    function lum(x, y) { var o = 4 * (y * w + x); return px[o] + px[o + 1] + px[o + 2]; }
+    var rows = [], cols = [];
+    for (var i = 0; i < n; i++) {
+      var r = 0, c = 0;
+      for (var j = 0; j < n; j++) if (i !== j) { r += lum(M + j, M + i); c += lum(M + i, M + j); }
+      rows.push(r / (n - 1)); cols.push(c / (n - 1));
+    }
+    function argmin(a) { var k = 0; for (var i = 1; i < a.length; i++) if (a[i] < a[k]) k = i; return k; }
+    var sorted = rows.slice().sort(function (a, b) { return a - b; });
+    var names = JSON.parse(document.getElementById(cv.dataset.src).textContent).names;
+    var block = Math.floor(names.indexOf("node0500") / Math.ceil(names.length / n));
+    res.push({kind: cv.dataset.kind, blocks: n, block: block, row: argmin(rows), col: argmin(cols),
+              dark: rows[argmin(rows)], median: sorted[Math.floor(n / 2)]});
+  });
+  document.body.dataset.pixels = JSON.stringify(res);
+})();"""
+h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
+assert k == 1, "no script-src in the page's policy"
+page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
+dom bigpx "$TMPD/big-px.html"
+OUT=$(sed -n 's/.*data-pixels="\([^"]*\)".*/\1/p' "$TMPD/bigpx.dom" | sed 's/&quot;/"/g')
+check big-pixels-two-canvases json_ok 'length == 2 and (map(.kind) | sort) == ["gbps", "lat"]'
+check big-pixels-slow-row json_ok 'all(.[]; .block >= 0 and .row == .block and .col == .block)'
+check big-pixels-slow-dark json_ok 'all(.[]; .dark < 0.6 * .median)'
 echo "browser: the 1 000-node page ($SIZE bytes) loaded and painted in $(cat "$TMPD/big.s") s" >&2
 
 # ---- the check itself: a page that fetches is seen ----
