@@ -95,7 +95,7 @@ unit: $(UNIT_BIN) $(TEST_TOOLS) $(BENCH_BIN)
 check: all unit
 	@tests/run-all
 
-# The everyday loop: unit and CLI tests, alert rules, layers, man pages; no ASan, fuzz,
+# The everyday loop: unit and CLI tests, alert rules, layers, fixture trees, man pages; no ASan, fuzz,
 # netns, packages or lab (make check, and CI, run those).
 check-fast: all unit
 	@FAST=1 tests/run-all
