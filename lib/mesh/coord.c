@@ -97,6 +97,7 @@ struct coord {
 	size_t retest_steps;
 	double join_s;
 	long probe_t0;			/* when the first step started */
+	time_t started;			/* wall clock, for the document (run.started) */
 	struct runsave save;		/* --save */
 };
 
@@ -1113,6 +1114,9 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
 	row_str(o, "version", RDMACTL_VERSION);
+	/* When: a report dates each run by these; ended is null while it goes. */
+	row_time(o, "started", co->started);
+	row_time(o, "ended", complete || sig ? time(NULL) : 0);
 	/* Whether it ended, and what a later --from finds still open. */
 	row_bool(o, "complete", complete);
 	row_str(o, "stopped", sig ? sig_name(sig, signame, sizeof(signame)) : NULL);
@@ -1199,7 +1203,7 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 	uint32_t i;
 
 	*co = (struct coord){ .ctx = ctx, .cfg = cfg, .n = (uint32_t)nodes->n, .names = nodes->names,
-			      .lfd = -1, .wake = { -1, -1 } };
+			      .lfd = -1, .wake = { -1, -1 }, .started = time(NULL) };
 	pthread_mutex_init(&co->mu, NULL);
 	co->nodes = calloc(co->n, sizeof(*co->nodes));
 	co->pend = calloc(PENDING_MAX, sizeof(*co->pend));

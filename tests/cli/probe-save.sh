@@ -32,7 +32,7 @@ exec "$RDMACTL" "\$@"
 EOF
 chmod +x "$TMPD/agent"
 W=(-w 'n[1-4]' --launcher local --rdmactl "$TMPD/agent" --transport tcp --slow 0.01
-	--lat-iters 0 --node-timeout 1)
+	--lat-iters 0)
 
 # The last result of every directed link of FILE's first N links (all:
 # N absent), {"a>b/rail": {ok, gbps, cause}}.
@@ -126,7 +126,7 @@ check again-kept kept "$S/step-INT.json" "$S/again.json"
 for mode in late fail; do
 	cp "$S/before.json" "$S/$mode.json"
 	echo "$mode" >"$MODE"
-	run probe "${W[@]}" -n 200 --from "$S/$mode.json" --save "$S/$mode.json"
+	run probe "${W[@]}" -n 200 --node-timeout 1 --from "$S/$mode.json" --save "$S/$mode.json"
 	check "$mode-rc" rc_is 1
 	check "$mode-incomplete" doc "$S/$mode.json" '.run.complete == false and .run.steps_done == 0 and
 		.run.stopped == null and .summary.down == 4'

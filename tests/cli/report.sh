@@ -125,6 +125,8 @@ check doctor-html-text out_has '^4 nodes: 1 failed, 0 warned, 1 unreachable$'
 OUT=$(cat "$TMPD/dw.html")
 check doctor-html-grid has '<tr><th>lab-c</th><td class="st-ok"'
 check doctor-html-unreachable has '<tr class="unreach"><th>lab-f</th>'
+# What the section is: the nodes asked, when, from where, by which rdmactl.
+check doctor-html-provenance bash -c 'grep -qE "<p class=\"prov\"><span>hostlist lab-a,lab-b,lab-c,lab-f</span><span>started 20[0-9-]{8}T[0-9:]{8}Z</span><span>ended 20[0-9-]{8}T[0-9:]{8}Z</span><span>from this run, as it ended</span><span>rdmactl [0-9.]+</span></p>" <<<"$1"' _ "$OUT"
 # Again: the page is kept (exit 2, before any node is asked) unless --force,
 # as every file rdmactl writes (rdmactl(8), FILES).
 : >"$SSH_LOG"
