@@ -71,24 +71,28 @@ check before-whole doc "$S/before.json" '.run.complete and .summary.links == 12 
 	.summary.failed == 3 and ([.findings[].kind] == ["failed_link", "failed_link", "failed_link"])'
 
 # stop SIG WHEN NAME: resume $S/NAME.json (a copy of before.json) into
-# itself with 1 s tests, SIG sent WHEN: "gather" (agents not joined yet),
-# or after N steps of this run are saved; RC, ERR.
+# itself with 2 s tests, SIG sent WHEN: "gather" (agents not joined yet),
+# or after N steps of this run are saved; RC, ERR.  A run that ended
+# before the signal reached it (a loaded machine) is tried again, twice.
 stop() {
-	local sig=$1 when=$2 f=$S/$3.json pid
-	cp "$S/before.json" "$f"
-	if [ "$when" = gather ]; then echo slow >"$MODE"; else echo n4 >"$MODE"; fi
-	env --default-signal="$sig" "$RDMACTL" probe "${W[@]}" -D 1 --from "$f" --save "$f" \
-		>"$TMPD/out" 2>"$TMPD/err" </dev/null &
-	pid=$!
-	for _ in $(seq 300); do
-		if [ "$when" = gather ]; then
-			grep -q 'resumed (--from)' "$TMPD/err" && break
-		else
-			doc "$f" --argjson n "$when" '.run.complete == false and .run.steps_done >= $n' && break
-		fi
-		sleep 0.1
+	local sig=$1 when=$2 f=$S/$3.json pid try
+	for try in 1 2 3; do
+		cp "$S/before.json" "$f"
+		if [ "$when" = gather ]; then echo slow >"$MODE"; else echo n4 >"$MODE"; fi
+		env --default-signal="$sig" "$RDMACTL" probe "${W[@]}" -D 2 --from "$f" --save "$f" \
+			>"$TMPD/out" 2>"$TMPD/err" </dev/null &
+		pid=$!
+		for _ in $(seq 300); do
+			if [ "$when" = gather ]; then
+				grep -q 'resumed (--from)' "$TMPD/err" && break
+			else
+				doc "$f" --argjson n "$when" '.run.complete == false and .run.steps_done >= $n' && break
+			fi
+			sleep 0.1
+		done
+		kill -"$sig" "$pid" 2>/dev/null && break
+		wait "$pid"
 	done
-	kill -"$sig" "$pid"
 	RC=0
 	{ wait "$pid"; } 2>/dev/null || RC=$?
 	ERR=$(cat "$TMPD/err")
