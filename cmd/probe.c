@@ -1021,8 +1021,11 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 	if (a->from && from_plan(ctx, a->from, nodes, &rs))
 		ret = RC_USAGE;
 	if (!ret && rs.left_out && same_file(a->from, a->cl.save)) {
+		char safe[512];
+
 		log_err(ctx, "Failed to resume into --save '%s': %zu of its links are of nodes -w leaves "
-			"out, and the file would lose them; --save another file", a->cl.save, rs.left_out);
+			"out, and the file would lose them; --save another file",
+			text_safe(a->cl.save, safe, sizeof(safe), 0), rs.left_out);
 		resume_free(&rs);
 		ret = RC_USAGE;
 	}

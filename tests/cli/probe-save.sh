@@ -159,6 +159,12 @@ kill -TERM "$pid"
 wait "$pid"
 check busy-first-kept kept "$S/before.json" "$S/busy.json"
 
+# Resumed into itself with a node left out, the file would lose its links: refused.
+cp "$S/before.json" "$S/fewer.json"
+fails_with fewer-nodes-into-itself 2 "rdmactl probe: Failed to resume into --save '$S/fewer.json': 6 of its links are of nodes -w leaves out, and the file would lose them; --save another file" \
+	probe -w 'n[1-3]' "${W[@]:2}" -n 200 --from "$S/fewer.json" --save "$S/fewer.json"
+check fewer-nodes-kept cmp -s "$S/before.json" "$S/fewer.json"
+
 # --- the file rule: an existing --save or --html kept unless --force ---
 cp "$S/before.json" "$S/old.json"
 ERRNO=EEXIST fails_with save-exists 2 "rdmactl probe: Failed to write the run's document (--save) '$S/old.json': File exists. Use --force to replace it" \
