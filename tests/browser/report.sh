@@ -10,8 +10,12 @@
 #   1 000 nodes (tests/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, the file under 10 MB
 #
+#   what each section is: its hostlist, times, source file and version; a
+#   stopped run's banner with what it left untested; counts from what is
+#   drawn, not from an edited summary; a name with a bidi override escaped
+#
 # and no request left any page (a page that does fetch is caught: the
-# check can fail).  Three browser starts, a few seconds each.
+# check can fail).  Four browser starts, a few seconds each.
 AREA=browser
 . "$(dirname "$0")/../cli/lib.sh"
 GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
@@ -132,6 +136,77 @@ RC=$?
 OUT=$(cat "$TMPD/four.check")
 [ -n "${VERBOSE:-}" ] && cat "$TMPD/four.check" >&2
 check four-dom rc_is 0
+
+# ---- what each section is: its source, a stopped run, a bidi name, counts drawn ----
+# A run stopped after 4 of its 6 steps (8 links measured, 4 left); the same
+# run with lab-c named with a right-to-left override; a doctor -w whose
+# lab-a has a check edited to FAIL under an unchanged summary (1 failed).
+jq '.run.complete = false | .run.stopped = "SIGTERM" | .run.steps_done = 4 | .run.tests_left = 4 |
+	.run.started = "2026-03-01T14:05:09Z" | .run.ended = "2026-03-01T14:06:10Z" | .links |= .[:8]' \
+	"$R/probe-4.json" >"$TMPD/stopped.json"
+sed "s/lab-c/lab-$(printf '\u202e')c$(printf '\u2028\u200b')/g" "$R/probe-4.json" >"$TMPD/bidi.json"
+jq '.nodes["lab-a"].checks[0].status = "FAIL"' "$R/doctor-4.json" >"$TMPD/doctor-edited.json"
+run report -o "$TMPD/what.html" "$TMPD/stopped.json" "$R/probe-4.json" "$TMPD/bidi.json" \
+	"$TMPD/doctor-edited.json"
+check what-written rc_is 0
+dom what "$TMPD/what.html"
+check what-loaded grep -q 'data-ready="1"' "$TMPD/what.dom"
+python3 - "$TMPD/what.dom" "$TMPD" "$R" >"$TMPD/what.check" 2>&1 <<'PY'
+import sys
+from html.parser import HTMLParser
+
+class Doc(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.sections = []; self.cur = None; self.text = ""
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "section": self.sections.append({"cls": a.get("class"), "h2": "", "prov": "", "banner": None, "th": []})
+        if self.sections and tag in ("h2", "th") or (tag == "p" and a.get("class") in ("prov", "banner")):
+            self.cur = (tag if tag != "p" else a.get("class"))
+            if self.cur == "banner": self.sections[-1]["banner"] = ""
+            if self.cur == "th": self.sections[-1]["th"].append("")
+    def handle_endtag(self, tag):
+        if tag in ("h2", "th", "p"): self.cur = None
+    def handle_data(self, d):
+        self.text += d
+        if self.cur and self.sections:
+            s = self.sections[-1]
+            if self.cur == "th": s["th"][-1] += d
+            else: s[self.cur] += d
+
+page = open(sys.argv[1], encoding="utf-8").read()
+d = Doc(); d.feed(page)
+tmp, fix = sys.argv[2], sys.argv[3]
+ok = True
+def expect(name, cond):
+    global ok
+    print(("PASS " if cond else "FAIL ") + name)
+    ok = ok and cond
+
+doc = [s for s in d.sections if s["cls"] == "doctor"]
+probes = [s for s in d.sections if s["cls"] == "probe"]
+expect("sections", len(doc) == 1 and len(probes) == 3)
+srcs = [tmp + "/doctor-edited.json", tmp + "/stopped.json", fix + "/probe-4.json", tmp + "/bidi.json"]
+for k, s in enumerate(doc + probes):
+    expect("source-%d" % k, ("from " + srcs[k]) in s["prov"])
+    expect("version-%d" % k, "rdmactl 0.1.0" in s["prov"] or "rdmactl not recorded" in s["prov"])
+    expect("times-%d" % k, "started " in s["prov"] and "ended " in s["prov"])
+stopped, whole, bidi = probes
+expect("stopped-hostlist", "hostlist lab-a,lab-b,lab-c,lab-d" in stopped["prov"])
+expect("stopped-times", "started 2026-03-01T14:05:09Z" in stopped["prov"] and "ended 2026-03-01T14:06:10Z" in stopped["prov"])
+expect("stopped-banner", stopped["banner"] is not None and stopped["banner"].startswith("Incomplete run: stopped by SIGTERM after 4 of 6 step(s): 4 test(s) of its schedule not run") and "4 link(s) never measured" in stopped["banner"])
+expect("stopped-counts-drawn", "8 links measured" in stopped["h2"] and "4 untested" in stopped["h2"])
+expect("whole-no-banner", whole["banner"] is None and "12 links measured" in whole["h2"])
+expect("doctor-counts-drawn", "5 nodes: 2 failed, 1 warned, 1 unreachable" in doc[0]["h2"])
+# No format or separator character reaches the page; the name shows them escaped.
+expect("bidi-none-drawn", not any(c in page for c in "\u202e\u2028\u200b"))
+expect("bidi-name-escaped", "lab-\\xe2\\x80\\xaec\\xe2\\x80\\xa8\\xe2\\x80\\x8b" in bidi["th"])
+sys.exit(0 if ok else 1)
+PY
+RC=$?
+OUT=$(cat "$TMPD/what.check")
+[ -n "${VERBOSE:-}" ] && cat "$TMPD/what.check" >&2
+check what-dom rc_is 0
 
 # ---- 1 000 nodes ----
 "$GEN" --slow node0500 node 1000 | "$RDMACTL" report -o "$TMPD/big.html" - >/dev/null

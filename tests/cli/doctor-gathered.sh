@@ -275,4 +275,20 @@ check with-peer-msg [ "$ERR" == "rdmactl doctor: Failed to use --peer with --gat
 run doctor --gathered
 check no-arg-rc rc_is 2
 
+# A node's text with a bidi override (U+202E), a line separator (U+2028)
+# and a zero-width space (U+200B): shown escaped, as a control is, never
+# drawn (reversed figures, a line that is two, a name that is another).
+jq -c '.checks[0].found = "rate 5.77\u202e Gb/s\u2028FAIL\u200bx"' "$TMPD/ok.json" >"$TMPD/bidi.json"
+{
+	prefixed n1 "$TMPD/bidi.json"
+	prefixed n2 "$TMPD/ok.json"
+} >"$TMPD/bidi.out"
+run doctor --gathered "$TMPD/bidi.out"
+check bidi-rc rc_is 0
+check bidi-escaped out_has 'rate 5\.77\\xe2\\x80\\xae Gb/s\\xe2\\x80\\xa8FAIL\\xe2\\x80\\x8bx'
+check bidi-none-raw bash -c '! LC_ALL=C grep -qF -e "$2" -e "$3" -e "$4" <<<"$1"' _ "$OUT" $'\u202e' $'\u2028' $'\u200b'
+# JSON keeps the node's text as it is: a program reads it, no terminal draws it.
+run -j doctor --gathered "$TMPD/bidi.out"
+check bidi-json-kept json_ok '[.checks[].found | select(contains("\u202e") and contains("\u2028") and contains("\u200b"))] | length == 1'
+
 finish
