@@ -43,24 +43,31 @@ LAST='def last($n): reduce (.links[:$n][]) as $l ({};
 # vary too much for the slow ones to hold from one run to the next).
 FIND='def finds($all): [.findings[] | select(.kind != "down_node") |
 	select($all or (.kind | test("failed|blocked"))) | [.kind, .node, .peer, .rail]] | sort;'
+# two_docs BEFORE AFTER FILTER: each file is exactly one JSON document
+# and FILTER, run with no input (-n: it always runs, and its one value
+# decides) and them as $b[0] and $a[0], holds.
+two_docs() {
+	jq -e -n --slurpfile b "$1" --slurpfile a "$2" \
+		'($b | length) == 1 and ($a | length) == 1 and ('"$3"')' >/dev/null
+}
 # kept BEFORE AFTER: AFTER's first links are BEFORE's, each with its last
 # result (what the run tested again comes after them); no link lost.
 kept() {
-	jq -e -n --slurpfile b "$1" --slurpfile a "$2" "$LAST"'
+	two_docs "$1" "$2" "$LAST"'
 		($b[0] | last(null)) as $was | ($was | length) as $k |
 		($a[0] | last($k)) == $was and (($a[0] | last(null)) | keys) == ($was | keys) and
-		$a[0].summary.links == $b[0].summary.links' >/dev/null
+		$a[0].summary.links == $b[0].summary.links'
 }
 # same_findings BEFORE AFTER: AFTER's findings are BEFORE's (but its
 # down nodes); those of failures only when AFTER measured links again.
 same_findings() {
-	jq -e -n --slurpfile b "$1" --slurpfile a "$2" "$FIND"'
-		($a[0].run.steps_done == 0) as $all | ($b[0] | finds($all)) == ($a[0] | finds($all))' >/dev/null
+	two_docs "$1" "$2" "$FIND"'
+		($a[0].run.steps_done == 0) as $all | ($b[0] | finds($all)) == ($a[0] | finds($all))'
 }
 doc() {
 	local f=$1
 	shift
-	jq -e "$@" "$f" >/dev/null 2>&1
+	json_one "$@" <"$f"
 }
 
 # --- the file before: a whole run, n4's three incoming links failed ---
