@@ -24,7 +24,7 @@ cat >"$TMPD/agent" <<EOF
 case \$(cat "$MODE") in
 fail) exit 3 ;;
 late) sleep 4; exit 0 ;;
-slow) sleep 2 ;;
+slow) : >"$TMPD/started.\$RDMACTL_NODE"; sleep 2 ;;
 ok) exec "$RDMACTL" "\$@" ;;
 esac
 [ "\$RDMACTL_NODE" = n4 ] && exec "$RDMACTL" "\$@" --max-size 1K
@@ -79,19 +79,22 @@ check before-whole doc "$S/before.json" '.run.complete and .summary.links == 12 
 
 # stop SIG WHEN NAME: resume $S/NAME.json (a copy of before.json) into
 # itself with 2 s tests, SIG sent WHEN: "gather" (agents not joined yet),
+# (the launcher has started an agent: its signal handlers are in place
+# then, where the line that the run resumes comes a moment before them),
 # or after N steps of this run are saved; RC, ERR.  A run that ended
 # before the signal reached it (a loaded machine) is tried again, twice.
 stop() {
 	local sig=$1 when=$2 f=$S/$3.json pid try
 	for try in 1 2 3; do
 		cp "$S/before.json" "$f"
+		rm -f "$TMPD"/started.*
 		if [ "$when" = gather ]; then echo slow >"$MODE"; else echo n4 >"$MODE"; fi
 		env --default-signal="$sig" "$RDMACTL" probe "${W[@]}" -D 2 --from "$f" --save "$f" \
 			>"$TMPD/out" 2>"$TMPD/err" </dev/null &
 		pid=$!
 		for _ in $(seq 300); do
 			if [ "$when" = gather ]; then
-				grep -q 'resumed (--from)' "$TMPD/err" && break
+				ls "$TMPD"/started.* >/dev/null 2>&1 && break
 			else
 				doc "$f" --argjson n "$when" '.run.complete == false and .run.steps_done >= $n' && break
 			fi
