@@ -178,25 +178,32 @@ static bool id_covers(const char *word, size_t len, const char *id)
 	return !strncmp(id, word, len) && (id[len] == '\0' || id[len] == '.');
 }
 
+size_t doctor_ids(const char **ids, size_t max)
+{
+	static const char *const groups[] = { "roce", "memlock", "env", "ucx" };
+	size_t i, n = 0;
+
+	/* Group names are IDs too ("memlock" for memlock.*): first. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]) && n < max; i++)
+		ids[n++] = groups[i];
+	for (i = 0; doctor_checks[i].id && n < max; i++)
+		ids[n++] = doctor_checks[i].id;
+	return n;
+}
+
 static int select_word(const struct ctx *ctx, const char *word, size_t len, const char *opt,
 		       bool *sel)
 {
-	static const char *const groups[] = { "roce", "memlock", "env", "ucx" };
 	const char *ids[64];
 	char w[64];
-	size_t i, n = 0;
+	size_t i, n = doctor_ids(ids, 64);
 	bool hit = false;
 
-	/* Group names are IDs too ("memlock" for memlock.*): suggested first. */
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		ids[n++] = groups[i];
 	for (i = 0; doctor_checks[i].id; i++) {
 		if (id_covers(word, len, doctor_checks[i].id)) {
 			sel[i] = true;
 			hit = true;
 		}
-		if (n < 64)
-			ids[n++] = doctor_checks[i].id;
 	}
 	if (hit)
 		return 0;

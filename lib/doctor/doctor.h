@@ -103,6 +103,12 @@ enum color check_status_color(const char *text);
  */
 int doctor_select(const struct ctx *ctx, const char *list, const char *opt, bool *sel);
 size_t doctor_count(void);
+/*
+ * The words --only and --skip take, for suggestions and completion: the
+ * group names ("memlock"), then every check's ID.  Fills up to @max of
+ * @ids and returns how many.
+ */
+size_t doctor_ids(const char **ids, size_t max);
 
 struct doctor_counts {
 	int n[CHECK_SKIP + 1];		/* by enum check_status */
