@@ -86,7 +86,7 @@ const struct opt doctor_opts[] = {
 static const struct column doctor_cols[] = {
 	{ "status", "STATUS", 0, check_status_color },
 	{ "id", "CHECK", 0, NULL },
-	{ "found", "FOUND", 0, NULL },
+	{ "found", "FOUND", COL_WRAP, NULL },
 	{ "fix", "FIX", COL_BELOW, NULL },
 	{ 0 }
 };
@@ -703,6 +703,8 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	d.node_warnings = read_warnings(ctx);
 	t = table_new(doctor_cols);
 	if (t) {
+		/* A long FOUND folds under itself, within the terminal. */
+		table_fit(t, output_width());
 		doctor_run(&d, sel, t, &counts);
 		ret = local_report(ctx, a, &d, t, &counts);
 	}

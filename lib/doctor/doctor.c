@@ -114,29 +114,44 @@ static void appendf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* True when @items, "; " between them, already holds @item whole. */
+static bool has_item(const char *items, const char *item)
+{
+	size_t n = strlen(item);
+	const char *at;
+
+	for (at = strstr(items, item); at; at = strstr(at + 1, item))
+		if ((at == items || !strncmp(at - 2, "; ", 2)) && (!at[n] || !strncmp(at + n, "; ", 2)))
+			return true;
+	return false;
+}
+
+/*
+ * A note is said once: what holds for the node ("NCCL 2.21.5 finds it
+ * itself") would otherwise be repeated after each port a check looks at.
+ */
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
 {
 	va_list ap;
+	char *text = NULL;
+	int n;
 
 	if (r->status == CHECK_SKIP)
 		return;
 	if (status > r->status && status != CHECK_SKIP)
 		r->status = status;
 	va_start(ap, fmt);
-	append(r->found, sizeof(r->found), fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-}
-
-/* True when @fixes, "; " between them, already holds @fix whole. */
-static bool has_fix(const char *fixes, const char *fix)
-{
-	size_t n = strlen(fix);
-	const char *at;
-
-	for (at = strstr(fixes, fix); at; at = strstr(at + 1, fix))
-		if ((at == fixes || !strncmp(at - 2, "; ", 2)) && (!at[n] || !strncmp(at + n, "; ", 2)))
-			return true;
-	return false;
+	if (n < 0) {
+		va_start(ap, fmt);
+		append(r->found, sizeof(r->found), fmt, ap);
+		va_end(ap);
+		return;
+	}
+	if (!has_item(r->found, text))
+		appendf(r->found, sizeof(r->found), "%s", text);
+	free(text);
 }
 
 /*
@@ -154,7 +169,7 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	if (!has_fix(r->fix, text))
+	if (!has_item(r->fix, text))
 		appendf(r->fix, sizeof(r->fix), "%s", text);
 	free(text);
 }

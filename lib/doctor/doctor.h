@@ -80,7 +80,8 @@ extern const struct check doctor_checks[];
 
 /*
  * Add a finding to @r: @status raises the result's status (ok < warn <
- * FAIL) and the text is appended to what was found, "; "-separated.
+ * FAIL) and the text is appended to what was found, "; "-separated,
+ * unless it is there already: a note is said once.
  */
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

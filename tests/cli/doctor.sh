@@ -38,6 +38,39 @@ check healthy-gpu found gpudirect 'NVIDIA driver 535.104.05 with nvidia-peermem 
 check healthy-versions found versions 'kernel 6.1.0-18-amd64; rdma-core 44.0 .*OFED MLNX_OFED_LINUX-5.8-1.0.1.1; NCCL 2.21.5'
 check healthy-env-skip st env.nccl skip
 check healthy-peer-skip found peer 'no --peer HOST given'
+# A note that holds for the node is said once, not after each port.
+check healthy-nccl-note-once [ "$(jq -r '.checks[] | select(.id == "roce.gid") | .found' <<<"$OUT" |
+	grep -o 'finds it itself' | wc -l)" -eq 1 ]
+
+# ---- the text fits the terminal: FOUND folds under itself ----
+# widest: the longest line of OUT; rows: the lines of OUT from check $1 to the next check.
+widest() { awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' <<<"$OUT"; }
+rows() { awk -v id="$1" '$2 == id { on = 1; print; next } on && /^[a-z]/ { exit } on' <<<"$OUT"; }
+OUT=$(COLUMNS=100 "$RDMACTL" --root "$OK" doctor)
+check width-columns-100 [ "$(widest)" -le 100 ]
+# folded ID: check ID's row takes 3 lines or more, the others starting under FOUND.
+folded() {
+	[ "$(rows "$1" | wc -l)" -ge 3 ] &&
+		[ -z "$(rows "$1" | tail -n +2 | grep -v '^                         [^ ]')" ]
+}
+check width-folds-under-found folded roce.gid
+check width-text-whole [ "$(rows roce.gid | sed 's/^  *//; s/^ok  *roce.gid  *//' | tr '\n' ' ')" == \
+	"$(COLUMNS=100 "$RDMACTL" --root "$OK" -j doctor | jq -r '.checks[] | select(.id == "roce.gid") | .found') " ]
+OUT=$(COLUMNS=60 "$RDMACTL" --root "$OK" doctor)
+check width-columns-60 [ "$(widest)" -le 60 ]
+# Into a pipe, without COLUMNS: a line per check, for grep.
+OUT=$(env -u COLUMNS "$RDMACTL" --root "$OK" doctor)
+one_line() { [ "$(rows roce.gid | wc -l)" -eq 1 ] && [ "$(widest)" -gt 100 ]; }
+check width-pipe-unwrapped one_line
+# On a terminal, its width (script(1) gives the command one of 90 columns).
+if command -v script >/dev/null; then
+	OUT=$(env -u COLUMNS script -qec "stty cols 90 rows 50; '$RDMACTL' --color never --root '$OK' doctor" /dev/null |
+		tr -d '\r')
+	check width-terminal-90 [ "$(widest)" -le 90 ]
+	check width-terminal-folds folded roce.gid
+else
+	skip width-terminal-90 "script not installed (Debian package bsdutils)"
+fi
 
 run --root "$OK" doctor
 check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
