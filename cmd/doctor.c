@@ -27,6 +27,7 @@
 #include "fleet/fanout.h"
 #include "fleet/gather.h"
 #include "fleet/report.h"
+#include "node/limits.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
 #include "probe/probe_auth.h"
@@ -692,6 +693,10 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	struct table *t;
 	int ret = RC_PROBLEM;
 
+	/* An unknown --user is a bad word on the line, as for rdmactl limits: no check runs. */
+	if (a->user && (ret = limits_user_known(ctx, a->user)))
+		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
+	ret = RC_PROBLEM;
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	d.target = a->target;

@@ -503,9 +503,22 @@ check cap-root-star-alice found memlock.login '^soft unlimited \(/etc/security/l
 run --root "$CAP" -j doctor --only memlock.login --user alice
 check user-alice-fails st memlock.login FAIL
 check user-alice-limit found memlock.login 'soft 64 MiB'
-run --root "$CAP" -j doctor --only memlock.login --user nosuchuser
-check user-unknown st memlock.login FAIL
-check user-unknown-why found memlock.login "^no user 'nosuchuser' on this node$"
+# A user the node lacks is a bad word on the line, as for rdmactl limits: exit 2,
+# one line, no check run (text, JSON, --metrics and --slurm-health alike).
+fails_with user-unknown 2 "rdmactl doctor: Failed to find user 'nosuchuser' in /etc/passwd. Give an existing user with --user NAME." \
+	--root "$CAP" doctor --only memlock.login --user nosuchuser
+run --root "$CAP" doctor --user nosuchuser
+check user-unknown-no-table out_empty
+run --root "$CAP" doctor --metrics --user nosuchuser
+check user-unknown-metrics-rc rc_is 2
+check user-unknown-metrics-nothing out_empty
+run --root "$CAP" doctor --slurm-health --user nosuchuser
+check user-unknown-health-rc rc_is 2
+check user-unknown-health-one-line err_one_line
+# The same line and code as rdmactl limits gives.
+DOCTOR_ERR=$ERR
+run --root "$CAP" limits --user nosuchuser
+check user-unknown-like-limits [ "$RC.${ERR#rdmactl limits: }" == "2.${DOCTOR_ERR#rdmactl doctor: }" ]
 run --root "$CAP" doctor --user 'a b'
 check user-bad-rc rc_is 2
 check user-bad-err err_has "^rdmactl doctor: Failed to read --user 'a b': not a user name$"
