@@ -85,7 +85,7 @@ const struct opt doctor_opts[] = {
 };
 
 static const struct column doctor_cols[] = {
-	{ "status", "STATUS", 0, check_status_color },
+	{ "status", "STATUS", 0, check_status_color, check_status_cell },
 	{ "id", "CHECK", 0, NULL },
 	{ "found", "FOUND", COL_WRAP, NULL },
 	{ "fix", "FIX", COL_BELOW, NULL },
@@ -536,7 +536,7 @@ static bool health_reason(struct table *t, char *reason, size_t len)
 		struct json_object *row = table_get_row(t, i), *st, *id, *found;
 
 		if (!json_object_object_get_ex(row, "status", &st) ||
-		    strcmp(json_object_get_string(st), "FAIL") ||
+		    check_status_parse(json_object_get_string(st)) != CHECK_FAIL ||
 		    !json_object_object_get_ex(row, "id", &id) ||
 		    !json_object_object_get_ex(row, "found", &found))
 			continue;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
@@ -63,20 +64,49 @@ size_t doctor_count(void)
 
 enum color check_status_color(const char *text)
 {
-	if (!strcmp(text, "ok"))
-		return COLOR_GREEN;
-	if (!strcmp(text, "warn"))
-		return COLOR_YELLOW;
-	if (!strcmp(text, "FAIL"))
-		return COLOR_RED;
-	return COLOR_DIM;
+	static const enum color colors[] = {
+		[CHECK_OK] = COLOR_GREEN, [CHECK_WARN] = COLOR_YELLOW,
+		[CHECK_FAIL] = COLOR_RED, [CHECK_SKIP] = COLOR_DIM,
+	};
+	int s = check_status_parse(text);
+
+	return s < 0 ? COLOR_DIM : colors[s];
 }
 
 const char *check_status_str(enum check_status s)
 {
-	static const char *const names[] = { "ok", "warn", "FAIL", "skip" };
+	static const char *const names[] = { "ok", "warn", "fail", "skip" };
 
 	return s <= CHECK_SKIP ? names[s] : "unknown";
+}
+
+const char *check_status_text(enum check_status s)
+{
+	/* A failure stands out in a column of lowercase words, even without colour. */
+	return s == CHECK_FAIL ? "FAIL" : check_status_str(s);
+}
+
+int check_status_parse(const char *word)
+{
+	enum check_status s;
+
+	for (s = CHECK_OK; word && s <= CHECK_SKIP; s++)
+		if (!strcasecmp(word, check_status_str(s)))
+			return (int)s;
+	return -EINVAL;
+}
+
+const char *check_status_cell(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *v;
+	const char *word;
+	int s;
+
+	if (!json_object_object_get_ex(row, "status", &v) || !(word = json_object_get_string(v)))
+		return NULL;
+	s = check_status_parse(word);
+	snprintf(buf, len, "%s", s < 0 ? word : check_status_text((enum check_status)s));
+	return buf;
 }
 
 /*

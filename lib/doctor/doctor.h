@@ -18,6 +18,7 @@
 #include "node/ucx.h"
 
 struct ctx;
+struct json_object;
 struct table;
 
 enum check_status {
@@ -92,8 +93,21 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 void check_skip(struct check_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-const char *check_status_str(enum check_status s);	/* "ok", "warn", "FAIL", "skip" */
-/* The colour of a status as check_status_str() writes it (a column's colour). */
+/*
+ * The status words, for the doctor's JSON and every document made from it
+ * (doctor -j, the cluster report, gathered files, metrics labels): always
+ * lowercase, "ok", "warn", "fail", "skip".  People read a failure as FAIL,
+ * in capitals: check_status_text(), and check_status_cell() as a table
+ * column's text.  Readers take either spelling, in any case: nodes of an
+ * older rdmactl wrote "FAIL".
+ */
+const char *check_status_str(enum check_status s);	/* JSON: "ok", "warn", "fail", "skip" */
+const char *check_status_text(enum check_status s);	/* text: "ok", "warn", "FAIL", "skip" */
+/* The status @word names, in any case ("fail", "FAIL"); -EINVAL for none. */
+int check_status_parse(const char *word);
+/* A table's "status" cell as people read it (struct column's text). */
+const char *check_status_cell(struct json_object *row, char *buf, size_t len);
+/* The colour of a status, in either spelling (a column's colour). */
 enum color check_status_color(const char *text);
 
 /*

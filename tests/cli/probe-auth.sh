@@ -118,7 +118,7 @@ check doctor-right-token-server-quiet [ "$(server_auth_lines)" -eq 0 ]
 
 RDMACTL_TOKEN="wrong-$SECRET" doctor
 check doctor-wrong-token rc_is 1
-check doctor-wrong-token-line versions_found FAIL 'peer 127.0.0.1: cannot ask its versions: authentication failed'
+check doctor-wrong-token-line versions_found fail 'peer 127.0.0.1: cannot ask its versions: authentication failed'
 check doctor-wrong-token-fix json_ok '.checks[0].fix | contains("RDMACTL_TOKEN")'
 check doctor-wrong-token-msg err_has 'the server refused our token'
 check doctor-wrong-token-one-line err_one_line
@@ -127,7 +127,7 @@ check doctor-wrong-token-server-line [ "$(grep -c 'authentication failed: wrong 
 
 doctor
 check doctor-missing-token rc_is 1
-check doctor-missing-token-line versions_found FAIL 'authentication failed'
+check doctor-missing-token-line versions_found fail 'authentication failed'
 check doctor-missing-token-msg err_has 'the server requires a token'
 
 # --token on doctor's command line (RDMACTL_TOKEN, set wrong, gives way to it).
