@@ -70,7 +70,7 @@ const struct opt doctor_opts[] = {
 	  "srun pdsh clush ssh local" },
 	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)" },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
@@ -457,7 +457,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 {
 	size_t k = 0;
 
-	argv[k++] = (char *)(a->c.rdmactl ? a->c.rdmactl : "rdmactl");
+	argv[k++] = (char *)launch_rdmactl(l, a->c.rdmactl);
 	argv[k++] = "-j";
 	if (l == LAUNCHER_SRUN)
 		argv[k++] = "-p";
