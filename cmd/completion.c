@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "cmds.h"
+#include "doctor/doctor.h"
 
 /* Printed instead of candidates when the shell should complete file names. */
 #define FILES_MARK "__files__"
@@ -92,10 +94,17 @@ int cmd_completion(struct ctx *ctx, int argc, char **argv)
 
 /* ---- __complete ---- */
 
+/*
+ * What goes before every candidate: "" but for a value completed in the
+ * same word as its option ("--for=n" in zsh and fish, which do not split
+ * at '=' as bash does), where it is "--for=".
+ */
+static const char *offer_lead = "";
+
 static void offer(const char *cand, const char *prefix)
 {
 	if (!strncmp(cand, prefix, strlen(prefix)))
-		puts(cand);
+		printf("%s%s\n", offer_lead, cand);
 }
 
 /* Entries of a directory below the root, optionally "BASE/entry". */
@@ -223,6 +232,24 @@ static void offer_words(const char *list, const char *prefix)
 		offer(w, prefix);
 }
 
+/*
+ * Check IDs for --only and --skip: a list "memlock,mt" keeps what is before
+ * its last comma and completes the word after it.
+ */
+static void offer_checks(const char *prefix)
+{
+	const char *last = strrchr(prefix, ',');
+	int keep = last ? (int)(last - prefix) + 1 : 0;
+	const char *ids[64];
+	char cand[512];
+	size_t i, n = doctor_ids(ids, 64);
+
+	for (i = 0; i < n; i++) {
+		snprintf(cand, sizeof(cand), "%.*s%s", keep, prefix, ids[i]);
+		offer(cand, prefix);
+	}
+}
+
 static void offer_commands(const char *prefix)
 {
 	const struct command *c;
@@ -254,6 +281,9 @@ static void offer_value(const struct ctx *ctx, enum arg_kind kind, const char *c
 		break;
 	case ARG_COMMAND:
 		offer_commands(prefix);
+		break;
+	case ARG_CHECKS:
+		offer_checks(prefix);
 		break;
 	case ARG_FILE:
 		puts(FILES_MARK);
@@ -292,6 +322,67 @@ static const struct opt *lookup_opt(const struct command *cmd, const char *word)
 }
 
 /*
+ * The option @word names, and where its value is: "--opt VALUE" (the next
+ * word), "--opt = VALUE" (bash splits "--opt=VALUE" at '='), "--opt=VALUE"
+ * (one word, as zsh and fish give it) or "-xVALUE".  Returns the option
+ * or NULL; *@value is the value or NULL when the line ends before it, and
+ * *@used the words option and value take.
+ */
+static const struct opt *opt_at(const struct command *cmd, char **words, int i, int end,
+				const char **value, int *used)
+{
+	const struct opt *o = lookup_opt(cmd, words[i]);
+	const char *eq = strchr(words[i], '=');
+	char name[64];
+
+	*value = NULL;
+	*used = 1;
+	if (!o && words[i][0] == '-' && words[i][1] == '-' && eq) {
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - words[i]), words[i]);
+		o = lookup_opt(cmd, name);
+		if (o && o->arg != ARG_NONE)
+			*value = eq + 1;
+		return o;
+	}
+	if (!o && words[i][0] == '-' && words[i][1] && words[i][1] != '-') {
+		name[0] = '-', name[1] = words[i][1], name[2] = '\0';
+		o = lookup_opt(cmd, name);
+		if (o && o->arg != ARG_NONE)
+			*value = words[i] + 2;
+		return o;
+	}
+	if (!o || o->arg == ARG_NONE)
+		return o;
+	if (i + 2 < end && !strcmp(words[i + 1], "=")) {
+		*value = words[i + 2];
+		*used = 3;
+	} else if (i + 1 < end) {
+		*value = words[i + 1];
+		*used = 2;
+	}
+	return o;
+}
+
+/*
+ * --root DIR on the line being completed: devices and netdevs are then
+ * offered from DIR, as the command will read them.  The shell has not
+ * expanded the word yet, so a leading "~/" is the home directory.  A
+ * DIR that is no directory is left alone (the command will say so).
+ */
+static void complete_root(struct ctx *ctx, const char *dir, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct stat st;
+
+	if (!strncmp(dir, "~/", 2) && home) {
+		snprintf(buf, len, "%s%s", home, dir + 1);
+		dir = buf;
+	}
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		ctx->root = dir;
+}
+
+/*
  * __complete CWORD WORD0 WORD1 ...: WORDn are the command line as the shell
  * split it, CWORD the index of the word being completed.
  */
@@ -299,21 +390,20 @@ int cmd_complete(struct ctx *ctx, int argc, char **argv)
 {
 	const struct command *cmd = NULL;
 	const struct opt *o;
-	const char *cur;
+	const char *cur, *value;
+	char root[4096];
 	long cword;
-	int i, nwords = argc - 2;
+	int i, used, nwords = argc - 2;
 	char **words = argv + 2;
 
 	if (argc < 3 || parse_long(argv[1], 0, 4096, &cword) || cword >= nwords + 1)
 		return RC_USAGE;
 	cur = cword < nwords ? words[cword] : "";
-	for (i = 1; i < cword; i++) {
-		o = lookup_opt(cmd, words[i]);
-		if (o) {
-			i += o->arg != ARG_NONE;
-			continue;
-		}
-		if (!cmd && words[i][0] != '-')
+	for (i = 1; i < cword; i += used) {
+		o = opt_at(cmd, words, i, cword, &value, &used);
+		if (o && value && !strcmp(o->name, "root"))
+			complete_root(ctx, value, root, sizeof(root));
+		if (!o && !cmd && words[i][0] != '-')
 			cmd = command_find(words[i]);
 	}
 	/* The value of an option: "--opt VALUE", or "--opt=VALUE" that bash split at '='. */
@@ -321,7 +411,15 @@ int cmd_complete(struct ctx *ctx, int argc, char **argv)
 		offer_value(ctx, o->arg, o->choices, cur);
 	else if (cword >= 1 && (o = lookup_opt(cmd, words[cword - 1])) && o->arg != ARG_NONE)
 		offer_value(ctx, o->arg, o->choices, cur);
-	else if (cur[0] == '-') {
+	else if (!strncmp(cur, "--", 2) && strchr(cur, '=') &&
+		 (o = opt_at(cmd, words, cword, cword, &value, &used)) && value) {
+		char lead[64];
+
+		snprintf(lead, sizeof(lead), "%.*s", (int)(value - cur), cur);
+		offer_lead = lead;
+		offer_value(ctx, o->arg, o->choices, value);
+		offer_lead = "";
+	} else if (cur[0] == '-') {
 		offer_opts(cmd ? cmd->opts : NULL, cur);
 		offer_opts(global_opts, cur);
 	} else if (!cmd)

@@ -259,10 +259,17 @@ static void emit_netns(struct ctx *ctx, const struct rdma_netns *ns)
 			   rdma_netns_hidden_list(ns, list, sizeof(list)), ns->n_hidden ? "\n" : "");
 }
 
-/* No device here: exclusive mode may be why. */
+/*
+ * No device here: exclusive mode may be why.  The table is emitted all the
+ * same, empty, so that a JSON reader finds "devices": [] as on any node.
+ */
 static void no_devices(struct ctx *ctx, const struct rdma_netns *ns)
 {
+	struct table *t = table_new(devices_cols);
 	char why[512], fix[256];
+
+	if (t)
+		table_emit(ctx, t, "devices");
 
 	if (rdma_netns_explain(ns, why, sizeof(why), fix, sizeof(fix)))
 		log_err(ctx, "No RDMA device in this network namespace: %s. Fix: %s", why, fix);

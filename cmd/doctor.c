@@ -27,6 +27,7 @@
 #include "fleet/fanout.h"
 #include "fleet/gather.h"
 #include "fleet/report.h"
+#include "node/limits.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
 #include "probe/probe_auth.h"
@@ -60,8 +61,8 @@ const struct opt doctor_opts[] = {
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)" },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job", "nccl ucx perftest" },
 	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)" },
-	{ "only", OPT_ONLY, ARG_STR, "ID,...", "run only these checks" },
-	{ "skip", OPT_SKIP, ARG_STR, "ID,...", "leave these checks out" },
+	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks" },
+	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out" },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
 	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all" },
 	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
@@ -69,7 +70,7 @@ const struct opt doctor_opts[] = {
 	  "srun pdsh clush ssh local" },
 	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)" },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)" },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
@@ -85,9 +86,9 @@ const struct opt doctor_opts[] = {
 };
 
 static const struct column doctor_cols[] = {
-	{ "status", "STATUS", 0, check_status_color },
+	{ "status", "STATUS", 0, check_status_color, check_status_cell },
 	{ "id", "CHECK", 0, NULL },
-	{ "found", "FOUND", 0, NULL },
+	{ "found", "FOUND", COL_WRAP, NULL },
 	{ "fix", "FIX", COL_BELOW, NULL },
 	{ 0 }
 };
@@ -459,7 +460,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 {
 	size_t k = 0;
 
-	argv[k++] = (char *)(a->c.rdmactl ? a->c.rdmactl : "rdmactl");
+	argv[k++] = (char *)launch_rdmactl(l, a->c.rdmactl);
 	argv[k++] = "-j";
 	if (l == LAUNCHER_SRUN)
 		argv[k++] = "-p";
@@ -538,7 +539,7 @@ static bool health_reason(struct table *t, char *reason, size_t len)
 		struct json_object *row = table_get_row(t, i), *st, *id, *found;
 
 		if (!json_object_object_get_ex(row, "status", &st) ||
-		    strcmp(json_object_get_string(st), "FAIL") ||
+		    check_status_parse(json_object_get_string(st)) != CHECK_FAIL ||
 		    !json_object_object_get_ex(row, "id", &id) ||
 		    !json_object_object_get_ex(row, "found", &found))
 			continue;
@@ -695,6 +696,10 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	struct table *t;
 	int ret = RC_PROBLEM;
 
+	/* An unknown --user is a bad word on the line, as for rdmactl limits: no check runs. */
+	if (a->user && (ret = limits_user_known(ctx, a->user)))
+		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
+	ret = RC_PROBLEM;
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	d.target = a->target;
@@ -706,6 +711,8 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	d.node_warnings = read_warnings(ctx);
 	t = table_new(doctor_cols);
 	if (t) {
+		/* A long FOUND folds under itself, within the terminal. */
+		table_fit(t, output_width());
 		doctor_run(&d, sel, t, &counts);
 		ret = local_report(ctx, a, &d, t, &counts);
 	}

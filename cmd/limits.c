@@ -160,17 +160,15 @@ static int load_process(struct ctx *ctx, pid_t pid, struct memlock *m)
 	return ret;
 }
 
-/* The PAM row; 1 when it is left out (the current user is not in /etc/passwd). */
+/*
+ * The PAM row; 1 when it is left out (the current user is not in
+ * /etc/passwd).  A --user is known to exist: limits_user_known().
+ */
 static int load_pam(struct ctx *ctx, const char *user, struct memlock *m)
 {
 	int ret = limits_pam(ctx, user, m);
 
-	if (ret == -ENOENT && user) {
-		log_err(ctx, "Failed to find user '%s' in /etc/passwd. Give an existing user "
-			"with --user NAME.", user);
-		return ret;
-	}
-	if (ret == -ENOENT) {
+	if (ret == -ENOENT && !user) {
 		log_warn(ctx, "this user is not in /etc/passwd: the PAM login limit is left out "
 			 "(try --user NAME)");
 		return 1;
@@ -204,6 +202,8 @@ int cmd_limits(struct ctx *ctx, int argc, char **argv)
 	if (opt_check_args(&p))
 		return RC_USAGE;
 
+	if (user && (ret = limits_user_known(ctx, user)))
+		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
 	ret = load_process(ctx, pid, &m[n]);
 	if (ret < 0)
 		return ret == -ESRCH ? RC_USAGE : RC_PROBLEM;

@@ -98,7 +98,7 @@ const struct opt probe_opts[] = {
 	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
 	  "srun pdsh clush ssh local" },
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)" },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)" },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
 	  "pairs ring quick triage" },
 	{ "pairs", OPT_PAIRS, ARG_FILE, "FILE", "with -w: the schedule, one 'ROUND NODE_A NODE_B' a line" },

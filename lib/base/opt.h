@@ -28,6 +28,7 @@ enum arg_kind {
 	ARG_HOSTLIST,	/* node[01-64], as Slurm and pdsh take it */
 	ARG_CHOICE,	/* one of opt.choices */
 	ARG_COMMAND,	/* an rdmactl command name */
+	ARG_CHECKS,	/* doctor check IDs, comma-separated: memlock,mtu */
 };
 
 /* Long-only options use values from here up, as an enum per command. */

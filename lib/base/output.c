@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/ctx.h"
 #include "base/output.h"
@@ -106,6 +108,24 @@ struct json_object *table_get_row(const struct table *t, size_t i)
 void table_fit(struct table *t, size_t width)
 {
 	t->fit = width;
+}
+
+size_t output_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	unsigned long n;
+
+	if (env && *env) {
+		errno = 0;
+		n = strtoul(env, &end, 10);
+		if (!*end && !errno && n > 0 && n <= 100000 && env[0] != '-')
+			return n;
+	}
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 0;
 }
 
 static void row_set(struct json_object *row, const char *key, struct json_object *val)

@@ -79,6 +79,13 @@ struct json_object *table_get_row(const struct table *t, size_t i);
  */
 void table_fit(struct table *t, size_t width);
 /*
+ * The width text on stdout should keep to, for table_fit(): $COLUMNS when
+ * it is a number (as the shell sets it, and for a script that asks), else
+ * the terminal's when stdout is one, else 0 (a pipe or a file: no limit,
+ * a line per row for grep).
+ */
+size_t output_width(void);
+/*
  * Print the table: as text on stdout (nothing when it has no rows), or as
  * the array @key of the JSON document.  Frees @t.
  */

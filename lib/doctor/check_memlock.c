@@ -109,13 +109,9 @@ void check_memlock_shell(struct doctor *d, struct check_result *r)
 void check_memlock_login(struct doctor *d, struct check_result *r)
 {
 	struct memlock m;
+	/* A --user the node lacks never gets here: doctor refuses it first (exit 2). */
 	int ret = limits_pam(d->ctx, d->user, &m);
 
-	if (ret == -ENOENT && d->user) {
-		check_note(r, CHECK_FAIL, "no user '%s' on this node", d->user);
-		check_fix(r, "give --user the name jobs run as here");
-		return;
-	}
 	if (ret) {
 		check_note(r, CHECK_FAIL, "could not resolve the PAM login limit: %s", strerror(-ret));
 		check_fix(r, "read /etc/security/limits.conf and /etc/security/limits.d/ by hand");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
@@ -63,20 +64,49 @@ size_t doctor_count(void)
 
 enum color check_status_color(const char *text)
 {
-	if (!strcmp(text, "ok"))
-		return COLOR_GREEN;
-	if (!strcmp(text, "warn"))
-		return COLOR_YELLOW;
-	if (!strcmp(text, "FAIL"))
-		return COLOR_RED;
-	return COLOR_DIM;
+	static const enum color colors[] = {
+		[CHECK_OK] = COLOR_GREEN, [CHECK_WARN] = COLOR_YELLOW,
+		[CHECK_FAIL] = COLOR_RED, [CHECK_SKIP] = COLOR_DIM,
+	};
+	int s = check_status_parse(text);
+
+	return s < 0 ? COLOR_DIM : colors[s];
 }
 
 const char *check_status_str(enum check_status s)
 {
-	static const char *const names[] = { "ok", "warn", "FAIL", "skip" };
+	static const char *const names[] = { "ok", "warn", "fail", "skip" };
 
 	return s <= CHECK_SKIP ? names[s] : "unknown";
+}
+
+const char *check_status_text(enum check_status s)
+{
+	/* A failure stands out in a column of lowercase words, even without colour. */
+	return s == CHECK_FAIL ? "FAIL" : check_status_str(s);
+}
+
+int check_status_parse(const char *word)
+{
+	enum check_status s;
+
+	for (s = CHECK_OK; word && s <= CHECK_SKIP; s++)
+		if (!strcasecmp(word, check_status_str(s)))
+			return (int)s;
+	return -EINVAL;
+}
+
+const char *check_status_cell(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *v;
+	const char *word;
+	int s;
+
+	if (!json_object_object_get_ex(row, "status", &v) || !(word = json_object_get_string(v)))
+		return NULL;
+	s = check_status_parse(word);
+	snprintf(buf, len, "%s", s < 0 ? word : check_status_text((enum check_status)s));
+	return buf;
 }
 
 /*
@@ -114,29 +144,44 @@ static void appendf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* True when @items, "; " between them, already holds @item whole. */
+static bool has_item(const char *items, const char *item)
+{
+	size_t n = strlen(item);
+	const char *at;
+
+	for (at = strstr(items, item); at; at = strstr(at + 1, item))
+		if ((at == items || !strncmp(at - 2, "; ", 2)) && (!at[n] || !strncmp(at + n, "; ", 2)))
+			return true;
+	return false;
+}
+
+/*
+ * A note is said once: what holds for the node ("NCCL 2.21.5 finds it
+ * itself") would otherwise be repeated after each port a check looks at.
+ */
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
 {
 	va_list ap;
+	char *text = NULL;
+	int n;
 
 	if (r->status == CHECK_SKIP)
 		return;
 	if (status > r->status && status != CHECK_SKIP)
 		r->status = status;
 	va_start(ap, fmt);
-	append(r->found, sizeof(r->found), fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-}
-
-/* True when @fixes, "; " between them, already holds @fix whole. */
-static bool has_fix(const char *fixes, const char *fix)
-{
-	size_t n = strlen(fix);
-	const char *at;
-
-	for (at = strstr(fixes, fix); at; at = strstr(at + 1, fix))
-		if ((at == fixes || !strncmp(at - 2, "; ", 2)) && (!at[n] || !strncmp(at + n, "; ", 2)))
-			return true;
-	return false;
+	if (n < 0) {
+		va_start(ap, fmt);
+		append(r->found, sizeof(r->found), fmt, ap);
+		va_end(ap);
+		return;
+	}
+	if (!has_item(r->found, text))
+		appendf(r->found, sizeof(r->found), "%s", text);
+	free(text);
 }
 
 /*
@@ -154,7 +199,7 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	if (!has_fix(r->fix, text))
+	if (!has_item(r->fix, text))
 		appendf(r->fix, sizeof(r->fix), "%s", text);
 	free(text);
 }
@@ -178,25 +223,32 @@ static bool id_covers(const char *word, size_t len, const char *id)
 	return !strncmp(id, word, len) && (id[len] == '\0' || id[len] == '.');
 }
 
+size_t doctor_ids(const char **ids, size_t max)
+{
+	static const char *const groups[] = { "roce", "memlock", "env", "ucx" };
+	size_t i, n = 0;
+
+	/* Group names are IDs too ("memlock" for memlock.*): first. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]) && n < max; i++)
+		ids[n++] = groups[i];
+	for (i = 0; doctor_checks[i].id && n < max; i++)
+		ids[n++] = doctor_checks[i].id;
+	return n;
+}
+
 static int select_word(const struct ctx *ctx, const char *word, size_t len, const char *opt,
 		       bool *sel)
 {
-	static const char *const groups[] = { "roce", "memlock", "env", "ucx" };
 	const char *ids[64];
 	char w[64];
-	size_t i, n = 0;
+	size_t i, n = doctor_ids(ids, 64);
 	bool hit = false;
 
-	/* Group names are IDs too ("memlock" for memlock.*): suggested first. */
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		ids[n++] = groups[i];
 	for (i = 0; doctor_checks[i].id; i++) {
 		if (id_covers(word, len, doctor_checks[i].id)) {
 			sel[i] = true;
 			hit = true;
 		}
-		if (n < 64)
-			ids[n++] = doctor_checks[i].id;
 	}
 	if (hit)
 		return 0;

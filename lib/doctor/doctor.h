@@ -18,6 +18,7 @@
 #include "node/ucx.h"
 
 struct ctx;
+struct json_object;
 struct table;
 
 enum check_status {
@@ -80,7 +81,8 @@ extern const struct check doctor_checks[];
 
 /*
  * Add a finding to @r: @status raises the result's status (ok < warn <
- * FAIL) and the text is appended to what was found, "; "-separated.
+ * FAIL) and the text is appended to what was found, "; "-separated,
+ * unless it is there already: a note is said once.
  */
 void check_note(struct check_result *r, enum check_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -91,8 +93,21 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 void check_skip(struct check_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-const char *check_status_str(enum check_status s);	/* "ok", "warn", "FAIL", "skip" */
-/* The colour of a status as check_status_str() writes it (a column's colour). */
+/*
+ * The status words, for the doctor's JSON and every document made from it
+ * (doctor -j, the cluster report, gathered files, metrics labels): always
+ * lowercase, "ok", "warn", "fail", "skip".  People read a failure as FAIL,
+ * in capitals: check_status_text(), and check_status_cell() as a table
+ * column's text.  Readers take either spelling, in any case: nodes of an
+ * older rdmactl wrote "FAIL".
+ */
+const char *check_status_str(enum check_status s);	/* JSON: "ok", "warn", "fail", "skip" */
+const char *check_status_text(enum check_status s);	/* text: "ok", "warn", "FAIL", "skip" */
+/* The status @word names, in any case ("fail", "FAIL"); -EINVAL for none. */
+int check_status_parse(const char *word);
+/* A table's "status" cell as people read it (struct column's text). */
+const char *check_status_cell(struct json_object *row, char *buf, size_t len);
+/* The colour of a status, in either spelling (a column's colour). */
 enum color check_status_color(const char *text);
 
 /*
@@ -103,6 +118,12 @@ enum color check_status_color(const char *text);
  */
 int doctor_select(const struct ctx *ctx, const char *list, const char *opt, bool *sel);
 size_t doctor_count(void);
+/*
+ * The words --only and --skip take, for suggestions and completion: the
+ * group names ("memlock"), then every check's ID.  Fills up to @max of
+ * @ids and returns how many.
+ */
+size_t doctor_ids(const char **ids, size_t max);
 
 struct doctor_counts {
 	int n[CHECK_SKIP + 1];		/* by enum check_status */

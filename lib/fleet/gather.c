@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "base/text.h"
+#include "doctor/doctor.h"
 #include "fleet/gather.h"
 
 /* The longest reason kept for a node: one line of the report. */
@@ -361,12 +362,16 @@ static bool str_or_null(struct json_object *o, const char *key)
 	       json_object_is_type(v, json_type_string);
 }
 
-/* The shape report.c relies on: checks[] of {id, status, found, fix}, node{}. */
+/*
+ * The shape report.c relies on: checks[] of {id, status, found, fix}, node{}.
+ * A status in another case ("FAIL", from an older rdmactl) is rewritten as
+ * doctor/doctor.h spells it, so the cluster's document has one spelling.
+ */
 static bool doc_shape(struct json_object *doc, char *why, size_t len)
 {
-	static const char *const statuses[] = { "ok", "warn", "FAIL", "skip" };
 	struct json_object *checks, *c, *v;
-	size_t i, k;
+	size_t i;
+	int st;
 
 	if (!json_object_object_get_ex(doc, "checks", &checks) ||
 	    !json_object_is_type(checks, json_type_array)) {
@@ -382,17 +387,19 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 			snprintf(why, len, "checks[%zu] is not {\"id\", \"status\", \"found\", \"fix\"}", i);
 			return false;
 		}
-		for (k = 0; k < 4 && strcmp(json_object_get_string(v), statuses[k]); k++)
-			;
-		if (k == 4) {
+		st = check_status_parse(json_object_get_string(v));
+		if (st < 0) {
 			char q[SNIPPET_MAX];
 
 			/* Quoted as it is: "ok " is no status, and must not show as ok. */
 			text_safe(json_object_get_string(v), q, sizeof(q), 0);
-			snprintf(why, len, "'%s' in checks[%zu] is no status (ok, warn, FAIL, skip)",
+			snprintf(why, len, "'%s' in checks[%zu] is no status (ok, warn, fail, skip)",
 				 q, i);
 			return false;
 		}
+		if (strcmp(json_object_get_string(v), check_status_str((enum check_status)st)))
+			json_object_object_add(c, "status",
+					       json_object_new_string(check_status_str((enum check_status)st)));
 	}
 	if (json_object_object_get_ex(doc, "node", &v) && !json_object_is_type(v, json_type_object)) {
 		snprintf(why, len, "its \"node\" is not an object");

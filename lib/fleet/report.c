@@ -30,14 +30,19 @@
 /* Statuses in the order rows show them; the index is a node's worst. */
 enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
 
-static const char *const rank_names[] = { "FAIL", "warn", "ok", "skip" };
+/* The status of each rank, as doctor/doctor.h names them. */
+static const enum check_status rank_status[] = {
+	[RANK_FAIL] = CHECK_FAIL, [RANK_WARN] = CHECK_WARN, [RANK_OK] = CHECK_OK, [RANK_SKIP] = CHECK_SKIP,
+};
 
+/* A node's status word, in either spelling ("FAIL" from older nodes); skip when none. */
 static enum rank rank_of(const char *status)
 {
+	int s = check_status_parse(status);
 	enum rank r;
 
 	for (r = RANK_FAIL; r < RANK_SKIP; r++)
-		if (!strcmp(status, rank_names[r]))
+		if (s == (int)rank_status[r])
 			break;
 	return r;
 }
@@ -123,7 +128,7 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 }
 
 static const struct column check_cols[] = {
-	{ "status", "STATUS", 0, check_status_color },
+	{ "status", "STATUS", 0, check_status_color, check_status_cell },
 	{ "id", "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
 	{ "found", "FOUND", COL_FILL, NULL },
@@ -370,7 +375,7 @@ static int group_row(const struct cluster *cl, struct table *t, const struct ent
 		free(nodes);
 		return -ENOMEM;
 	}
-	row_str(row, "status", rank_names[e[0].rank]);
+	row_str(row, "status", check_status_str(rank_status[e[0].rank]));
 	row_str(row, "id", e[0].id);
 	row_str(row, "nodes", nodes);
 	row_int(row, "count", (int64_t)n);

@@ -102,6 +102,23 @@ bool launcher_installed(enum launcher l)
 	return l < LAUNCHER_COUNT && on_path(programs[l]);
 }
 
+const char *launch_rdmactl(enum launcher l, const char *given)
+{
+	static char self[4096];
+	ssize_t n;
+
+	if (given)
+		return given;
+	if (l != LAUNCHER_LOCAL)
+		return "rdmactl";
+	if (!self[0]) {
+		/* Read once: a run starts one command on every node. */
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+	}
+	return self[0] ? self : "rdmactl";
+}
+
 int launcher_default(enum launcher *out)
 {
 	static const enum launcher order[] = { LAUNCHER_PDSH, LAUNCHER_CLUSH, LAUNCHER_SSH };

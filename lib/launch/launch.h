@@ -46,6 +46,14 @@ int launcher_parse(const char *s, enum launcher *out);
  */
 int launcher_default(enum launcher *out);
 
+/*
+ * The rdmactl each node runs: @given (--rdmactl) when set; under the local
+ * launcher, whose nodes are processes of this machine, this very program
+ * (/proc/self/exe), so that a build tree's rdmactl runs itself and not
+ * whichever rdmactl PATH finds; else "rdmactl", from the node's PATH.
+ */
+const char *launch_rdmactl(enum launcher l, const char *given);
+
 /* True when @l's program (local: pdsh) is on PATH. */
 bool launcher_installed(enum launcher l);
 

@@ -1040,7 +1040,7 @@ static char **agent_argv(struct coord *co)
 	argv = calloc(n + 5, sizeof(*argv));
 	if (!argv)
 		return NULL;
-	argv[k++] = (char *)(co->cfg->rdmactl ? co->cfg->rdmactl : "rdmactl");
+	argv[k++] = (char *)launch_rdmactl(co->cfg->launch.launcher, co->cfg->rdmactl);
 	argv[k++] = "probe";
 	argv[k++] = "--agent";
 	argv[k++] = co->addr;

@@ -467,6 +467,20 @@ static int user_lookup(const struct ctx *ctx, const char *name, struct pam_user 
 	return ret ? ret : root_groups(ctx, u);
 }
 
+int limits_user_known(const struct ctx *ctx, const char *name)
+{
+	struct pam_user u;
+	int ret = user_lookup(ctx, name, &u);
+
+	free(u.groups);
+	if (ret == -ENOENT)
+		log_err(ctx, "Failed to find user '%s' in /etc/passwd. Give an existing user "
+			"with --user NAME.", name);
+	else if (ret)
+		log_err_errno(ctx, ret, "Failed to look up user '%s': %s", name, strerror(-ret));
+	return ret;
+}
+
 static bool user_has_gid(const struct pam_user *u, gid_t gid)
 {
 	int i;

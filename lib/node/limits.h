@@ -88,6 +88,12 @@ int limits_process(const struct ctx *ctx, pid_t pid, struct memlock *out);
  * lines.  0, -ENOENT (unknown user) or -errno.
  */
 int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out);
+/*
+ * A --user NAME, checked before anything is read for it: 0 when the node
+ * (<root>/etc/passwd with --root) has the user, else -ENOENT or -errno
+ * after one line on stderr that names it, the same for every command.
+ */
+int limits_user_known(const struct ctx *ctx, const char *name);
 
 /* The systemd scope.  0 or -errno; files that do not exist are not errors. */
 int limits_systemd(const struct ctx *ctx, struct memlock *out);

@@ -17,6 +17,7 @@
 #include "base/outfile.h"
 #include "base/text.h"
 #include "launch/hostlist.h"
+#include "doctor/doctor.h"
 #include "report/html.h"
 #include "report/linkview.h"
 
@@ -169,19 +170,18 @@ static void td(FILE *f, const char *cls, const char *text)
 /* A status as the grid's class and symbol: the symbol says it without colour. */
 static void status_cell(FILE *f, const char *status, const char *id, struct json_object *row)
 {
-	static const struct { const char *status, *cls, *sym; } map[] = {
-		{ "ok", "st-ok", "&#10003;" }, { "warn", "st-warn", "!" },
-		{ "FAIL", "st-fail", "&#10007;" }, { "skip", "st-skip", "&#8211;" },
+	static const struct { const char *cls, *sym; } map[] = {
+		[CHECK_OK] = { "st-ok", "&#10003;" }, [CHECK_WARN] = { "st-warn", "!" },
+		[CHECK_FAIL] = { "st-fail", "&#10007;" }, [CHECK_SKIP] = { "st-skip", "&#8211;" },
 	};
-	size_t i;
+	int s = check_status_parse(status);
+	size_t i = s < 0 ? CHECK_SKIP : (size_t)s;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]) - 1; i++)
-		if (status && !strcasecmp(status, map[i].status))
-			break;
 	fprintf(f, "<td class=\"%s\" title=\"", map[i].cls);
 	html_escape(f, id);
 	fputs(": ", f);
-	html_escape(f, status);
+	/* As people read it: FAIL in capitals, whichever spelling the document has. */
+	html_escape(f, s < 0 ? status : check_status_text((enum check_status)s));
 	fputs("\n", f);
 	html_escape(f, jstr(row, "found"));
 	if (jstr(row, "fix")) {
@@ -276,16 +276,16 @@ static void failures(FILE *f, struct json_object *doc)
 
 	for (i = 0; i < jlen(checks); i++) {
 		struct json_object *c = json_object_array_get_idx(checks, i);
-		const char *st = jstr(c, "status") ?: "";
+		int st = check_status_parse(jstr(c, "status"));
 
-		if (strcasecmp(st, "FAIL") && strcasecmp(st, "warn"))
+		if (st != CHECK_FAIL && st != CHECK_WARN)
 			continue;
 		if (!shown++)
 			fputs("<h3>Failures and warnings, with their fixes</h3>\n<table class=\"list\">"
 			      "<tr><th>status</th><th>check</th><th>nodes</th><th>found</th>"
 			      "<th>fix</th></tr>\n", f);
-		fprintf(f, "<tr class=\"%s\">", strcasecmp(st, "FAIL") ? "warn" : "fail");
-		td(f, NULL, st);
+		fprintf(f, "<tr class=\"%s\">", st == CHECK_FAIL ? "fail" : "warn");
+		td(f, NULL, check_status_text((enum check_status)st));
 		td(f, NULL, jstr(c, "id"));
 		td(f, NULL, jstr(c, "nodes"));
 		td(f, NULL, jstr(c, "found"));

@@ -86,9 +86,47 @@ check bash-metrics-option [ "$OUT" == "--metrics" ]
 OUT=$(bash_complete "rdmactl doctor --metrics -o $TMPD/gathered/lab-")
 check bash-metrics-output-file [ "$OUT" == "$TMPD/gathered/lab-a.json"$'\n'"$TMPD/gathered/lab-b.json" ]
 
+# doctor --only and --skip take check IDs, a comma-separated list of them.
+OUT=$(bash_complete "rdmactl doctor --only ")
+check bash-only-check-ids [ "$OUT" == "$("$RDMACTL" doctor --list | awk 'NR > 1 { print $1 }
+	$1 ~ /\./ { sub(/\..*/, "", $1); print $1 }' | sort -u)" ]
+OUT=$(bash_complete "rdmactl doctor --skip memlock.s")
+check bash-skip-check-ids [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
+OUT=$(bash_complete "rdmactl doctor --only mtu,memlock.l")
+check bash-only-list-last-word [ "$OUT" == "mtu,memlock.login" ]
+# bash splits "--skip=ro" into "--skip" "=" "ro" (COMP_WORDBREAKS has '='), as here.
+OUT=$(bash_complete "rdmactl doctor --skip = ro")
+check bash-skip-equals [ "$OUT" == $'roce\nroce.gid\nroce.ipv4' ]
+# --for's values, for doctor and env alike.
+OUT=$(bash_complete "rdmactl doctor --for ")
+check bash-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+OUT=$(bash_complete "rdmactl env --for ")
+check bash-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
+
+# --root DIR on the line: devices and netdevs of DIR, not of RDMACTL_ROOT or the host.
+ROOT2=$TMPD/root2
+mkdir -p "$ROOT2/sys/class/infiniband/rxe_snap/ports/1" "$ROOT2/sys/class/net/eth_snap"
+OUT=$(bash_complete "rdmactl --root $ROOT2 gids --netdev ")
+check bash-root-netdevs [ "$OUT" == "eth_snap" ]
+OUT=$(bash_complete "rdmactl gids --root = $ROOT2 --netdev ")
+check bash-root-equals-netdevs [ "$OUT" == "eth_snap" ]
+OUT=$(bash_complete "rdmactl devices --root $ROOT2 ")
+check bash-root-devices [ "$OUT" == "rxe_snap" ]
+OUT=$(bash_complete "rdmactl -j --root $ROOT2 ports rxe_snap/")
+check bash-root-devports [ "$OUT" == "rxe_snap/1" ]
+# A --root that is no directory leaves the names where they were (the command will say why).
+OUT=$(bash_complete "rdmactl --root $TMPD/nosuch devices ")
+check bash-root-missing [ "$OUT" == $'mlx5_0\nmlx5_1' ]
+
 # An interactive bash really registers the function for rdmactl.
 OUT=$(bash --norc --noprofile -i -c "source '$TOP/completion/rdmactl.bash'; complete -p rdmactl" 2>/dev/null)
 check bash-registered out_has "complete -F _rdmactl rdmactl"
+
+# fish_complete LINE: what fish offers for LINE, one candidate a line.
+fish_complete() {
+	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
+		"source '$TOP/completion/rdmactl.fish'; complete -C '$1'" 2>&1 | cut -f1 | sort
+}
 
 if command -v fish >/dev/null; then
 	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
@@ -97,13 +135,57 @@ if command -v fish >/dev/null; then
 	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
 		"source '$TOP/completion/rdmactl.fish'; complete -C 'rdmactl devices mlx5_'" 2>&1 | cut -f1 | sort)
 	check fish-live-devices [ "$OUT" == $'mlx5_0\nmlx5_1' ]
+	OUT=$(fish_complete 'rdmactl doctor --only mtu,memlock.l')
+	check fish-only-check-ids [ "$OUT" == "mtu,memlock.login" ]
+	OUT=$(fish_complete 'rdmactl doctor --skip memlock.s')
+	check fish-skip-check-ids [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
+	OUT=$(fish_complete 'rdmactl env --for ')
+	check fish-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
+	OUT=$(fish_complete 'rdmactl doctor --for ')
+	check fish-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+	OUT=$(fish_complete "rdmactl --root $ROOT2 gids --netdev ")
+	check fish-root-netdevs [ "$OUT" == "eth_snap" ]
+	OUT=$(fish_complete "rdmactl --root=$ROOT2 devices ")
+	check fish-root-equals-devices [ "$OUT" == "rxe_snap" ]
+	OUT=$(fish_complete 'rdmactl doctor --skip=ro')
+	check fish-skip-equals [ "$OUT" == $'--skip=roce\n--skip=roce.gid\n--skip=roce.ipv4' ]
 else
 	skip fish-command "fish not installed (Debian package fish)"
 fi
 
+# zsh_complete LINE: what _rdmactl hands zsh's compadd for LINE (cursor at its
+# end), with compadd and _files standing in for the completion system's.
+zsh_complete() {
+	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" zsh -f -c '
+		compdef() { : }
+		compadd() { shift ${@[(i)--]}; print -rl -- "$@" }
+		_files() { print -r -- __files__ }
+		source "$1"
+		words=(${(z)2})
+		[[ $2 == *" " ]] && words+=("")
+		CURRENT=${#words}
+		_rdmactl' _ "$TOP/completion/_rdmactl" "$1" | sort
+}
+
 if command -v zsh >/dev/null; then
 	OUT=$(zsh -n "$TOP/completion/_rdmactl" 2>&1)
 	check zsh-parses [ -z "$OUT" ]
+	OUT=$(zsh_complete 'rdmactl dev')
+	check zsh-command [ "$OUT" == "devices" ]
+	OUT=$(zsh_complete 'rdmactl doctor --only mtu,memlock.l')
+	check zsh-only-check-ids [ "$OUT" == "mtu,memlock.login" ]
+	OUT=$(zsh_complete 'rdmactl doctor --skip memlock.s')
+	check zsh-skip-check-ids [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
+	OUT=$(zsh_complete 'rdmactl env --for ')
+	check zsh-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
+	OUT=$(zsh_complete 'rdmactl doctor --for ')
+	check zsh-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+	OUT=$(zsh_complete "rdmactl --root $ROOT2 gids --netdev ")
+	check zsh-root-netdevs [ "$OUT" == "eth_snap" ]
+	OUT=$(zsh_complete "rdmactl --root=$ROOT2 devices ")
+	check zsh-root-equals-devices [ "$OUT" == "rxe_snap" ]
+	OUT=$(zsh_complete 'rdmactl doctor --for=n')
+	check zsh-for-equals [ "$OUT" == "--for=nccl" ]
 else
 	skip zsh-parses "zsh not installed (Debian package zsh)"
 fi

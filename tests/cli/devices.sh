@@ -66,7 +66,11 @@ run --root "$EMPTY" devices
 check none-rc rc_is 1
 check none-message err_has 'No RDMA devices found'
 check none-causes err_has 'rdma link add rxe0 type rxe netdev IF'
+check none-text-no-table out_empty
 run --root "$EMPTY" -j devices
 check none-json-still-one-document json_ok '.'
+# The key is there, empty, as on a node with devices: a reader need not test for it.
+check none-json-devices-empty json_ok '.devices == [] and .error.code == 1'
+check none-json-rc rc_is 1
 
 finish

@@ -97,7 +97,7 @@ check json-pretty-nested out_has '^    "lab-c": \{$'
 check json-pretty-nested-checks out_has '^      "checks": \[$'
 check json-summary json_ok '.summary == {"nodes":7,"failed":1,"warned":1,"unreachable":2,"failed_nodes":"lab-c","warned_nodes":"lab-d","unreachable_nodes":"lab-f,lab-g"}'
 check json-unreachable json_ok '.unreachable == [{"node":"lab-f","error":"pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1: rdmactl: command not found'"'"'","rc":127},{"node":"lab-g","error":"pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could not resolve hostname lab-g: Name or service not known'"'"'","rc":255}]'
-check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "FAIL") == {"status":"FAIL","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
+check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "fail") == {"status":"fail","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
 check json-drift-env json_ok '.drift[] | select(.fact == "env.NCCL_IB_HCA") == {"fact":"env.NCCL_IB_HCA","majority":"=mlx5_0","majority_count":4,"majority_nodes":"lab-a,lab-b,lab-c,lab-e","differs":[{"value":"mlx5_0","count":1,"nodes":"lab-d"}],"fix":"set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e"}'
 check json-drift-facts json_ok '[.drift[].fact] == ["rdma_core","ofed","provider","active_mtu","netdev_mtu","gid_index","memlock.shell","memlock.pam","memlock.systemd","env.NCCL_IB_HCA","active_ports"]'
 
@@ -226,10 +226,44 @@ run doctor --gathered "$TMPD/junk.out"
 check junk-node-rc rc_is 1
 check junk-node-row line 'n2    output is not a doctor document (line 2): a JSON array'
 
+# ---- one spelling of the statuses: "fail" in JSON, FAIL for people ----
+# A node of an older rdmactl wrote "FAIL" (and any case is taken): the report
+# is the same as from today's nodes, and its JSON says "fail" throughout.
+check writes-lowercase-fail bash -c 'jq -e "[.checks[].status] | index(\"fail\") and (index(\"FAIL\") | not)" "$0" >/dev/null' "$TMPD/broken.json"
+sed 's/"status":"fail"/"status":"FAIL"/' "$TMPD/broken.json" >"$TMPD/broken-old.json"
+sed 's/"status":"fail"/"status":"Fail"/; s/"status":"warn"/"status":"WARN"/' "$TMPD/broken.json" >"$TMPD/broken-case.json"
+{ prefixed lab-a "$TMPD/ok.json"; prefixed lab-c "$TMPD/broken.json"; } >"$TMPD/mixed-new.out"
+{ prefixed lab-a "$TMPD/ok.json"; prefixed lab-c "$TMPD/broken-old.json"; } >"$TMPD/mixed-old.out"
+{ prefixed lab-a "$TMPD/ok.json"; prefixed lab-c "$TMPD/broken-case.json"; } >"$TMPD/mixed-case.out"
+run doctor --gathered "$TMPD/mixed-new.out"
+NEW_TEXT=$OUT
+run doctor --gathered "$TMPD/mixed-old.out"
+check old-fail-rc rc_is 1
+check old-fail-text-same [ "$OUT" == "$NEW_TEXT" ]
+check old-fail-text-capitals out_has '^FAIL +ports +lab-c '
+run doctor --gathered "$TMPD/mixed-case.out"
+check any-case-text-same [ "$OUT" == "$NEW_TEXT" ]
+run -j doctor --gathered "$TMPD/mixed-new.out"
+NEW_JSON=$OUT
+run -j doctor --gathered "$TMPD/mixed-old.out"
+check old-fail-json-same [ "$OUT" == "$NEW_JSON" ]
+check old-fail-json-lowercase json_ok '([.checks[].status] | index("fail")) and ([.. | objects | .status? | strings] | all(. == "ok" or . == "warn" or . == "fail" or . == "skip"))'
+check old-fail-json-summary json_ok '.summary.failed == 1 and .summary.failed_nodes == "lab-c"'
+# The HTML page, for people, says FAIL whichever spelling a saved run has.
+sed 's/"status":"fail"/"status":"FAIL"/g' <<<"$NEW_JSON" >"$TMPD/cluster-old.json"
+check old-cluster-doc-has-FAIL grep -q '"status":"FAIL"' "$TMPD/cluster-old.json"
+for v in new old; do
+	[ $v = new ] && printf '%s\n' "$NEW_JSON" >"$TMPD/cluster-new.json"
+	run report -o "$TMPD/cluster-$v.html" "$TMPD/cluster-$v.json"
+	check html-$v-rc rc_is 0
+	check html-$v-grid-fail grep -q '<td class="st-fail" title="ports: FAIL' "$TMPD/cluster-$v.html"
+	check html-$v-failures-row grep -q '<tr class="fail"><td>FAIL</td><td>ports</td>' "$TMPD/cluster-$v.html"
+done
+
 # A bad value in a node's document is quoted as it is: "ok " is not ok.
 { prefixed n1 "$TMPD/ok.json"; echo "n2: $(sed 's/"status":"ok"/"status":"ok "/' "$TMPD/ok.json")"; } >"$TMPD/status.out"
 run -j doctor --gathered "$TMPD/status.out"
-check status-quoted json_ok '.unreachable[0].error == "output is not a doctor document (line 2): '"'"'ok '"'"' in checks[0] is no status (ok, warn, FAIL, skip)"'
+check status-quoted json_ok '.unreachable[0].error == "output is not a doctor document (line 2): '"'"'ok '"'"' in checks[0] is no status (ok, warn, fail, skip)"'
 
 # srun's own lines name the input lines of the tasks that share a host.
 { echo "srun: error: gpu01: tasks 0-1: Exited with exit code 127"; } >"$TMPD/srun-tasks.out"

@@ -21,7 +21,7 @@ unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_R
 run --root "$OK" -j doctor
 check healthy-rc rc_is 0
 check healthy-one-doc json_ok '.checks | length == 16'
-check healthy-nothing-failed json_ok '[.checks[] | select(.status == "FAIL" or .status == "warn")] == []'
+check healthy-nothing-failed json_ok '[.checks[] | select(.status == "fail" or .status == "warn")] == []'
 check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 5 and .summary.problems == []'
 check healthy-fix-null json_ok '[.checks[].fix] | all(. == null)'
 check healthy-devices found devices '^mlx5_0 \(mlx5, 1 port\); mlx5_1 \(mlx5, 1 port\); mlx5_10 \(mlx5, 1 port\)$'
@@ -38,6 +38,39 @@ check healthy-gpu found gpudirect 'NVIDIA driver 535.104.05 with nvidia-peermem 
 check healthy-versions found versions 'kernel 6.1.0-18-amd64; rdma-core 44.0 .*OFED MLNX_OFED_LINUX-5.8-1.0.1.1; NCCL 2.21.5'
 check healthy-env-skip st env.nccl skip
 check healthy-peer-skip found peer 'no --peer HOST given'
+# A note that holds for the node is said once, not after each port.
+check healthy-nccl-note-once [ "$(jq -r '.checks[] | select(.id == "roce.gid") | .found' <<<"$OUT" |
+	grep -o 'finds it itself' | wc -l)" -eq 1 ]
+
+# ---- the text fits the terminal: FOUND folds under itself ----
+# widest: the longest line of OUT; rows: the lines of OUT from check $1 to the next check.
+widest() { awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' <<<"$OUT"; }
+rows() { awk -v id="$1" '$2 == id { on = 1; print; next } on && /^[a-z]/ { exit } on' <<<"$OUT"; }
+OUT=$(COLUMNS=100 "$RDMACTL" --root "$OK" doctor)
+check width-columns-100 [ "$(widest)" -le 100 ]
+# folded ID: check ID's row takes 3 lines or more, the others starting under FOUND.
+folded() {
+	[ "$(rows "$1" | wc -l)" -ge 3 ] &&
+		[ -z "$(rows "$1" | tail -n +2 | grep -v '^                         [^ ]')" ]
+}
+check width-folds-under-found folded roce.gid
+check width-text-whole [ "$(rows roce.gid | sed 's/^  *//; s/^ok  *roce.gid  *//' | tr '\n' ' ')" == \
+	"$(COLUMNS=100 "$RDMACTL" --root "$OK" -j doctor | jq -r '.checks[] | select(.id == "roce.gid") | .found') " ]
+OUT=$(COLUMNS=60 "$RDMACTL" --root "$OK" doctor)
+check width-columns-60 [ "$(widest)" -le 60 ]
+# Into a pipe, without COLUMNS: a line per check, for grep.
+OUT=$(env -u COLUMNS "$RDMACTL" --root "$OK" doctor)
+one_line() { [ "$(rows roce.gid | wc -l)" -eq 1 ] && [ "$(widest)" -gt 100 ]; }
+check width-pipe-unwrapped one_line
+# On a terminal, its width (script(1) gives the command one of 90 columns).
+if command -v script >/dev/null; then
+	OUT=$(env -u COLUMNS script -qec "stty cols 90 rows 50; '$RDMACTL' --color never --root '$OK' doctor" /dev/null |
+		tr -d '\r')
+	check width-terminal-90 [ "$(widest)" -le 90 ]
+	check width-terminal-folds folded roce.gid
+else
+	skip width-terminal-90 "script not installed (Debian package bsdutils)"
+fi
 
 run --root "$OK" doctor
 check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
@@ -55,13 +88,13 @@ check broken-rc rc_is 1
 check broken-summary json_ok '.summary.failed == 8 and .summary.warnings == 2'
 check broken-problems json_ok '.summary.problems == ["ports","roce.ipv4","roce.gid","mtu","memlock.shell","memlock.login","memlock.systemd","firewall","gpudirect","versions"]'
 check broken-devices st devices ok
-check broken-ports st ports FAIL
+check broken-ports st ports fail
 check broken-ports-why found ports 'rxe0/1 is DOWN \(Disabled\); its netdev eth0 is down'
 check broken-ports-fix fix ports '^ip link set eth0 up$'
-check broken-ipv4 st roce.ipv4 FAIL
+check broken-ipv4 st roce.ipv4 fail
 check broken-ipv4-why found roce.ipv4 'eth0 has no IPv4 address.*fe80:0000:0000:0000:5054:00ff:fe12:3401.*RDMA_CM_EVENT_ADDR_ERROR'
 check broken-ipv4-fix fix roce.ipv4 'ip addr add ADDRESS/PREFIX dev eth0'
-check broken-gid st roce.gid FAIL
+check broken-gid st roce.gid fail
 check broken-gid-why found roce.gid 'only link-local GIDs'
 check broken-mtu st mtu warn
 check broken-mtu-why found mtu 'eth0 MTU 1500 limits the RDMA MTU to 1024 \(max 4096\)'
@@ -78,7 +111,7 @@ check broken-nft found firewall 'nftables: udp dport 4791 drop rule in inet filt
 check broken-nft-fix fix firewall 'nft delete rule inet filter input handle 7'
 check broken-iptables found firewall 'iptables: tcp dport 18600 reject rule in filter INPUT \(line 6\) blocks tcp 18600'
 check broken-iptables-fix fix firewall 'iptables -I INPUT -p tcp --dport 18600 -j ACCEPT'
-check broken-gpu st gpudirect FAIL
+check broken-gpu st gpudirect fail
 check broken-gpu-why found gpudirect 'neither nvidia-peermem nor DMA-BUF \(proprietary kernel module'
 check broken-gpu-fix fix gpudirect 'modprobe nvidia-peermem'
 check broken-versions st versions warn
@@ -92,7 +125,7 @@ check broken-text-fix-below bash -c 'grep -A1 "^FAIL *ports " <<<"$0" | tail -1 
 
 # Root on Debian: the "*" lines of limits.d do not apply to it (limits.conf(5)).
 run --root "$FIXTURES/limits-root" -j doctor --only memlock.login
-check root-memlock-login st memlock.login FAIL
+check root-memlock-login st memlock.login fail
 check root-memlock-login-found found memlock.login '^soft 8 MiB, hard 8 MiB \(inherited \(systemd: default\)\): .*; /etc/security/limits.d/90-rdma.conf:1,2 not applied to root: limits.conf\(5\): "group and wildcard limits are not applied to the root user"'
 check root-memlock-login-fix fix memlock.login '^write /etc/security/limits.d/99-rdma.conf: \* soft memlock unlimited; \* hard memlock unlimited; root soft memlock unlimited; root hard memlock unlimited; then log in again$'
 
@@ -135,7 +168,7 @@ NCCL_IB_HCA='=mlx5_1:1' run --root "$OK" -j doctor --only env.nccl
 check hca-exact st env.nccl ok
 check hca-exact-sel found env.nccl "selects mlx5_1:1$"
 NCCL_IB_HCA='^mlx5' run --root "$OK" -j doctor --only env.nccl
-check hca-negated-none st env.nccl FAIL
+check hca-negated-none st env.nccl fail
 check hca-negated-why found env.nccl 'selects no active port: NCCL falls back to TCP sockets'
 NCCL_IB_HCA='mlx5_0:x' run --root "$OK" -j doctor --only env.nccl
 check hca-bad-port found env.nccl "NCCL_IB_HCA='mlx5_0:x': entry 'mlx5_0:x' has port 'x', not a number from 1 to 255"
@@ -148,7 +181,7 @@ check ifname-prefix-sel found env.nccl "selects ens19f0np0, ens19f1np1$"
 NCCL_SOCKET_IFNAME=eth0 run --root "$BAD" -j doctor --only env.nccl
 check ifname-down found env.nccl "selects no usable interface: eth0 is down"
 NCCL_IB_HCA='=mlx5_0' NCCL_IB_GID_INDEX=0 run --root "$OK" -j doctor --only env.nccl
-check gid-index-ll st env.nccl FAIL
+check gid-index-ll st env.nccl fail
 check gid-index-ll-why found env.nccl 'NCCL_IB_GID_INDEX=0: mlx5_0/1 GID 0 is link-local \(fe80:0000:0000:0000:5aa2:e1ff:feb0:3772\).*\(use 5\)'
 check gid-index-ll-fix fix env.nccl '^export NCCL_IB_GID_INDEX=5$'
 NCCL_IB_HCA='=mlx5_0' NCCL_IB_GID_INDEX=4 run --root "$OK" -j doctor --only env.nccl
@@ -162,7 +195,7 @@ check ib-disable st env.nccl warn
 check ib-disable-why found env.nccl 'NCCL_IB_DISABLE=1: NCCL uses TCP sockets'
 check ib-disable-fix fix env.nccl '^unset NCCL_IB_DISABLE$'
 NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_FAMILY=AF_INET6 run --root "$OK" -j doctor --only env.nccl
-check family-v6 st env.nccl FAIL
+check family-v6 st env.nccl fail
 check family-v6-why found env.nccl 'NCCL_IB_ADDR_FAMILY=AF_INET6: no GID of mlx5_0/1 fits, so NCCL falls back to GID 0'
 NCCL_IB_ADDR_FAMILY=inet run --root "$OK" -j doctor --only env.nccl
 check family-bad found env.nccl "NCCL_IB_ADDR_FAMILY='inet' is neither AF_INET nor AF_INET6"
@@ -170,7 +203,7 @@ NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_RANGE=192.168.88.0/24 NCCL_IB_ROCE_VERSION_NU
 check range-v1 st env.nccl ok
 check range-v1-pick found env.nccl 'NCCL picks mlx5_0/1 GID 4 '
 NCCL_IB_HCA='=mlx5_0' NCCL_IB_ADDR_RANGE=10.0.0.0/8 run --root "$OK" -j doctor --only env.nccl
-check range-miss st env.nccl FAIL
+check range-miss st env.nccl fail
 NCCL_IB_ADDR_RANGE=10.0.0.0/40 run --root "$OK" -j doctor --only env.nccl
 check range-bad found env.nccl "NCCL_IB_ADDR_RANGE='10.0.0.0/40': prefix length '40' is not a number from 0 to 32"
 NCCL_IB_ROCE_VERSION_NUM=3 run --root "$OK" -j doctor --only env.nccl
@@ -178,7 +211,7 @@ check roce-ver-bad found env.nccl "NCCL_IB_ROCE_VERSION_NUM='3' is neither 1 nor
 
 # ---- UCX variables ----
 UCX_NET_DEVICES=mlx5_9:1 run --root "$OK" -j doctor --only env.ucx
-check ucx-missing st env.ucx FAIL
+check ucx-missing st env.ucx fail
 check ucx-missing-why found env.ucx "no RDMA device 'mlx5_9' \(did you mean 'mlx5_0'\?\)"
 check ucx-missing-fix fix env.ucx '^export UCX_NET_DEVICES=mlx5_0:1$'
 UCX_NET_DEVICES=mlx5_1 run --root "$OK" -j doctor --only env.ucx
@@ -195,13 +228,13 @@ check ucx-gid-fix fix env.ucx '^export UCX_IB_GID_INDEX=5$'
 # An IPv6 GID where the port has an IPv4 one (another order of the table,
 # UCX issue 7785): the lab's collective failed in ibv_create_ah.
 UCX_IB_GID_INDEX=3 UCX_NET_DEVICES=all run --root "$FIXTURES/gid-order" -j doctor --for ucx --only env.ucx
-check ucx-gid-v6 st env.ucx FAIL
+check ucx-gid-v6 st env.ucx fail
 check ucx-gid-v6-why found env.ucx 'UCX_IB_GID_INDEX=3: mlx5_0/1 GID 3 is IPv6 \(2001:0db8:0088:0000:0000:0000:0000:0004\) where this port.s IPv4 GID is 7'
 check ucx-gid-v6-fix fix env.ucx '^export UCX_IB_GID_INDEX=7$'
 UCX_IB_GID_INDEX=7 UCX_NET_DEVICES=all run --root "$FIXTURES/gid-order" -j doctor --for ucx --only env.ucx
 check ucx-gid-v4 st env.ucx ok
 NCCL_IB_GID_INDEX=5 run --root "$FIXTURES/gid-order" -j doctor --only env.nccl
-check nccl-gid-v6 st env.nccl FAIL
+check nccl-gid-v6 st env.nccl fail
 check nccl-gid-v6-fix fix env.nccl '^export NCCL_IB_GID_INDEX=7$'
 run --root "$OK" -j doctor --for ucx --only env
 check for-ucx json_ok '[.checks[].status] == ["skip", "ok"]'
@@ -216,7 +249,7 @@ check ucx-dgid-why found ucx.ud_dgid '^UCX 1.13.1 \(/usr/lib/x86_64-linux-gnu/li
 check ucx-dgid-fix fix ucx.ud_dgid '^export UCX_UD_VERBS_ETH_DGID_CHECK=n \(or install UCX 1.19 or later\)$'
 check ucx-dgid-warn-rc rc_is 0
 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
-check ucx-dgid-for-ucx st ucx.ud_dgid FAIL
+check ucx-dgid-for-ucx st ucx.ud_dgid fail
 check ucx-dgid-for-ucx-rc rc_is 1
 run --root "$UCX" -j doctor --for nccl --only ucx.ud_dgid
 check ucx-dgid-for-nccl st ucx.ud_dgid skip
@@ -227,16 +260,16 @@ check ucx-dgid-env-off-why found ucx.ud_dgid 'needs UCX_UD_VERBS_ETH_DGID_CHECK=
 UCX_UD_ETH_DGID_CHECK=No run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
 check ucx-dgid-env-ud st ucx.ud_dgid ok
 UCX_UD_VERBS_ETH_DGID_CHECK=y UCX_UD_ETH_DGID_CHECK=n run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
-check ucx-dgid-env-verbs-wins st ucx.ud_dgid FAIL
+check ucx-dgid-env-verbs-wins st ucx.ud_dgid fail
 UCX_UD_VERBS_ETH_DGID_CHECK=off run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
-check ucx-dgid-env-bad st ucx.ud_dgid FAIL
+check ucx-dgid-env-bad st ucx.ud_dgid fail
 check ucx-dgid-env-bad-why found ucx.ud_dgid "^UCX 1.13.1 .*; UCX_UD_VERBS_ETH_DGID_CHECK='off' \(environment\) is not a UCX boolean \(y or n\): UCX refuses it"
 # The GID UCX uses: the link-local one (IPv6) is not hit; UCX_NET_DEVICES without the port neither.
 UCX_IB_GID_INDEX=0 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
 check ucx-dgid-gid0 st ucx.ud_dgid ok
 check ucx-dgid-gid0-why found ucx.ud_dgid 'rxe0/1: UCX uses GID fe80:0000:0000:0000:5054:00ff:fe99:0001, not a RoCE v2 IPv4 one'
 UCX_IB_GID_INDEX=1 UCX_NET_DEVICES=rxe0:1 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
-check ucx-dgid-gid1 st ucx.ud_dgid FAIL
+check ucx-dgid-gid1 st ucx.ud_dgid fail
 UCX_NET_DEVICES=eth0 run --root "$UCX" -j doctor --for ucx --only ucx.ud_dgid
 check ucx-dgid-tcp-only found ucx.ud_dgid 'no active RDMA port for UCX$'
 # /etc/ucx/ucx.conf: read by UCX 1.13; the environment beats it.
@@ -247,7 +280,7 @@ run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
 check ucx-dgid-conf st ucx.ud_dgid ok
 check ucx-dgid-conf-where found ucx.ud_dgid 'set by UCX_UD_VERBS_ETH_DGID_CHECK=n \(/etc/ucx/ucx.conf:2\)'
 UCX_UD_VERBS_ETH_DGID_CHECK=y run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
-check ucx-dgid-conf-env-wins st ucx.ud_dgid FAIL
+check ucx-dgid-conf-env-wins st ucx.ud_dgid fail
 # The release: 1.19 is fixed; dpkg, then ucx.pc, when the library does not say.
 ucx_tree fixed
 printf '\0ucp_worker_iface\0\315A1.19.0\0' >"$T/usr/lib/x86_64-linux-gnu/libucp.so.0.0.0"
@@ -258,7 +291,7 @@ ucx_tree dpkg
 printf 'no release in here\0' >"$T/usr/lib/x86_64-linux-gnu/libucp.so.0.0.0"
 run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
 check ucx-dgid-dpkg found ucx.ud_dgid '^UCX 1.13.1 \(dpkg: libucx0 1.13.1-1\); rxe0/1'
-check ucx-dgid-dpkg-fail st ucx.ud_dgid FAIL
+check ucx-dgid-dpkg-fail st ucx.ud_dgid fail
 mkdir -p "$T/usr/lib/x86_64-linux-gnu/pkgconfig"
 printf 'prefix=/usr\nName: ucx\nVersion: 1.19.1\n' >"$T/usr/lib/x86_64-linux-gnu/pkgconfig/ucx.pc"
 run --root "$T" -j doctor --for ucx --only ucx.ud_dgid
@@ -448,7 +481,7 @@ run --root "$CAP" -j doctor --only memlock.shell,memlock.login
 check cap-shell-ok st memlock.shell ok
 check cap-shell-why found memlock.shell '^soft 64 KiB, hard 64 KiB \(/proc/self/limits\), not enforced: this process has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; a job of a user without it gets 64 KiB$'
 check cap-shell-no-fix fix memlock.shell '^$'
-check cap-user-login-fails st memlock.login FAIL
+check cap-user-login-fails st memlock.login fail
 sed -i 's/^Uid:.*/Uid:\t0\t0\t0\t0/' "$CAP/proc/self/status"
 run --root "$CAP" -j doctor --only memlock.login
 check cap-root-login-ok st memlock.login ok
@@ -469,11 +502,24 @@ run --root "$CAPR" -j doctor --only memlock.login --user alice
 check cap-root-star-alice found memlock.login '^soft unlimited \(/etc/security/limits.d/90-rdma.conf:1\), hard unlimited'
 # --user: the login of the job's user, whoever runs the doctor.
 run --root "$CAP" -j doctor --only memlock.login --user alice
-check user-alice-fails st memlock.login FAIL
+check user-alice-fails st memlock.login fail
 check user-alice-limit found memlock.login 'soft 64 MiB'
-run --root "$CAP" -j doctor --only memlock.login --user nosuchuser
-check user-unknown st memlock.login FAIL
-check user-unknown-why found memlock.login "^no user 'nosuchuser' on this node$"
+# A user the node lacks is a bad word on the line, as for rdmactl limits: exit 2,
+# one line, no check run (text, JSON, --metrics and --slurm-health alike).
+fails_with user-unknown 2 "rdmactl doctor: Failed to find user 'nosuchuser' in /etc/passwd. Give an existing user with --user NAME." \
+	--root "$CAP" doctor --only memlock.login --user nosuchuser
+run --root "$CAP" doctor --user nosuchuser
+check user-unknown-no-table out_empty
+run --root "$CAP" doctor --metrics --user nosuchuser
+check user-unknown-metrics-rc rc_is 2
+check user-unknown-metrics-nothing out_empty
+run --root "$CAP" doctor --slurm-health --user nosuchuser
+check user-unknown-health-rc rc_is 2
+check user-unknown-health-one-line err_one_line
+# The same line and code as rdmactl limits gives.
+DOCTOR_ERR=$ERR
+run --root "$CAP" limits --user nosuchuser
+check user-unknown-like-limits [ "$RC.${ERR#rdmactl limits: }" == "2.${DOCTOR_ERR#rdmactl doctor: }" ]
 run --root "$CAP" doctor --user 'a b'
 check user-bad-rc rc_is 2
 check user-bad-err err_has "^rdmactl doctor: Failed to read --user 'a b': not a user name$"

@@ -46,7 +46,7 @@ check host-vf-unbound-fix fix functions '^echo 0000:3b:00\.5 > /sys/bus/pci/driv
 check host-vf-vfio found functions 'VF 2 of mlx5_0 \(0000:3b:00\.4\) is bound to vfio-pci'
 check host-vf-ok found functions 'VF 0 of mlx5_0 \(0000:3b:00\.2\): mlx5_2 \(ens1f0v0\)'
 check host-netns-said found devices 'RDMA netns mode shared$'
-check host-others-ok json_ok '[.checks[] | select(.status == "FAIL")] == []'
+check host-others-ok json_ok '[.checks[] | select(.status == "fail")] == []'
 
 # ---- a BlueField-2's Arm side: switchdev, host PF, VF, SFs, representors ----
 run --root "$ARM" -j devices
@@ -87,7 +87,7 @@ check arm-ports-uplink found ports 'mlx5_0/5 ACTIVE LinkUp \(p0\)'
 check arm-roce-sf-only found roce.ipv4 '^mlx5_2/1 enp3s0f0s4 has 192\.168\.101\.1$'
 
 NCCL_IB_HCA=pf0vf0 run --root "$ARM" -j doctor --only env.nccl
-check nccl-rep st env.nccl FAIL
+check nccl-rep st env.nccl fail
 check nccl-rep-why found env.nccl "'pf0vf0' is the representor of host VF 0 of PF 0"
 check nccl-rep-fix fix env.nccl '^export NCCL_IB_HCA=mlx5_2$'
 NCCL_IB_HCA=mlx5_0 run --root "$ARM" -j doctor --only env.nccl
@@ -103,7 +103,7 @@ check nccl-no-rdma found env.nccl "'oob_net0' is a netdev with no RDMA device be
 UCX_NET_DEVICES=enp3s0f0s4,mlx5_2:1 run --root "$ARM" -j doctor --only env.ucx
 check ucx-notes st env.ucx ok
 UCX_NET_DEVICES=pf0hpf run --root "$ARM" -j doctor --only env.ucx
-check ucx-rep st env.ucx FAIL
+check ucx-rep st env.ucx fail
 check ucx-rep-why found env.ucx "'pf0hpf' is the representor of host PF 0"
 check ucx-rep-fix fix env.ucx '^export UCX_NET_DEVICES=mlx5_2:1$'
 UCX_NET_DEVICES=mlx5_0:2 run --root "$ARM" -j doctor --only env.ucx
@@ -125,7 +125,7 @@ check pod-text-hidden out_has '^In other network namespaces: mlx5_0, mlx5_1, mlx
 run --root "$POD" -j doctor
 check pod-doctor-rc rc_is 1
 check pod-devices found devices 'RDMA netns mode exclusive, other namespaces hold mlx5_0, mlx5_1, mlx5_2'
-check pod-pf-down st functions FAIL
+check pod-pf-down st functions fail
 check pod-pf-down-why found functions 'VF 1 of 0000:3b:00\.0 \(0000:3b:00\.3\): net1 is up but has no link: .*its PF 0000:3b:00\.0 \(in another network namespace, not seen here\) is down'
 check pod-pf-down-fix fix functions 'on the host: bring up the netdev of PF 0000:3b:00\.0'
 check pod-port-down found ports 'net1 is up but has no link \(down\): a VF.s link follows its PF 0000:3b:00\.0'
@@ -144,7 +144,7 @@ check none-one-line err_one_line
 run --root "$NONE" -j devices
 check none-json jq_is '[.netns_mode, .other_netns_devices]' '["exclusive",["rxe0"]]'
 run --root "$NONE" -j doctor --only devices
-check none-doctor st devices FAIL
+check none-doctor st devices fail
 check none-doctor-why found devices '^no RDMA device in this network namespace: the RDMA netns mode is exclusive'
 check none-doctor-fix fix devices '^rdma system set netns shared'
 echo Y >"$NONE/sys/module/ib_core/parameters/netns_mode"

@@ -39,6 +39,26 @@ ln -s "$FIXTURES/doctor-healthy" "$TMPD/root%h"
 run --root "$TMPD/root%h" doctor -w "${NODE}p[1-2]" --launcher local --rdmactl "$RDMACTL"
 check percent-kept out_has "^2 nodes: 0 failed, 0 warned, 0 unreachable$"
 
+# --- without --rdmactl: the local nodes run this very rdmactl ---
+# Not the one PATH finds: a decoy there would answer with nothing and mark
+# that it ran; this build's doctor must answer for every node.
+mkdir -p "$TMPD/decoy"
+printf '#!/bin/sh\necho ran >>"%s"\nexit 3\n' "$TMPD/decoy-ran" >"$TMPD/decoy/rdmactl"
+chmod +x "$TMPD/decoy/rdmactl"
+PATH="$TMPD/decoy:$PATH" run --root "$FIXTURES/doctor-healthy" -j doctor -w "${NODE}s[1-3]" --launcher local
+check self-doctor-rc rc_is 0
+check self-doctor-documents json_ok '.summary.nodes == 3 and .summary.unreachable == 0 and ([.nodes[] | select(.summary.ok == 11)] | length) == 3'
+check self-doctor-not-path [ ! -e "$TMPD/decoy-ran" ]
+# And with no rdmactl on PATH at all, from another directory.
+OUT=$(cd / && PATH=$(dirname "$(command -v pdsh)"):/usr/bin:/bin "$RDMACTL" --root "$FIXTURES/doctor-healthy" \
+	doctor -w "${NODE}s[1-2]" --launcher local 2>&1)
+check self-doctor-no-path out_has "^2 nodes: 0 failed, 0 warned, 0 unreachable$"
+# probe -w's agents too.
+PATH="$TMPD/decoy:$PATH" run -j probe -w "${NODE}s[1-2]" --launcher local --transport tcp --pattern quick \
+	-D 1 --lat-iters 0 --port "$PORT" --node-timeout 60
+check self-probe-joined json_ok '[.links[] | select(.ok)] | length >= 1'
+check self-probe-not-path [ ! -e "$TMPD/decoy-ran" ]
+
 # --- doctor -w, 300 nodes at once under 1024 open files ---
 # pdsh's exec module holds about 4 a node running: the fan-out is fitted
 # to 232 with one warning, and no node fails "Too many open files".

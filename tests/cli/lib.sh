@@ -11,6 +11,8 @@ PREFIX=${TEST_PREFIX:-}
 # for tests/prom/.
 AREA=${AREA:-cli}
 T_FAILED=0
+# doctor keeps its text to $COLUMNS: the checks compare whole lines.
+unset COLUMNS
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 

@@ -113,7 +113,7 @@ check doctor-right-token-node-info lacks 'does not report its versions' "$TMPD/o
 
 RDMACTL_TOKEN="wrong-$SECRET" doctor
 check doctor-wrong-token rc_is 1
-check doctor-wrong-token-line versions_found FAIL 'peer 127.0.0.1: cannot ask its versions: authentication failed'
+check doctor-wrong-token-line versions_found fail 'peer 127.0.0.1: cannot ask its versions: authentication failed'
 check doctor-wrong-token-fix json_ok '.checks[0].fix | contains("RDMACTL_TOKEN")'
 check doctor-wrong-token-msg err_has 'the server refused our token'
 check doctor-wrong-token-one-line err_one_line
@@ -125,7 +125,7 @@ check doctor-right-token-server-quiet auth_lines_are 1
 
 doctor
 check doctor-missing-token rc_is 1
-check doctor-missing-token-line versions_found FAIL 'authentication failed'
+check doctor-missing-token-line versions_found fail 'authentication failed'
 check doctor-missing-token-msg err_has 'the server requires a token'
 
 # --token on doctor's command line (RDMACTL_TOKEN, set wrong, gives way to it).

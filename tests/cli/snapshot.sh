@@ -81,7 +81,7 @@ roundtrip ucx "$U"
 check ucx-conf-kept cmp -s "$U/etc/ucx/ucx.conf" "$X/etc/ucx/ucx.conf"
 check ucx-dpkg-stanza-only bash -c '[ "$(grep -c "^Package: " "$1")" = 1 ] && grep -qx "Version: 1.13.1-1" "$1"' _ "$X/var/lib/dpkg/status"
 run -j --root "$X" doctor --for ucx --only ucx.ud_dgid
-check ucx-copy-release json_ok '.checks[0] | .status == "FAIL" and (.found | startswith("UCX 1.13.1 (dpkg: libucx0 1.13.1-1); rxe0/1 (rxe, not mlx5)"))'
+check ucx-copy-release json_ok '.checks[0] | .status == "fail" and (.found | startswith("UCX 1.13.1 (dpkg: libucx0 1.13.1-1); rxe0/1 (rxe, not mlx5)"))'
 roundtrip sd "$FIXTURES/limits-systemd"
 same sd-limits "$FIXTURES/limits-systemd" "$X" limits
 check sd-mask-kept [ "$(readlink "$X/etc/systemd/system.conf.d/30-c.conf")" = /dev/null ]

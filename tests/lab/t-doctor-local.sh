@@ -150,10 +150,10 @@ for _ in $(seq 50); do [[ -z $(gid_index v4) ]] && break; sleep 0.2; done
 [[ -z $(gid_index v4) ]] || fail "the IPv4 GID stayed after the address went"
 doctor noipv4 --only roce.ipv4,roce.gid
 check_eq "no IPv4: exit status" 1 "$(<noipv4.rc)"
-check_eq "no IPv4: roce.ipv4" FAIL "$(field noipv4 roce.ipv4 status)"
+check_eq "no IPv4: roce.ipv4" fail "$(field noipv4 roce.ipv4 status)"
 has noipv4 roce.ipv4 "$IF has no IPv4 address, so only GIDs such as $(<$sys/ports/1/gids/"$LL")"
 fix_has noipv4 roce.ipv4 "ip addr add ADDRESS/PREFIX dev $IF"
-check_eq "no IPv4: roce.gid" FAIL "$(field noipv4 roce.gid status)"
+check_eq "no IPv4: roce.gid" fail "$(field noipv4 roce.gid status)"
 restore
 
 # ---- port down ----
@@ -162,7 +162,7 @@ wait_port DOWN || fail "rxe0/1 did not go down"
 doctor down --only ports
 state=$(rdma -j link show rxe0/1 | jq -r '.[0].state')
 check_eq "down: rdma says" DOWN "$state"
-check_eq "down: ports" FAIL "$(field down ports status)"
+check_eq "down: ports" fail "$(field down ports status)"
 has down ports "rxe0/1 is DOWN"
 has down ports "its netdev $IF is $(</sys/class/net/"$IF"/operstate)"
 fix_has down ports "ip link set $IF up"
@@ -187,7 +187,7 @@ check_eq "root at 64 KiB: ibv_rc_pingpong registered and waited for its client" 
 AS=("${NOCAP[@]}")
 (ulimit -l 64 && doctor ulimit --only memlock.shell)
 AS=()
-check_eq "ulimit 64: status" FAIL "$(field ulimit memlock.shell status)"
+check_eq "ulimit 64: status" fail "$(field ulimit memlock.shell status)"
 has ulimit memlock.shell "soft 64 KiB"
 fix_has ulimit memlock.shell "prlimit"
 check_eq "ulimit 64: exit status" 1 "$(<ulimit.rc)"
@@ -201,7 +201,7 @@ nft add table inet t && nft add chain inet t input '{ type filter hook input pri
 	nft add rule inet t input udp dport 4791 drop || fail "nft could not add the rule"
 handle=$(nft -j list ruleset | jq -r '.nftables[] | select(.rule) | .rule.handle')
 doctor nft --only firewall
-check_eq "nft: firewall" FAIL "$(field nft firewall status)"
+check_eq "nft: firewall" fail "$(field nft firewall status)"
 has nft firewall "udp dport 4791 drop rule in inet t input (handle $handle) blocks udp 4791"
 fix_has nft firewall "nft delete rule inet t input handle $handle"
 nft flush ruleset
@@ -209,14 +209,14 @@ nft flush ruleset
 # ---- NCCL and UCX variables ----
 devs=$(rdma -j dev show | jq -r '[.[].ifname] | join(", ")')
 NCCL_IB_HCA=mlx_1 doctor hca --only env.nccl
-check_eq "NCCL_IB_HCA=mlx_1: status" FAIL "$(field hca env.nccl status)"
+check_eq "NCCL_IB_HCA=mlx_1: status" fail "$(field hca env.nccl status)"
 has hca env.nccl "NCCL_IB_HCA='mlx_1': 'mlx_1' names no device; devices: $devs"
 NCCL_IB_HCA=rxe doctor hca-ok --only env.nccl
 check_eq "NCCL_IB_HCA=rxe (a prefix of rxe0): status" ok "$(field hca-ok env.nccl status)"
 has hca-ok env.nccl "selects rxe0:1"
 
 NCCL_SOCKET_IFNAME=eth9 doctor ifname --only env.nccl
-check_eq "NCCL_SOCKET_IFNAME=eth9: status" FAIL "$(field ifname env.nccl status)"
+check_eq "NCCL_SOCKET_IFNAME=eth9: status" fail "$(field ifname env.nccl status)"
 ifs=$(ls /sys/class/net | sort | paste -sd, | sed 's/,/, /g')
 has ifname env.nccl "NCCL_SOCKET_IFNAME='eth9': no interface 'eth9' (did you mean 'eth0'?); interfaces: $ifs"
 fix_has ifname env.nccl "export NCCL_SOCKET_IFNAME=eth0"
@@ -224,14 +224,14 @@ NCCL_SOCKET_IFNAME=$IF doctor ifname-ok --only env.nccl
 check_eq "NCCL_SOCKET_IFNAME=$IF: status" ok "$(field ifname-ok env.nccl status)"
 
 NCCL_IB_GID_INDEX=$LL doctor gidll --only env.nccl
-check_eq "NCCL_IB_GID_INDEX=$LL (link-local): status" FAIL "$(field gidll env.nccl status)"
+check_eq "NCCL_IB_GID_INDEX=$LL (link-local): status" fail "$(field gidll env.nccl status)"
 has gidll env.nccl "NCCL_IB_GID_INDEX=$LL: rxe0/1 GID $LL is link-local ($(<$sys/ports/1/gids/"$LL"))"
 fix_has gidll env.nccl "export NCCL_IB_GID_INDEX=$V4"
 NCCL_IB_GID_INDEX=$V4 doctor gidv4 --only env.nccl
 check_eq "NCCL_IB_GID_INDEX=$V4 (IPv4): status" ok "$(field gidv4 env.nccl status)"
 
 UCX_NET_DEVICES=mlx5_0:1 doctor ucx --only env.ucx
-check_eq "UCX_NET_DEVICES=mlx5_0:1: status" FAIL "$(field ucx env.ucx status)"
+check_eq "UCX_NET_DEVICES=mlx5_0:1: status" fail "$(field ucx env.ucx status)"
 has ucx env.ucx "no RDMA device 'mlx5_0'; devices: $devs"
 UCX_NET_DEVICES=rxe0:1,$IF doctor ucx-ok --only env.ucx
 check_eq "UCX_NET_DEVICES=rxe0:1,$IF: status" ok "$(field ucx-ok env.ucx status)"
@@ -246,7 +246,7 @@ if [[ -z $ucx_ver ]]; then
 elif [[ $(printf '%s\n1.19.0\n' "$ucx_ver" | sort -V | head -1) == 1.19.0 ]]; then
 	check_eq "UCX $ucx_ver: ucx.ud_dgid" ok "$(field ucxud ucx.ud_dgid status)"
 else
-	check_eq "UCX $ucx_ver, GID auto: ucx.ud_dgid" FAIL "$(field ucxud ucx.ud_dgid status)"
+	check_eq "UCX $ucx_ver, GID auto: ucx.ud_dgid" fail "$(field ucxud ucx.ud_dgid status)"
 	has ucxud ucx.ud_dgid "UCX $ucx_ver ("
 	has ucxud ucx.ud_dgid "rxe0/1 (rxe, not mlx5) with RoCE v2 IPv4 GID $V4 ($LAB_IP)"
 	fix_has ucxud ucx.ud_dgid "export UCX_UD_VERBS_ETH_DGID_CHECK=n"
@@ -264,7 +264,7 @@ if mount -t tmpfs none /etc/libibverbs.d; then
 	doctor noprov --only devices
 	umount /etc/libibverbs.d
 	PROV_HIDDEN=''
-	check_eq "no provider: devices" FAIL "$(field noprov devices status)"
+	check_eq "no provider: devices" fail "$(field noprov devices status)"
 	has noprov devices "the kernel has rxe0 but libibverbs could not open it"
 	fix_has noprov devices "apt-get install ibverbs-providers"
 else
@@ -275,7 +275,7 @@ fi
 if mount -t tmpfs none /dev/infiniband; then
 	doctor nodevib --only devices
 	umount /dev/infiniband
-	check_eq "no /dev/infiniband: devices" FAIL "$(field nodevib devices status)"
+	check_eq "no /dev/infiniband: devices" fail "$(field nodevib devices status)"
 	has nodevib devices "the kernel has rxe0 but /dev/infiniband is missing or empty"
 	fix_has nodevib devices "--device=/dev/infiniband"
 else

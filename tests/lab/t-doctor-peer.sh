@@ -106,7 +106,7 @@ lab_put a-healthy 1
 low=$(lab_get mtu-b-low)
 doctor mismatch --only mtu,peer
 check_eq "MTU mismatch: exit status" 1 "$(<mismatch.rc)"
-check_eq "MTU mismatch: mtu" FAIL "$(field mismatch mtu status)"
+check_eq "MTU mismatch: mtu" fail "$(field mismatch mtu status)"
 has mismatch mtu "peer $LAB_PEER_IP: active MTU $(active_mtu) here, $low there"
 lab_put a-mismatch 1
 
@@ -115,9 +115,9 @@ lab_get nft-up 60 >/dev/null
 timeout 5 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/$PORT" || fail "TCP $PORT on the peer does not answer"
 doctor nft --only firewall,peer
 check_eq "RoCE blocked: exit status" 1 "$(<nft.rc)"
-check_eq "RoCE blocked: firewall" FAIL "$(field nft firewall status)"
+check_eq "RoCE blocked: firewall" fail "$(field nft firewall status)"
 has nft firewall "peer $LAB_PEER_IP: TCP reaches the peer but RoCE does not"
-check_eq "RoCE blocked: peer" FAIL "$(field nft peer status)"
+check_eq "RoCE blocked: peer" fail "$(field nft peer status)"
 has nft peer "the RDMA probe failed"
 lab_put a-nft 1
 lab_barrier done

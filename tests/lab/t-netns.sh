@@ -49,7 +49,7 @@ rc=0
 ip netns exec "$NS" "$RDMACTL" -j doctor --only devices >doctor.json 2>doctor.err || rc=$?
 cat doctor.json doctor.err
 check_eq "doctor in $NS: exit" 1 "$rc"
-check_eq "doctor in $NS: devices" FAIL "$(jq -r '.checks[0].status' doctor.json)"
+check_eq "doctor in $NS: devices" fail "$(jq -r '.checks[0].status' doctor.json)"
 grep -qF "no RDMA device in this network namespace: the RDMA netns mode is exclusive" <<<"$(jq -r '.checks[0].found' doctor.json)" ||
 	fail "doctor in $NS does not name the mode"
 grep -qF "rxe0 belongs to another one" <<<"$(jq -r '.checks[0].found' doctor.json)" || fail "doctor in $NS does not name rxe0"

@@ -56,7 +56,7 @@ report() {
 	check_eq "$l: warned nodes" '"lab-a,lab-c"' "$(jq -c .summary.warned_nodes "$l.json")"
 	check_eq "$l: unreachable nodes" '"lab-d,lab-x"' "$(jq -c .summary.unreachable_nodes "$l.json")"
 	check_eq "$l: firewall fails on lab-b" lab-b \
-		"$(jq -r '.checks[] | select(.id == "firewall" and .status == "FAIL") | .nodes' "$l.json")"
+		"$(jq -r '.checks[] | select(.id == "firewall" and (.status | ascii_downcase) == "fail") | .nodes' "$l.json")"
 	check_eq "$l: the MTU drift names lab-c" "1500,9000 lab-c" \
 		"$(jq -r '.drift[] | select(.fact == "netdev_mtu") | .differs[] | "\(.value) \(.nodes)"' "$l.json")"
 	check_eq "$l: the NCCL drift names lab-a" "1 lab-a" \

@@ -181,7 +181,7 @@ doctor() {
 		>"$1.json" 2>"$1.err" || true
 	cp "$1.json" "$LAB_SHARE/doctor-$1.json"
 	sed "s/^/$1 stderr: /" "$1.err"
-	jq -r '.checks[] | select(.status == "FAIL" or .status == "warn") |
+	jq -r '.checks[] | select((.status | ascii_downcase) == "fail" or .status == "warn") |
 		"\(.status) \(.id) \(.nodes): \(.found)"' "$1.json" | sed "s/^/$1: /"
 }
 
@@ -190,7 +190,7 @@ doctor() {
 verdict() {
 	jq -r --arg n "$2" --arg ids "${3:-.}" '[.checks[] | select(((.nodes // "") | split(",") | index($n))
 		and (.id | test($ids)))] as $c
-		| ([$c[] | select(.status == "FAIL") | .id] | join(",")) as $f
+		| ([$c[] | select((.status | ascii_downcase) == "fail") | .id] | join(",")) as $f
 		| ([$c[] | select(.status == "warn") | .id] | join(",")) as $w
 		| if $f != "" then "FAIL \($f)" elif $w != "" then "warn \($w)" else "ok" end' "$1.json"
 }
@@ -309,7 +309,7 @@ fix() {
 			*) fssh -n "$1" "${step%% on every node*}" ;;
 			esac
 		done
-	done < <(jq -j --arg n "$1" '.checks[] | select((.status == "FAIL" or .status == "warn") and .fix != null
+	done < <(jq -j --arg n "$1" '.checks[] | select(((.status | ascii_downcase) == "fail" or .status == "warn") and .fix != null
 		and (.nodes | split(",") | index($n))) | .fix + "\u0000"' "$2.json")
 	fssh "$1" 'cat /etc/security/limits.d/99-rdma.conf; cat /run/lab/task.env 2>/dev/null' |
 		sed "s/^/$1 after the fix: /"

@@ -76,7 +76,7 @@ h_udp=$(jq -r '.nftables[] | select(.rule) | .rule | select(.expr[0].match.left.
 h_tcp=$(jq -r '.nftables[] | select(.rule) | .rule | select(.expr[0].match.left.payload.protocol == "tcp") | .handle' "$TMPD/ruleset.json")
 doctor "$NSB" rules --only firewall
 check rules-rc [ "$(rc_of rules)" = 1 ]
-check rules-fail [ "$(field rules firewall status)" = FAIL ]
+check rules-fail [ "$(field rules firewall status)" = fail ]
 check rules-udp says rules firewall found "udp dport 4791 drop rule in inet t input (handle $h_udp) blocks udp 4791 (RoCE v2)"
 check rules-tcp says rules firewall found "tcp dport 18600 reject rule in inet t input (handle $h_tcp) blocks tcp 18600"
 check rules-fix-udp says rules firewall fix "nft delete rule inet t input handle $h_udp"
@@ -110,7 +110,7 @@ check boot-fix says boot firewall fix "nft delete rule inet boot in handle $h_bo
 ip netns exec "$NSB" nft flush chain inet boot in &&
 	ip netns exec "$NSB" nft add rule inet boot in tcp dport "$lo-$hi" drop || ko nft-boot-all "nft failed"
 doctor "$NSB" boot-all --only firewall --port 18601
-check boot-all-fail [ "$(field boot-all firewall status)" = FAIL ]
+check boot-all-fail [ "$(field boot-all firewall status)" = fail ]
 doctor "$NSB" boot-ucx --only firewall --for ucx --port 18601
 check boot-ucx-warn [ "$(field boot-ucx firewall status)" = warn ]
 check boot-ucx-why says boot-ucx firewall found "UCX jobs connect through PMIx"
@@ -125,7 +125,7 @@ check peer-refused-fix says peer firewall fix "on 10.78.0.1: rdmactl probe --ser
 dev=$(ip -n "$NSA" -j route get 10.78.0.1 | jq -r '.[0].dev')
 check peer-route-dev [ "$dev" = "$VA" ]
 check peer-route says peer peer found "the route to 10.78.0.1 leaves through $dev, which carries no RDMA port"
-check peer-fail [ "$(field peer peer status)" = FAIL ]
+check peer-fail [ "$(field peer peer status)" = fail ]
 doctor "$NSA" badhost --only peer --peer no-such-host.invalid
 check peer-unresolved says badhost peer found "cannot resolve 'no-such-host.invalid'"
 

@@ -110,8 +110,42 @@ static void node_info_fits_its_buffer(void)
 	CHECK(node_info_parse("") == NULL);
 }
 
+/* JSON writes one spelling, people read FAIL, and readers take any case. */
+static void status_words(void)
+{
+	struct json_object *row = json_object_new_object();
+	char buf[16];
+
+	CHECK_STR(check_status_str(CHECK_OK), "ok");
+	CHECK_STR(check_status_str(CHECK_WARN), "warn");
+	CHECK_STR(check_status_str(CHECK_FAIL), "fail");
+	CHECK_STR(check_status_str(CHECK_SKIP), "skip");
+	CHECK_STR(check_status_text(CHECK_FAIL), "FAIL");
+	CHECK_STR(check_status_text(CHECK_WARN), "warn");
+	CHECK_INT(check_status_parse("fail"), CHECK_FAIL);
+	CHECK_INT(check_status_parse("FAIL"), CHECK_FAIL);
+	CHECK_INT(check_status_parse("Fail"), CHECK_FAIL);
+	CHECK_INT(check_status_parse("WARN"), CHECK_WARN);
+	CHECK_INT(check_status_parse("skip"), CHECK_SKIP);
+	CHECK(check_status_parse("ok ") < 0);
+	CHECK(check_status_parse("failed") < 0);
+	CHECK(check_status_parse("") < 0);
+	CHECK(check_status_parse(NULL) < 0);
+	CHECK_INT(check_status_color("FAIL"), COLOR_RED);
+	CHECK_INT(check_status_color("fail"), COLOR_RED);
+	CHECK_INT(check_status_color("nonsense"), COLOR_DIM);
+	json_object_object_add(row, "status", json_object_new_string("fail"));
+	CHECK_STR(check_status_cell(row, buf, sizeof(buf)), "FAIL");
+	json_object_object_add(row, "status", json_object_new_string("ok"));
+	CHECK_STR(check_status_cell(row, buf, sizeof(buf)), "ok");
+	json_object_object_add(row, "status", json_object_new_string("odd"));
+	CHECK_STR(check_status_cell(row, buf, sizeof(buf)), "odd");
+	json_object_put(row);
+}
+
 int main(void)
 {
+	RUN("test_doctor", status_words);
 	RUN("test_doctor", ids_are_unique_and_described);
 	RUN("test_doctor", select_by_id_and_group);
 	RUN("test_doctor", node_info_of_a_recorded_node);

@@ -154,7 +154,7 @@ static void junk_fails_its_node(void)
 		  "n1:output is not a doctor document (line 1): a JSON array|"
 		  "n2:output is not a doctor document (line 2): a JSON object without a \"checks\" array|"
 		  "n3:output is not a doctor document (line 3): '\\x1b]0;pwned\\x07 \\xff'|"
-		  "n4:output is not a doctor document (line 4): 'bad' in checks[0] is no status (ok, warn, FAIL, skip)|"
+		  "n4:output is not a doctor document (line 4): 'bad' in checks[0] is no status (ok, warn, fail, skip)|"
 		  "n5:output is not a doctor document (line 5): text after the document: 'trailing'|"
 		  "n6:output is not a doctor document (line 6): JSON null|"
 		  "n7:output is not a doctor document (line 7): its \"node\" is not an object|"
