@@ -229,7 +229,7 @@ check junk-node-row line 'n2    output is not a doctor document (line 2): a JSON
 # ---- one spelling of the statuses: "fail" in JSON, FAIL for people ----
 # A node of an older rdmactl wrote "FAIL" (and any case is taken): the report
 # is the same as from today's nodes, and its JSON says "fail" throughout.
-check writes-lowercase-fail bash -c 'jq -e "[.checks[].status] | index(\"fail\") and (index(\"FAIL\") | not)" "$0" >/dev/null' "$TMPD/broken.json"
+check writes-lowercase-fail bash -c 'json_one "[.checks[].status] | index(\"fail\") and (index(\"FAIL\") | not)" <"$0"' "$TMPD/broken.json"
 sed 's/"status":"fail"/"status":"FAIL"/' "$TMPD/broken.json" >"$TMPD/broken-old.json"
 sed 's/"status":"fail"/"status":"Fail"/; s/"status":"warn"/"status":"WARN"/' "$TMPD/broken.json" >"$TMPD/broken-case.json"
 { prefixed lab-a "$TMPD/ok.json"; prefixed lab-c "$TMPD/broken.json"; } >"$TMPD/mixed-new.out"
