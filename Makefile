@@ -111,9 +111,10 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
 	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
 	      lintian rpmlint rpm2cpio prometheus man-db systemd bash-builtins
+# Installs them and starts or enables none of their services (the lab runs
+# slurmd, munge and sshd inside its guests, never on this host).
 deps:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
+	tests/install-deps $(DEBS_BUILD) $(DEBS_TEST)
 
 demo: all
 	tests/lab/demo.sh
