@@ -33,7 +33,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/ in layers, lowest first; a layer includes only those before it
-# (tests/layers checks it).  See README.md, Layout.
+# (tests/layers checks it).  See doc/layout.md.
 LAYERS    := base node probe doctor launch fleet mesh report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
