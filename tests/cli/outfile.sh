@@ -150,7 +150,8 @@ else
 	lacks stdout-full "no /dev/full"
 fi
 if command -v script >/dev/null; then
-	OUT=$(script -qec "$RDMACTL --root $R snapshot -o -" /dev/null </dev/null) && RC=0 || RC=$?
+	# (quoted for script's sh -c: the checkout's path may hold a space)
+	OUT=$(script -qec "$(printf '%q ' "$RDMACTL" --root "$R" snapshot -o -)" /dev/null </dev/null) && RC=0 || RC=$?
 	ERR=$(tr -d '\r' <<<"$OUT")
 	check stdout-tty-rc rc_is 2
 	check stdout-tty-msg err_is "$P to stdout: it is a terminal. Redirect it to a file or a pipe, or use --force"
