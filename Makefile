@@ -91,11 +91,11 @@ $(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c tests/unit/stubs.c $(LIB_OBJ
 
 unit: $(UNIT_BIN) $(TEST_TOOLS) $(BENCH_BIN)
 
-# Every test: unit, CLI, man lint, completion, sanitizers, netns and the lab.
+# Every test: unit, CLI, alert rules, man lint, completion, sanitizers, netns and the lab.
 check: all unit
 	@tests/run-all
 
-# The everyday loop: unit and CLI tests, layers, man pages; no ASan, fuzz,
+# The everyday loop: unit and CLI tests, alert rules, layers, fixture trees, man pages; no ASan, fuzz,
 # netns, packages or lab (make check, and CI, run those).
 check-fast: all unit
 	@FAST=1 tests/run-all

@@ -71,6 +71,7 @@ const struct opt doctor_opts[] = {
 	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
 	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: rdmactl on their PATH)" },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
+	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)" },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
 	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command" },
@@ -102,6 +103,7 @@ struct cluster_args {
 	const char *w, *x, *launcher, *rdmactl, *html;
 	long fanout, node_timeout;
 	bool local, health, drain;
+	bool force;		/* -f: --html may replace a regular file */
 	const char *given;	/* the first cluster-only option given, for messages */
 };
 
@@ -220,6 +222,7 @@ static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, c
 	case OPT_LAUNCHER: c->launcher = val; c->given = "--launcher"; return 0;
 	case OPT_RDMACTL: c->rdmactl = val; c->given = "--rdmactl"; return 0;
 	case OPT_HTML: c->html = val; c->given = "--html"; return 0;
+	case 'f': c->force = true; c->given = "--force"; return 0;
 	case OPT_FANOUT:
 		c->given = "--fanout";
 		return set_num(ctx, "--fanout", val, 1, 4096, &c->fanout);
@@ -493,8 +496,8 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;
-	/* The page's file is checked before any node is asked, and replaced at the end. */
-	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", OUTFILE_FORCE))
+	/* The page's file is checked before any node is asked, and written at the end. */
+	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", a->c.force ? OUTFILE_FORCE : 0))
 		return of.refused ? RC_USAGE : RC_PROBLEM;
 	ret = fanout_doctor(ctx, nodes, &l, &counts, a->c.html ? &doc : NULL);
 	if (a->c.html && ret)

@@ -27,6 +27,7 @@
 #include "mesh/agent.h"
 #include "mesh/coord.h"
 #include "mesh/resume.h"
+#include "mesh/runsave.h"
 #include "node/hwcnt.h"
 #include "node/rdma.h"
 #include "probe/probe.h"
@@ -66,6 +67,7 @@ enum {
 	OPT_HTML,
 	OPT_SAVE,
 	OPT_FROM,
+	OPT_FORCE,
 };
 
 const struct opt probe_opts[] = {
@@ -106,6 +108,7 @@ const struct opt probe_opts[] = {
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
 	{ "save", OPT_SAVE, ARG_FILE, "FILE", "with -w: write the -j document to FILE as the run goes (kept if it is cut short)" },
 	{ "from", OPT_FROM, ARG_FILE, "FILE", "with -w: resume a saved run: test only what FILE left open or suspect" },
+	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --save or --html FILE (only ever a regular file)" },
 	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node" },
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there" },
 	{ 0 }
@@ -196,6 +199,7 @@ struct probe_args {
 	/* The cluster probe (-w) and its agents (--agent). */
 	struct coord_cfg cl;
 	const char *w, *x, *launcher, *agent, *html, *from;
+	bool force;		/* -f: --save and --html may replace a regular file */
 	char cluster_opt[32];	/* the first option of -w's, as given */
 	char *fwd[40];		/* the test's options, for every agent */
 	size_t nfwd;
@@ -428,6 +432,7 @@ static int opt_cluster(struct ctx *ctx, struct probe_args *a, int c, const char 
 	case OPT_HTML: a->html = val; return 0;
 	case OPT_SAVE: cl->save = val; return 0;
 	case OPT_FROM: a->from = val; return 0;
+	case 'f': a->force = true; return 0;
 	case OPT_NODE_TIMEOUT:
 		if (set_long(ctx, "--node-timeout", val, 1, 3600, &l))
 			return -EINVAL;
@@ -775,7 +780,7 @@ static const int test_opts[] = {
 };
 static const int cluster_opts[] = {
 	OPT_EXCLUDE, OPT_LAUNCHER, OPT_NODE_TIMEOUT, OPT_RDMACTL, OPT_PATTERN, OPT_PAIRS, OPT_SLOW,
-	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST, OPT_HTML, OPT_SAVE, OPT_FROM,
+	OPT_RAILS, OPT_RENDEZVOUS, OPT_NO_RETEST, OPT_HTML, OPT_SAVE, OPT_FROM, 'f',
 };
 
 static int forward_word(struct probe_args *a, const char *name, const char *val)
@@ -966,13 +971,26 @@ static int from_plan(struct ctx *ctx, const char *path, const struct hostlist *n
 	return ret ? -EINVAL : 0;
 }
 
-/* --save FILE: refused now, not after minutes of running, when it cannot be written. */
-static int save_check(struct ctx *ctx, const char *path)
+/* --from and --save name one file (resumed into it): that file only gains (coord.h). */
+static bool same_file(const char *a, const char *b)
 {
+	struct stat x, y;
+
+	return a && b && !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * --save FILE: refused now, not after minutes of running, when it cannot
+ * be written; an existing one is kept unless -f, or it is the --from file
+ * resumed.  0, or the exit code (rdmactl(8), FILES).
+ */
+static int save_check(struct ctx *ctx, const struct probe_args *a)
+{
+	unsigned int flags = a->force || same_file(a->from, a->cl.save) ? OUTFILE_FORCE : 0;
 	struct outfile of;
 
-	if (outfile_open(ctx, &of, path, "the run's document (--save)", OUTFILE_FORCE))
-		return -EINVAL;
+	if (outfile_open(ctx, &of, a->cl.save, "the run's document (--save)", flags))
+		return of.refused ? RC_USAGE : RC_PROBLEM;
 	outfile_discard(&of);
 	return 0;
 }
@@ -982,7 +1000,7 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 {
 	struct html_out h = { .ctx = ctx };
 	struct resume rs = { 0 };
-	int ret;
+	int lock = -1, ret;
 
 	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
 	    launch_pick(ctx, a->launcher, &a->cl.launch.launcher))
@@ -994,12 +1012,32 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 	}
 	if (agents_fit(ctx, &a->cl.launch, nodes->n))
 		return RC_USAGE;
-	if ((a->cl.save && save_check(ctx, a->cl.save)) || (a->from && from_plan(ctx, a->from, nodes, &rs)))
-		return RC_USAGE;
+	/* Then the lock: the --from read after it is the file as no other run changes it. */
+	ret = a->cl.save ? save_check(ctx, a) : 0;
+	if (ret)
+		return ret;
+	if (a->cl.save && (ret = runsave_lock(ctx, a->cl.save, &lock)))
+		return ret == -EBUSY ? RC_USAGE : RC_PROBLEM;
+	if (a->from && from_plan(ctx, a->from, nodes, &rs))
+		ret = RC_USAGE;
+	if (!ret && rs.left_out && same_file(a->from, a->cl.save)) {
+		char safe[512];
+
+		log_err(ctx, "Failed to resume into --save '%s': %zu of its links are of nodes -w leaves "
+			"out, and the file would lose them; --save another file",
+			text_safe(a->cl.save, safe, sizeof(safe), 0), rs.left_out);
+		resume_free(&rs);
+		ret = RC_USAGE;
+	}
+	if (ret) {
+		runsave_unlock(a->cl.save, lock);
+		return ret;
+	}
 	a->cl.from = a->from ? &rs : NULL;
 	if (a->html) {
-		if (outfile_open(ctx, &h.of, a->html, "report", OUTFILE_FORCE)) {
+		if (outfile_open(ctx, &h.of, a->html, "report", a->force ? OUTFILE_FORCE : 0)) {
 			resume_free(&rs);
+			runsave_unlock(a->cl.save, lock);
 			return h.of.refused ? RC_USAGE : RC_PROBLEM;
 		}
 		h.open = true;
@@ -1011,6 +1049,7 @@ static int probe_cluster(struct ctx *ctx, struct probe_args *a, const struct hos
 	if (h.open)
 		outfile_discard(&h.of);
 	resume_free(&rs);
+	runsave_unlock(a->cl.save, lock);
 	/* Stopped by a signal, its steps done saved: end of it, as without --save. */
 	if (ret == -EINTR && launch_stopped())
 		raise(launch_stopped());

@@ -36,7 +36,21 @@ struct runs {
 	struct linkview *probe;
 	struct json_object **doctor;
 	size_t nprobe, ndoctor;
+	/* The file each came from, as given ("-": standard input), for the page. */
+	const char **probe_src, **doctor_src;
 };
+
+/* @path at @list[@n], the list grown by one.  0 or -ENOMEM. */
+static int src_add(const char ***list, size_t n, const char *path)
+{
+	const char **l = realloc(*list, (n + 1) * sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l[n] = strcmp(path, "-") ? path : "standard input";
+	*list = l;
+	return 0;
+}
 
 /* The whole of @path ("-": stdin) in *@out (NUL-terminated).  0 or -errno. */
 static int slurp(const char *path, char **out, size_t *len)
@@ -115,22 +129,24 @@ static int run_read(struct ctx *ctx, struct runs *r, const char *path)
 		struct linkview *p = realloc(r->probe, (r->nprobe + 1) * sizeof(*p));
 
 		json_object_put(doc);
-		if (!p) {
+		if (p)
+			r->probe = p;
+		if (!p || src_add(&r->probe_src, r->nprobe, path)) {
 			linkview_free(&v);
 			return -ENOMEM;
 		}
-		r->probe = p;
 		r->probe[r->nprobe++] = v;
 		return 0;
 	}
 	if (is_doctor(doc)) {
 		struct json_object **d = realloc(r->doctor, (r->ndoctor + 1) * sizeof(*d));
 
-		if (!d) {
+		if (d)
+			r->doctor = d;
+		if (!d || src_add(&r->doctor_src, r->ndoctor, path)) {
 			json_object_put(doc);
 			return -ENOMEM;
 		}
-		r->doctor = d;
 		r->doctor[r->ndoctor++] = doc;
 		return 0;
 	}
@@ -150,13 +166,16 @@ static void runs_free(struct runs *r)
 	for (i = 0; i < r->ndoctor; i++)
 		json_object_put(r->doctor[i]);
 	free(r->doctor);
+	free(r->probe_src);
+	free(r->doctor_src);
 }
 
 static int write_report(struct ctx *ctx, struct outfile *of, const char *out, struct runs *r)
 {
 	const struct linkview **pv = calloc(r->nprobe + 1, sizeof(*pv));
 	struct html_runs hr = { .probe = pv, .nprobe = r->nprobe, .doctor = r->doctor,
-				.ndoctor = r->ndoctor };
+				.ndoctor = r->ndoctor, .probe_src = r->probe_src,
+				.doctor_src = r->doctor_src };
 	char safe[1024];
 	size_t i;
 	int ret;

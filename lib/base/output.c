@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/ctx.h"
 #include "base/output.h"
@@ -148,6 +149,18 @@ void row_double(struct json_object *row, const char *key, double val, int decima
 	/* Keep the text and the JSON the same number: format once, parse back. */
 	snprintf(buf, sizeof(buf), "%.*f", decimals, val);
 	row_set(row, key, json_object_new_double_s(strtod(buf, NULL), buf));
+}
+
+void row_time(struct json_object *row, const char *key, time_t when)
+{
+	char buf[32];
+	struct tm tm;
+
+	if (!when || !gmtime_r(&when, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		row_str(row, key, NULL);
+		return;
+	}
+	row_str(row, key, buf);
 }
 
 void row_list(struct json_object *row, const char *key)

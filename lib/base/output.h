@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -98,6 +99,11 @@ void row_list(struct json_object *row, const char *key);
 void row_list_add(struct json_object *row, const char *key, const char *val);
 void row_fmt(struct json_object *row, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * @when as an ISO 8601 UTC time ("2026-03-01T14:05:09Z"), the form the
+ * documents rdmactl saves date their runs in; 0 stores null (not known).
+ */
+void row_time(struct json_object *row, const char *key, time_t when);
 
 /*
  * A scalar of the document's root: in text mode @fmt is printed with the

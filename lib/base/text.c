@@ -45,7 +45,44 @@ static size_t utf8_seq(const unsigned char *p, size_t avail)
 	return n;
 }
 
-/* A byte or sequence to show escaped: controls (C0, DEL, C1) and non-UTF-8. */
+/* The code point of the valid @seq-byte (2 to 4) UTF-8 sequence at @p. */
+static unsigned int code_point(const unsigned char *p, size_t seq)
+{
+	unsigned int cp = p[0] & (0x7f >> seq);
+	size_t i;
+
+	for (i = 1; i < seq; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	return cp;
+}
+
+/*
+ * Unicode's format characters (category Cf: bidi overrides and isolates,
+ * zero-width ones, the BOM, tags) and the line and paragraph separators:
+ * drawn, they reorder or hide the text around them ("5.77" shown as
+ * "77.5"), or break a line a reader takes for one.  Shown escaped, as
+ * controls are.
+ */
+static bool invisible(unsigned int cp)
+{
+	static const unsigned int ranges[][2] = {
+		{ 0x00ad, 0x00ad }, { 0x0600, 0x0605 }, { 0x061c, 0x061c }, { 0x06dd, 0x06dd },
+		{ 0x070f, 0x070f }, { 0x180e, 0x180e }, { 0x200b, 0x200f }, { 0x2028, 0x202e },
+		{ 0x2060, 0x2064 }, { 0x2066, 0x206f }, { 0xfeff, 0xfeff }, { 0xfff9, 0xfffb },
+		{ 0x110bd, 0x110bd }, { 0x1d173, 0x1d17a }, { 0xe0001, 0xe0001 }, { 0xe0020, 0xe007f },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return true;
+	return false;
+}
+
+/*
+ * A byte or sequence to show escaped: controls (C0, DEL, C1), format and
+ * separator characters (invisible()) and non-UTF-8.
+ */
 static bool needs_escape(const unsigned char *p, size_t seq, unsigned int flags)
 {
 	if (!seq)
@@ -54,7 +91,7 @@ static bool needs_escape(const unsigned char *p, size_t seq, unsigned int flags)
 		return (p[0] < 0x20 || p[0] == 0x7f) &&
 		       !((flags & TEXT_KEEP_NL) && (p[0] == '\n' || p[0] == '\t'));
 	/* U+0080..U+009F: C1 controls, which some terminals obey (CSI is U+009B). */
-	return seq == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+	return (seq == 2 && p[0] == 0xc2 && p[1] < 0xa0) || invisible(code_point(p, seq));
 }
 
 /* The @n bytes at @s need nothing escaped (a NUL among them does). */

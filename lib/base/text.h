@@ -23,8 +23,10 @@ enum text_flags {
 
 /*
  * @src for a terminal, in @dst (@len bytes, at least 16): C0 controls,
- * DEL, C1 controls (U+0080..U+009F) and bytes that are not UTF-8 become
- * "\xHH"; valid UTF-8 is kept.  When the result does not fit, its middle
+ * DEL, C1 controls (U+0080..U+009F), format and separator characters
+ * (bidi overrides such as U+202E, zero-width ones such as U+200B, U+2028)
+ * and bytes that are not UTF-8 become "\xHH", a byte at a time; the rest
+ * of valid UTF-8 is kept.  When the result does not fit, its middle
  * is cut and marked "...", so that both the start and the end (where a
  * message's reason usually is) survive.  Returns @dst.
  */

@@ -8,6 +8,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/output.h"
 #include "base/progress.h"
 #include "fleet/fanout.h"
 #include "fleet/gather.h"
@@ -110,9 +111,36 @@ static void fit_fanout(const struct ctx *ctx, struct launch *l, size_t n)
 	l->fanout = (unsigned int)room;
 }
 
+/*
+ * The run's own facts, "run" of the -j document: the nodes asked (as a
+ * hostlist), through what, when it started and ended, by which rdmactl;
+ * a report names each run by them.  NULL when out of memory.
+ */
+static struct json_object *run_facts(const struct hostlist *nodes, const struct launch *l,
+				     time_t started)
+{
+	struct json_object *o = json_object_new_object();
+	char *list = NULL;
+
+	if (!o)
+		return NULL;
+	if (hostlist_fold((const char *const *)nodes->names, nodes->n, &list))
+		list = NULL;
+	row_str(o, "hostlist", list);
+	row_int(o, "nodes", (int64_t)nodes->n);
+	row_str(o, "launcher", launcher_name(l->launcher));
+	row_time(o, "started", started);
+	row_time(o, "ended", time(NULL));
+	row_str(o, "version", RDMACTL_VERSION);
+	free(list);
+	return o;
+}
+
 int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
 		  struct report_counts *counts, struct json_object **doc)
 {
+	time_t started = time(NULL);
+	struct json_object *run;
 	struct launch_sink sink = { .line = on_line, .fail = on_fail };
 	struct launch fit = *l;
 	struct fan f = { 0 };
@@ -143,9 +171,15 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 		log_err(ctx, "Failed to read the nodes' documents: %s", ret == -ENOMEM ? strerror(ENOMEM) : err);
 		goto out;
 	}
+	run = run_facts(nodes, l, started);
+	if (ctx->json && run)
+		json_attach(ctx, "run", json_object_get(run));
 	ret = cluster_report(ctx, &f.cl, counts);
 	if (!ret && doc)
 		*doc = cluster_report_doc(ctx, &f.cl);
+	if (!ret && doc && *doc && run)
+		json_object_object_add(*doc, "run", json_object_get(run));
+	json_object_put(run);
 out:
 	cluster_free(&f.cl);
 	return ret;

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include "base/outfile.h"
 #include "base/text.h"
 #include "launch/hostlist.h"
 
@@ -619,20 +622,32 @@ int hostlist_add(struct hostlist *hl, const char *name, char *err, size_t errlen
 
 /* ---- files ---- */
 
-/* All of @path, at most HOSTLIST_FILE_MAX bytes; 0 or -errno. */
-static int read_all(const char *path, char **buf, size_t *len)
+/*
+ * All of @path, at most HOSTLIST_FILE_MAX bytes; 0 or -errno; -EINVAL
+ * with *@mode its type when it is not a regular file: a FIFO nobody
+ * writes would be waited on for ever, a device read without end.
+ */
+static int read_all(const char *path, char **buf, size_t *len, mode_t *mode)
 {
 	size_t cap = 4096;
 	char *p = malloc(cap);
+	struct stat st;
 	int fd, ret = 0;
 	ssize_t n;
 
 	*len = 0;
 	if (!p)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO waits for a writer. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		ret = -errno;
+		goto err_open;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*mode = st.st_mode ? st.st_mode : S_IFMT;
+		ret = -EINVAL;
+		close(fd);
 		goto err_open;
 	}
 	while ((n = read(fd, p + *len, cap - *len)) != 0) {
@@ -706,8 +721,14 @@ int hostlist_read_file(struct hostlist *hl, const char *path, char *err, size_t 
 {
 	size_t len, n = hl->n, written = hl->written;
 	char q[QUOTED_SIZE], *buf = NULL;
-	int ret = read_all(path, &buf, &len);
+	mode_t mode = 0;
+	int ret = read_all(path, &buf, &len, &mode);
 
+	if (ret == -EINVAL && mode) {
+		set_err(err, errlen, "Failed to read hostlist file '%s': it is %s, not a regular file",
+			quote(path, strlen(path), q), file_kind(mode));
+		return -EINVAL;
+	}
 	if (ret) {
 		set_err(err, errlen, "Failed to read hostlist file '%s': %s",
 			quote(path, strlen(path), q),

@@ -97,6 +97,7 @@ struct coord {
 	size_t retest_steps;
 	double join_s;
 	long probe_t0;			/* when the first step started */
+	time_t started;			/* wall clock, for the document (run.started) */
 	struct runsave save;		/* --save */
 };
 
@@ -194,6 +195,30 @@ static int route_addr(struct coord *co, char *ip)
 	return -EHOSTUNREACH;
 }
 
+/*
+ * The agents connect to --rendezvous, and only an address of this host
+ * reaches the coordinator's socket: one it cannot bind (EADDRNOTAVAIL) is
+ * refused before any agent starts, not waited on for --node-timeout.  An
+ * address a NAT gateway forwards here is not one either: give this host's
+ * own, as the nodes reach it.  0 or -EINVAL (said).
+ */
+static int own_addr(struct coord *co, const char *arg, const struct in_addr *a)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *a };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	if (fd < 0)
+		return 0;	/* the listening socket says it */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno == EADDRNOTAVAIL)
+		ret = -EINVAL;
+	close(fd);
+	if (ret)
+		log_err(co->ctx, "Failed to use --rendezvous '%s': it is no address of this host's "
+			"interfaces, so no agent could reach this run (the agents connect to it); give "
+			"this host's own address as the nodes reach it (ip -4 addr)", arg);
+	return ret;
+}
+
 /* --rendezvous ADDR[:PORT] into @ip and @port; 0 or -EINVAL (said). */
 static int rdv_arg(struct coord *co, char *ip, long *port)
 {
@@ -211,7 +236,7 @@ static int rdv_arg(struct coord *co, char *ip, long *port)
 		return -EINVAL;
 	}
 	snprintf(ip, INET_ADDRSTRLEN, "%s", host);
-	return 0;
+	return own_addr(co, s, &a);
 }
 
 /* The agents are processes of this machine (--launcher local). */
@@ -1080,7 +1105,8 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
 	row_int(o, "nodes", co->n);
 	row_int(o, "joined", joined(co));
-	row_int(o, "rails", co->rails);
+	/* The rails of the document's links: a saved run's too (map_start()). */
+	row_int(o, "rails", co->map.rails > co->rails ? co->map.rails : co->rails);
 	row_int(o, "rounds", s->rounds);
 	row_int(o, "steps", (int64_t)s->n);
 	row_int(o, "retest_steps", (int64_t)co->retest_steps);
@@ -1088,6 +1114,9 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	row_double(o, "probe_s", probe_s, 1);
 	row_double(o, "round_s", s->rounds ? probe_s / s->rounds : 0, 1);
 	row_str(o, "version", RDMACTL_VERSION);
+	/* When: a report dates each run by these; ended is null while it goes. */
+	row_time(o, "started", co->started);
+	row_time(o, "ended", complete || sig ? time(NULL) : 0);
 	/* Whether it ended, and what a later --from finds still open. */
 	row_bool(o, "complete", complete);
 	row_str(o, "stopped", sig ? sig_name(sig, signame, sizeof(signame)) : NULL);
@@ -1104,11 +1133,21 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	return o;
 }
 
+/*
+ * The run ended, every step of its schedule run: a run no agent joined,
+ * or one whose launcher failed before a step, did not (and a --from of
+ * it runs them again).
+ */
+static bool finished(const struct coord *co)
+{
+	return co->main_done == co->sched->n;
+}
+
 /* The run's facts for -j, and the times of its rounds for text. */
 static void run_info(struct coord *co)
 {
 	const struct schedule *s = co->sched;
-	struct json_object *o = run_json(co, true, 0);
+	struct json_object *o = run_json(co, finished(co), 0);
 	double probe_s = co->probe_t0 ? since(co->probe_t0) : 0;
 	uint32_t n = joined(co);
 
@@ -1164,7 +1203,7 @@ static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *
 	uint32_t i;
 
 	*co = (struct coord){ .ctx = ctx, .cfg = cfg, .n = (uint32_t)nodes->n, .names = nodes->names,
-			      .lfd = -1, .wake = { -1, -1 } };
+			      .lfd = -1, .wake = { -1, -1 }, .started = time(NULL) };
 	pthread_mutex_init(&co->mu, NULL);
 	co->nodes = calloc(co->n, sizeof(*co->nodes));
 	co->pend = calloc(PENDING_MAX, sizeof(*co->pend));
@@ -1225,10 +1264,12 @@ static int map_start(struct coord *co)
 {
 	struct resume *rs = co->cfg->from;
 
-	linkmap_init(&co->map, co->names, co->n, co->rails, co->cfg->slow);
+	/* The saved run's links on a rail this run lacks are kept all the same. */
+	linkmap_init(&co->map, co->names, co->n, rs && rs->rails > co->rails ? rs->rails : co->rails,
+		     co->cfg->slow);
 	if (!rs)
 		return 0;
-	if (co->rails > rs->rails)
+	if (co->rails != rs->rails)
 		log_warn(co->ctx, "the saved run (--from) probed %u rail(s), this one %u: the links it "
 			 "carries over are not measured on the others", rs->rails, co->rails);
 	return resume_carry(rs, &co->map);

@@ -156,6 +156,13 @@ struct linkmap {
 	double slow;		/* --slow fraction of the median */
 	struct link_result *res;	/* every result (retests too), appended */
 	size_t n, cap;
+	/*
+	 * res[0..held): a saved run's links (probe -w --from), measured then.
+	 * A node down in this run leaves out only its links of this run: what
+	 * it measured before still counts, so a resume that reaches nobody
+	 * loses nothing of the file it resumes.
+	 */
+	size_t held;
 	char **down;		/* down[i]: why node i did not run, NULL if it ran (owned) */
 	double median_gbps;	/* 0: no link ok */
 	double median_lat_us;	/* < 0: no latency measured */
@@ -171,7 +178,10 @@ void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_
  * range or client == server, -ENOMEM.
  */
 int linkmap_add(struct linkmap *m, const struct link_result *r);
-/* Node @node did not take part: @why (copied); its links are left out of everything. */
+/*
+ * Node @node did not take part: @why (copied); its links of this run are
+ * left out of everything (those a saved run measured, m->held, count).
+ */
 int linkmap_node_down(struct linkmap *m, uint32_t node, const char *why);
 
 /*

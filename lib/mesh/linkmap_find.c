@@ -242,7 +242,7 @@ static void node_findings(const struct lm_state *st, struct fvec *v)
 				text_add(f, "%s did not take part: %s", name(m, n),
 					 m->down[n][0] ? m->down[n] : "no reason given");
 			}
-			continue;
+			/* What a saved run measured of it still says what it says (m->held). */
 		}
 		if (st->node[n].named)
 			slow_finding(st, v, n, UINT32_MAX);

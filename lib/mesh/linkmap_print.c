@@ -394,9 +394,16 @@ static void count(const struct lm_state *st, struct counts *c)
 		c->down += !!m->down[i];
 	for (i = 0; i < m->nfind; i++)
 		c->failures += m->find[i].failure;
-	/* Every directed link of every rail between the nodes that took part, less those measured. */
+	/*
+	 * Every directed link of every rail between the nodes that took part,
+	 * less those measured (a saved run's links of a node down now are
+	 * measured, not among them).
+	 */
 	live = m->nodes - c->down;
-	c->untested = live * (live - 1) * m->rails - c->links;
+	c->untested = live * (live - 1) * m->rails;
+	for (i = 0; i < st->neff; i++)
+		if (!lm_node_down(m, lm_eff(st, i)->client) && !lm_node_down(m, lm_eff(st, i)->server))
+			c->untested--;
 }
 
 static int text_report(struct ctx *ctx, const struct linkmap *m, const struct cell *cells)

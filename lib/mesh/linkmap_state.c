@@ -59,7 +59,9 @@ static bool same_link(const struct link_result *a, const struct link_result *b)
 /*
  * st->eff: the results that count, grouped by pair.  A link measured
  * again (a retest of the same two ports) counts with its last result;
- * links of a node that is down are left out, its DOWN finding says all.
+ * links of a node that is down are left out, its DOWN finding says all,
+ * but for those a saved run measured (m->held; not those it lost to a
+ * node going down then, which measured nothing).
  */
 static int effective(struct lm_state *st)
 {
@@ -70,7 +72,8 @@ static int effective(struct lm_state *st)
 	if (!st->eff)
 		return -ENOMEM;
 	for (i = 0; i < m->n; i++)
-		if (!lm_node_down(m, m->res[i].client) && !lm_node_down(m, m->res[i].server))
+		if ((i < m->held && m->res[i].cause != CAUSE_NODE_DOWN) ||
+		    (!lm_node_down(m, m->res[i].client) && !lm_node_down(m, m->res[i].server)))
 			st->eff[n++] = i;
 	qsort_r(st->eff, n, sizeof(*st->eff), by_link, m->res);
 	st->neff = 0;

@@ -315,22 +315,29 @@ static bool carries(const struct saved_run *sv, const struct link_result *l)
 	return l->ok && !(sv->median_gbps > 0 && l->gbps < sv->slow * sv->median_gbps) && !suspect(sv, l);
 }
 
-static int carry_add(struct resume *rs, const struct link_result *l, const uint32_t *map, size_t *cap)
+/* @l into rs->carry, in the new run's indexes; a link that carries also into rs->pair. */
+static int carry_add(struct resume *rs, const struct link_result *l, const uint32_t *map, size_t *cap,
+		     bool carried)
 {
 	struct link_result *c;
 
-	if (rs->ncarry == *cap) {
+	if (rs->nheld == *cap) {
 		c = realloc(rs->carry, (*cap * 2 + 64) * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
 		rs->carry = c;
 		*cap = *cap * 2 + 64;
 	}
-	c = &rs->carry[rs->ncarry++];
+	c = &rs->carry[rs->nheld++];
 	*c = *l;
 	c->client = map[l->client];
 	c->server = map[l->server];
-	rs->pair[(size_t)c->client * rs->nodes + c->server]++;
+	if (carried) {
+		rs->ncarry++;
+		rs->pair[(size_t)c->client * rs->nodes + c->server]++;
+	} else {
+		rs->reopened++;
+	}
 	return 0;
 }
 
@@ -353,17 +360,14 @@ static int plan_links(const struct saved_run *sv, const uint32_t *map, struct re
 		if (*bit & (1ull << l->rail))
 			continue;
 		*bit |= 1ull << l->rail;
-		if (carries(sv, l))
-			ret = carry_add(rs, l, map, &cap);
-		else
-			rs->reopened++;
+		ret = carry_add(rs, l, map, &cap, carries(sv, l));
 	}
 	/* Back in the document's order. */
-	for (k = 0; !ret && k < rs->ncarry / 2; k++) {
+	for (k = 0; !ret && k < rs->nheld / 2; k++) {
 		struct link_result t = rs->carry[k];
 
-		rs->carry[k] = rs->carry[rs->ncarry - 1 - k];
-		rs->carry[rs->ncarry - 1 - k] = t;
+		rs->carry[k] = rs->carry[rs->nheld - 1 - k];
+		rs->carry[rs->nheld - 1 - k] = t;
 	}
 	free(seen);
 	return ret;
@@ -415,9 +419,9 @@ int resume_carry(struct resume *rs, struct linkmap *m)
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; !ret && rs->carry && i < rs->ncarry; i++)
-		if (rs->carry[i].rail < m->rails)
-			ret = linkmap_add(m, &rs->carry[i]);
+	for (i = 0; !ret && rs->carry && i < rs->nheld; i++)
+		ret = linkmap_add(m, &rs->carry[i]);
+	m->held = m->n;
 	/* A million links of a full matrix are ~400 MB: not held twice. */
 	free(rs->carry);
 	rs->carry = NULL;

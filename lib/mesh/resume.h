@@ -50,9 +50,16 @@ int saved_run_read(const char *text, size_t len, struct saved_run *sv, char *err
 void saved_run_free(struct saved_run *sv);
 
 struct resume {
-	struct link_result *carry;	/* the links that carry over, in the new run's indexes
-					 * (NULL once resume_carry() has put them in a map) */
-	size_t ncarry;
+	/*
+	 * The saved run's last result of every directed link of the nodes
+	 * of both runs, in the new run's indexes and the document's order
+	 * (NULL once resume_carry() has put them in a map): those that carry
+	 * over and those tested again, which count until their new result
+	 * comes, so that a run stopped before it keeps them.
+	 */
+	struct link_result *carry;
+	size_t nheld;
+	size_t ncarry;			/* of them, carried over (ok, not suspect) */
 	uint32_t rails;			/* the saved run's */
 	size_t reopened;		/* the saved run's links tested again (suspects, failed) */
 	size_t left_out;		/* links of a node the new run does not have */
@@ -75,8 +82,9 @@ int resume_plan(const struct saved_run *sv, char *const *names, uint32_t n, stru
 int resume_filter(const struct resume *rs, struct schedule *s);
 
 /*
- * The carried links into @m (those on a rail @m has), once: rs->carry is
- * released (rs->ncarry stays, for the report).  0 or -errno.
+ * The saved links (rs->carry, carried and reopened) into @m, once, as its
+ * first results (m->held): rs->carry is released (the counts stay, for
+ * the report).  @m has at least rs->rails rails.  0 or -errno.
  */
 int resume_carry(struct resume *rs, struct linkmap *m);
 

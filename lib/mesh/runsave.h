@@ -34,4 +34,16 @@ bool runsave_due(const struct runsave *rs);
  */
 int runsave_write(struct runsave *rs, struct linkmap *m, struct json_object *run);
 
+/*
+ * One run at a time saves to @path: "@path.lock" beside it, created if
+ * need be, flock()ed and given this process's id, for the whole run (the
+ * document itself is replaced at every write, so it cannot hold a lock).
+ * 0 with *@fd set; -EBUSY when another run holds it (said, with its
+ * process id), -errno when the lock cannot be made (said).
+ */
+int runsave_lock(const struct ctx *ctx, const char *path, int *fd);
+
+/* The lock of runsave_lock() released and its file removed; @fd < 0: nothing. */
+void runsave_unlock(const char *path, int fd);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <json-c/json.h>
@@ -15,6 +16,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/text.h"
+#include "launch/hostlist.h"
 #include "report/html.h"
 #include "report/linkview.h"
 
@@ -85,6 +87,8 @@ static const char style[] =
 	"#tip{position:fixed;display:none;background:#ffe;border:1px solid #999;padding:4px 6px;"
 	"white-space:pre;font-size:12px;pointer-events:none}"
 	".muted{color:#555}"
+	".prov span{margin-right:1.2em;color:#333}"
+	".banner{border:2px solid #b00;background:#fff3f3;padding:.4em .6em;font-weight:bold}"
 	"@media print{body{margin:0;font-size:10pt}h2{break-before:auto}table,canvas{break-inside:avoid}"
 	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}#tip{display:none}"
 	"canvas.big{width:100%}}";
@@ -172,7 +176,7 @@ static void status_cell(FILE *f, const char *status, const char *id, struct json
 	size_t i;
 
 	for (i = 0; i < sizeof(map) / sizeof(map[0]) - 1; i++)
-		if (status && !strcmp(status, map[i].status))
+		if (status && !strcasecmp(status, map[i].status))
 			break;
 	fprintf(f, "<td class=\"%s\" title=\"", map[i].cls);
 	html_escape(f, id);
@@ -274,13 +278,13 @@ static void failures(FILE *f, struct json_object *doc)
 		struct json_object *c = json_object_array_get_idx(checks, i);
 		const char *st = jstr(c, "status") ?: "";
 
-		if (strcmp(st, "FAIL") && strcmp(st, "warn"))
+		if (strcasecmp(st, "FAIL") && strcasecmp(st, "warn"))
 			continue;
 		if (!shown++)
 			fputs("<h3>Failures and warnings, with their fixes</h3>\n<table class=\"list\">"
 			      "<tr><th>status</th><th>check</th><th>nodes</th><th>found</th>"
 			      "<th>fix</th></tr>\n", f);
-		fprintf(f, "<tr class=\"%s\">", strcmp(st, "FAIL") ? "warn" : "fail");
+		fprintf(f, "<tr class=\"%s\">", strcasecmp(st, "FAIL") ? "warn" : "fail");
 		td(f, NULL, st);
 		td(f, NULL, jstr(c, "id"));
 		td(f, NULL, jstr(c, "nodes"));
@@ -349,15 +353,98 @@ static void unreachable(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-static void doctor_section(FILE *f, struct json_object *doc, size_t idx)
+/* One fact of html_provenance(): its value escaped, or "not recorded". */
+static void prov_item(FILE *f, const char *name, const char *val)
 {
-	struct json_object *s = jget(doc, "summary");
+	fprintf(f, "<span>%s ", name);
+	if (val && *val)
+		html_escape(f, val);
+	else
+		fputs("<i>not recorded</i>", f);
+	fputs("</span>", f);
+}
 
+void html_provenance(FILE *f, struct json_object *run, const char *hostlist, const char *src)
+{
+	fputs("<p class=\"prov\">", f);
+	prov_item(f, "hostlist", hostlist ?: jstr(run, "hostlist"));
+	prov_item(f, "started", jstr(run, "started"));
+	prov_item(f, "ended", jstr(run, "ended"));
+	prov_item(f, "from", src ?: "this run, as it ended");
+	prov_item(f, "rdmactl", jstr(run, "version"));
+	fputs("</p>\n", f);
+}
+
+/* A status word of the document, whichever its case ("FAIL", "fail"). */
+static bool status_is(struct json_object *row, const char *want)
+{
+	const char *st = jstr(row, "status");
+
+	return st && !strcasecmp(st, want);
+}
+
+/* The nodes the drift table names as differing, as a set (keys); NULL when out of memory. */
+static struct json_object *drift_odd(struct json_object *doc)
+{
+	struct json_object *arr = jget(doc, "drift"), *set = json_object_new_object();
+	size_t i, k, j;
+
+	for (i = 0; set && i < jlen(arr); i++) {
+		struct json_object *diff = jget(json_object_array_get_idx(arr, i), "differs");
+
+		for (k = 0; k < jlen(diff); k++) {
+			const char *list = jstr(json_object_array_get_idx(diff, k), "nodes");
+			struct hostlist hl;
+			char err[256];
+
+			if (!list)
+				continue;
+			hostlist_init(&hl);
+			if (hostlist_parse(&hl, list, err, sizeof(err))) {
+				hostlist_free(&hl);
+				continue;
+			}
+			for (j = 0; j < hl.n; j++)
+				json_object_object_add(set, hl.names[j], NULL);
+			hostlist_free(&hl);
+		}
+	}
+	return set;
+}
+
+/*
+ * The heading's counts, from what the page draws (each node's checks, the
+ * drift rows and the unreachable rows), not from the document's summary:
+ * an edited summary must not say "0 failed" over a grid of failures.  A
+ * node is failed by a failed check, else warned by a warning or drift.
+ */
+static void doctor_counts(FILE *f, struct json_object *doc)
+{
+	struct json_object *nodes = jget(doc, "nodes"), *odd = drift_odd(doc);
+	size_t failed = 0, warned = 0, n = 0, un = jlen(jget(doc, "unreachable")), i;
+
+	json_object_object_foreach(nodes, name, ndoc) {
+		struct json_object *checks = jget(ndoc, "checks");
+		bool fail = false, warn = false;
+
+		n++;
+		for (i = 0; i < jlen(checks); i++) {
+			fail |= status_is(json_object_array_get_idx(checks, i), "fail");
+			warn |= status_is(json_object_array_get_idx(checks, i), "warn");
+		}
+		failed += fail;
+		warned += !fail && (warn || (odd && json_object_object_get_ex(odd, name, NULL)));
+	}
+	json_object_put(odd);
+	fprintf(f, "%zu nodes: %zu failed, %zu warned, %zu unreachable</h2>\n", n + un, failed, warned,
+		un);
+}
+
+static void doctor_section(FILE *f, struct json_object *doc, size_t idx, const char *src)
+{
 	fprintf(f, "<section class=\"doctor\" id=\"doctor-%zu\">\n<h2>doctor -w: ", idx);
-	fprintf(f, "%" PRId64 " nodes: %" PRId64 " failed, %" PRId64 " warned, %" PRId64
-		" unreachable</h2>\n", json_object_get_int64(jget(s, "nodes")),
-		json_object_get_int64(jget(s, "failed")), json_object_get_int64(jget(s, "warned")),
-		json_object_get_int64(jget(s, "unreachable")));
+	doctor_counts(f, doc);
+	html_provenance(f, jget(doc, "run"), NULL, src);
 	grid(f, doc);
 	failures(f, doc);
 	drift(f, doc);
@@ -374,9 +461,9 @@ int html_report(FILE *f, const struct html_runs *runs)
 		return ret;
 	stamp(f);
 	for (i = 0; i < runs->ndoctor; i++)
-		doctor_section(f, runs->doctor[i], i);
+		doctor_section(f, runs->doctor[i], i, runs->doctor_src ? runs->doctor_src[i] : NULL);
 	for (i = 0; !ret && i < runs->nprobe; i++)
-		ret = html_probe(f, runs->probe[i], i);
+		ret = html_probe(f, runs->probe[i], i, runs->probe_src ? runs->probe_src[i] : NULL);
 	fputs("<div id=\"tip\"></div>\n", f);
 	fprintf(f, "<script>%s</script>\n</body></html>\n", html_probe_script);
 	if (!ret && (fflush(f) || ferror(f)))

@@ -33,8 +33,10 @@ struct linkview;
 #define HTML_TABLE_MAX 64
 
 /*
- * @s as HTML text or attribute value: control bytes and invalid UTF-8
- * shown as text_safe() shows them ("\x1b"), then & < > " ' as entities.
+ * @s as HTML text or attribute value: control bytes, format and
+ * separator characters (a bidi override would reorder the page) and
+ * invalid UTF-8 shown as text_safe() shows them ("\x1b", "\xe2\x80\xae"),
+ * then & < > " ' as entities.
  * NULL writes nothing.
  */
 void html_escape(FILE *f, const char *s);
@@ -44,7 +46,17 @@ struct html_runs {
 	size_t nprobe;
 	struct json_object *const *doctor;	/* doctor -w documents (their -j output) */
 	size_t ndoctor;
+	/* The file each came from (rdmactl report), or NULL (the run just ended). */
+	const char *const *probe_src, *const *doctor_src;
 };
+
+/*
+ * What a section is, under its heading: the hostlist, when the run
+ * started and ended, the file it came from and the rdmactl that ran it
+ * (each "not recorded" when the document lacks it).  @run: the
+ * document's "run", or NULL.
+ */
+void html_provenance(FILE *f, struct json_object *run, const char *hostlist, const char *src);
 
 /* The page of @runs on @f.  0, -ENOMEM, or -EIO when @f failed. */
 int html_report(FILE *f, const struct html_runs *runs);
@@ -66,7 +78,7 @@ int html_write_probe(const struct ctx *ctx, struct outfile *of, const struct lin
 int html_write_doctor(const struct ctx *ctx, struct outfile *of, struct json_object *doc);
 
 /* The sections, for html.c (html_probe.c). */
-int html_probe(FILE *f, const struct linkview *v, size_t idx);
+int html_probe(FILE *f, const struct linkview *v, size_t idx, const char *src);
 extern const char html_probe_script[];
 
 #endif

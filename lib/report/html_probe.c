@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "base/output.h"
+#include "base/text.h"
 #include "launch/hostlist.h"
 #include "report/html.h"
 #include "report/linkview.h"
@@ -221,6 +222,24 @@ static struct json_object *codes(const struct linkview *v, const bool *down, uin
 	return o;
 }
 
+/*
+ * @s for the script's data, as html_escape() would show it (the script
+ * puts it in the page as text: a bidi override there reorders the tooltip
+ * as it would the page).
+ */
+static struct json_object *safe_string(const char *s)
+{
+	size_t len = strlen(s) * 4 + 1;
+	char *safe = malloc(len);
+	struct json_object *o;
+
+	if (!safe)
+		return NULL;
+	o = json_object_new_string(text_safe(s, safe, len, 0));
+	free(safe);
+	return o;
+}
+
 /* The failed cells' causes and the non-zero counters, by cell index (rail, row, column). */
 static void sparse(const struct linkview *v, const bool *down, struct json_object *why,
 		   struct json_object *cnt)
@@ -236,7 +255,7 @@ static void sparse(const struct linkview *v, const bool *down, struct json_objec
 			continue;
 		snprintf(key, sizeof(key), "%zu", idx);
 		if (c->state == LV_FAILED && c->why)
-			json_object_object_add(why, key, json_object_new_string(c->why));
+			json_object_object_add(why, key, safe_string(c->why));
 		if (c->retrans || c->seq_err || c->cnp) {
 			struct json_object *a = json_object_new_array();
 
@@ -293,7 +312,7 @@ static int big_data(FILE *f, const struct linkview *v, const bool *down, size_t 
 		return -ENOMEM;
 	}
 	for (i = 0; i < v->n; i++)
-		json_object_array_add(names, json_object_new_string(v->names[i]));
+		json_object_array_add(names, safe_string(v->names[i]));
 	for (r = 0; r < v->rails; r++) {
 		json_object_array_add(g, codes(v, down, r, false));
 		json_object_array_add(l, v->median_lat > 0 ? codes(v, down, r, true) : NULL);
@@ -388,14 +407,98 @@ static void legend(FILE *f)
 	      "<span class=\"down\"></span>node down</p>\n", f);
 }
 
-static void heading(FILE *f, const struct linkview *v)
+/* What the matrices draw: links measured (ok or failed) and untested, nodes down excluded. */
+struct drawn {
+	size_t ok, failed, untested;
+	char *untested_nodes;	/* hostlist of the nodes with an untested link (owned), or NULL */
+};
+
+static int count_drawn(const struct linkview *v, const bool *down, struct drawn *d)
+{
+	char **names = calloc(v->n + 1, sizeof(*names));
+	uint32_t r, i, j, k = 0;
+	int ret = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < v->n; i++) {
+		bool open = false;
+
+		for (r = 0; r < v->rails; r++)
+			for (j = 0; j < v->n; j++) {
+				enum kind kd = kind_of(v, down, i, j, lv_cell(v, r, i, j));
+
+				d->ok += kd == K_OK;
+				d->failed += kd == K_FAILED;
+				d->untested += kd == K_NONE;
+				open |= kd == K_NONE;
+			}
+		if (open)
+			names[k++] = v->names[i];
+	}
+	/* Names a hostlist cannot hold (a hostile one) leave the list out, not the page. */
+	if (k)
+		ret = hostlist_fold((const char *const *)names, k, &d->untested_nodes);
+	if (ret && ret != -ENOMEM) {
+		d->untested_nodes = NULL;
+		ret = 0;
+	}
+	free(names);
+	return ret;
+}
+
+static const char *run_str(const struct linkview *v, const char *key)
+{
+	struct json_object *x;
+
+	return v->run && json_object_object_get_ex(v->run, key, &x) && x ? json_object_get_string(x) : NULL;
+}
+
+/*
+ * A run that did not finish says so first: stopped by what, after how
+ * many steps, and what it left untested (counted from the matrices).
+ */
+static void banner(FILE *f, const struct linkview *v, const struct drawn *d)
+{
+	struct json_object *c = NULL;
+
+	if (!v->run || !json_object_object_get_ex(v->run, "complete", &c) ||
+	    !json_object_is_type(c, json_type_boolean) || json_object_get_boolean(c))
+		return;
+	fputs("<p class=\"banner\">Incomplete run: ", f);
+	if (run_str(v, "stopped")) {
+		fputs("stopped by ", f);
+		html_escape(f, run_str(v, "stopped"));
+	} else {
+		fputs("it did not run to its end", f);
+	}
+	fputs(" after ", f);
+	html_escape(f, run_str(v, "steps_done") ?: "?");
+	fputs(" of ", f);
+	html_escape(f, run_str(v, "steps") ?: "?");
+	fputs(" step(s): ", f);
+	html_escape(f, run_str(v, "tests_left") ?: "?");
+	fprintf(f, " test(s) of its schedule not run (a link a saved run measured shows that "
+		"result), %zu link(s) never measured", d->untested);
+	if (d->untested_nodes) {
+		fputs(", of ", f);
+		html_escape(f, d->untested_nodes);
+	}
+	fputs(". Its findings are of the links measured only.</p>\n", f);
+}
+
+static void heading(FILE *f, const struct linkview *v, const struct drawn *d, const char *src)
 {
 	char *folded = NULL;
 
 	fputs("<h2>probe -w: ", f);
 	if (!hostlist_fold((const char *const *)v->names, v->n, &folded))
 		html_escape(f, folded);
-	fprintf(f, " (%u nodes)</h2>\n", v->n);
+	fprintf(f, " (%u nodes): %zu links measured, %zu failed, %zu untested</h2>\n", v->n,
+		d->ok + d->failed, d->failed, d->untested);
+	html_provenance(f, v->run, folded, src);
+	banner(f, v, d);
 	free(folded);
 }
 
@@ -407,21 +510,24 @@ static void rail_heading(FILE *f, const struct linkview *v, uint32_t r, const ch
 	fputs("</h3>\n", f);
 }
 
-int html_probe(FILE *f, const struct linkview *v, size_t idx)
+int html_probe(FILE *f, const struct linkview *v, size_t idx, const char *src)
 {
 	bool *down = downs(v);
 	uint8_t *hl = v->n <= HTML_TABLE_MAX ? explained(v) : NULL;
 	bool table = v->n <= HTML_TABLE_MAX;
+	struct drawn d = { 0 };
 	uint32_t r;
 	int ret = 0;
 
-	if (!down || (table && !hl)) {
+	if (!down || (table && !hl) || count_drawn(v, down, &d)) {
 		free(down);
 		free(hl);
+		free(d.untested_nodes);
 		return -ENOMEM;
 	}
 	fprintf(f, "<section class=\"probe\" id=\"probe-%zu\">\n", idx);
-	heading(f, v);
+	heading(f, v, &d, src);
+	free(d.untested_nodes);
 	facts(f, v);
 	findings(f, v, table);
 	if (!table)

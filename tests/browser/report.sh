@@ -10,8 +10,12 @@
 #   1 000 nodes (tests/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, the file under 10 MB
 #
+#   what each section is: its hostlist, times, source file and version; a
+#   stopped run's banner with what it left untested; counts from what is
+#   drawn, not from an edited summary; a name with a bidi override escaped
+#
 # and no request left any page (a page that does fetch is caught: the
-# check can fail).  Three browser starts, a few seconds each.
+# check can fail).  Four browser starts, a few seconds each.
 AREA=browser
 . "$(dirname "$0")/../cli/lib.sh"
 GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
@@ -133,6 +137,77 @@ OUT=$(cat "$TMPD/four.check")
 [ -n "${VERBOSE:-}" ] && cat "$TMPD/four.check" >&2
 check four-dom rc_is 0
 
+# ---- what each section is: its source, a stopped run, a bidi name, counts drawn ----
+# A run stopped after 4 of its 6 steps (8 links measured, 4 left); the same
+# run with lab-c named with a right-to-left override; a doctor -w whose
+# lab-a has a check edited to FAIL under an unchanged summary (1 failed).
+jq '.run.complete = false | .run.stopped = "SIGTERM" | .run.steps_done = 4 | .run.tests_left = 4 |
+	.run.started = "2026-03-01T14:05:09Z" | .run.ended = "2026-03-01T14:06:10Z" | .links |= .[:8]' \
+	"$R/probe-4.json" >"$TMPD/stopped.json"
+sed "s/lab-c/lab-$(printf '\u202e')c$(printf '\u2028\u200b')/g" "$R/probe-4.json" >"$TMPD/bidi.json"
+jq '.nodes["lab-a"].checks[0].status = "FAIL"' "$R/doctor-4.json" >"$TMPD/doctor-edited.json"
+run report -o "$TMPD/what.html" "$TMPD/stopped.json" "$R/probe-4.json" "$TMPD/bidi.json" \
+	"$TMPD/doctor-edited.json"
+check what-written rc_is 0
+dom what "$TMPD/what.html"
+check what-loaded grep -q 'data-ready="1"' "$TMPD/what.dom"
+python3 - "$TMPD/what.dom" "$TMPD" "$R" >"$TMPD/what.check" 2>&1 <<'PY'
+import sys
+from html.parser import HTMLParser
+
+class Doc(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.sections = []; self.cur = None; self.text = ""
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "section": self.sections.append({"cls": a.get("class"), "h2": "", "prov": "", "banner": None, "th": []})
+        if self.sections and tag in ("h2", "th") or (tag == "p" and a.get("class") in ("prov", "banner")):
+            self.cur = (tag if tag != "p" else a.get("class"))
+            if self.cur == "banner": self.sections[-1]["banner"] = ""
+            if self.cur == "th": self.sections[-1]["th"].append("")
+    def handle_endtag(self, tag):
+        if tag in ("h2", "th", "p"): self.cur = None
+    def handle_data(self, d):
+        self.text += d
+        if self.cur and self.sections:
+            s = self.sections[-1]
+            if self.cur == "th": s["th"][-1] += d
+            else: s[self.cur] += d
+
+page = open(sys.argv[1], encoding="utf-8").read()
+d = Doc(); d.feed(page)
+tmp, fix = sys.argv[2], sys.argv[3]
+ok = True
+def expect(name, cond):
+    global ok
+    print(("PASS " if cond else "FAIL ") + name)
+    ok = ok and cond
+
+doc = [s for s in d.sections if s["cls"] == "doctor"]
+probes = [s for s in d.sections if s["cls"] == "probe"]
+expect("sections", len(doc) == 1 and len(probes) == 3)
+srcs = [tmp + "/doctor-edited.json", tmp + "/stopped.json", fix + "/probe-4.json", tmp + "/bidi.json"]
+for k, s in enumerate(doc + probes):
+    expect("source-%d" % k, ("from " + srcs[k]) in s["prov"])
+    expect("version-%d" % k, "rdmactl 0.1.0" in s["prov"] or "rdmactl not recorded" in s["prov"])
+    expect("times-%d" % k, "started " in s["prov"] and "ended " in s["prov"])
+stopped, whole, bidi = probes
+expect("stopped-hostlist", "hostlist lab-a,lab-b,lab-c,lab-d" in stopped["prov"])
+expect("stopped-times", "started 2026-03-01T14:05:09Z" in stopped["prov"] and "ended 2026-03-01T14:06:10Z" in stopped["prov"])
+expect("stopped-banner", stopped["banner"] is not None and stopped["banner"].startswith("Incomplete run: stopped by SIGTERM after 4 of 6 step(s): 4 test(s) of its schedule not run") and "4 link(s) never measured" in stopped["banner"])
+expect("stopped-counts-drawn", "8 links measured" in stopped["h2"] and "4 untested" in stopped["h2"])
+expect("whole-no-banner", whole["banner"] is None and "12 links measured" in whole["h2"])
+expect("doctor-counts-drawn", "5 nodes: 2 failed, 1 warned, 1 unreachable" in doc[0]["h2"])
+# No format or separator character reaches the page; the name shows them escaped.
+expect("bidi-none-drawn", not any(c in page for c in "\u202e\u2028\u200b"))
+expect("bidi-name-escaped", "lab-\\xe2\\x80\\xaec\\xe2\\x80\\xa8\\xe2\\x80\\x8b" in bidi["th"])
+sys.exit(0 if ok else 1)
+PY
+RC=$?
+OUT=$(cat "$TMPD/what.check")
+[ -n "${VERBOSE:-}" ] && cat "$TMPD/what.check" >&2
+check what-dom rc_is 0
+
 # ---- 1 000 nodes ----
 "$GEN" --slow node0500 node 1000 | "$RDMACTL" report -o "$TMPD/big.html" - >/dev/null
 check big-written test -s "$TMPD/big.html"
@@ -145,6 +220,48 @@ check big-every-cell bash -c '[ "$(grep -c "data-drawn=\"999000\"" <<<"$1")" = 2
 check big-blocks out_has 'data-block="4"'
 check big-slow-stands-out bash -c '[ "$(grep -c "data-standout=\"node0500 (0\.[0-9]* of the median)\"" <<<"$1")" = 2 ]' _ "$OUT"
 check big-no-request no_requests
+
+# The canvases' pixels, read back: the page's own numbers above are what
+# its script counted, which a blank canvas would still report.  A copy of
+# the page gets a second script (its hash added to the page's policy,
+# which stays on) that reads each canvas with getImageData: node0500's
+# row and column band (its block: its place among the names over the
+# page's 4 x 4 blocks) must be the darkest, well below the median row, in
+# both.
+python3 - "$TMPD/big.html" "$TMPD/big-px.html" <<'PY'
+import base64, hashlib, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+js = """(function () {
+  var res = [];
+  document.querySelectorAll("canvas.big").forEach(function (cv) {
+    var M = 8, w = cv.width, n = w - M, px = cv.getContext("2d").getImageData(0, 0, w, cv.height).data;
+    function lum(x, y) { var o = 4 * (y * w + x); return px[o] + px[o + 1] + px[o + 2]; }
+    var rows = [], cols = [];
+    for (var i = 0; i < n; i++) {
+      var r = 0, c = 0;
+      for (var j = 0; j < n; j++) if (i !== j) { r += lum(M + j, M + i); c += lum(M + i, M + j); }
+      rows.push(r / (n - 1)); cols.push(c / (n - 1));
+    }
+    function argmin(a) { var k = 0; for (var i = 1; i < a.length; i++) if (a[i] < a[k]) k = i; return k; }
+    var sorted = rows.slice().sort(function (a, b) { return a - b; });
+    var names = JSON.parse(document.getElementById(cv.dataset.src).textContent).names;
+    var block = Math.floor(names.indexOf("node0500") / Math.ceil(names.length / n));
+    res.push({kind: cv.dataset.kind, blocks: n, block: block, row: argmin(rows), col: argmin(cols),
+              dark: rows[argmin(rows)], median: sorted[Math.floor(n / 2)]});
+  });
+  document.body.dataset.pixels = JSON.stringify(res);
+})();"""
+h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
+assert k == 1, "no script-src in the page's policy"
+page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
+dom bigpx "$TMPD/big-px.html"
+OUT=$(sed -n 's/.*data-pixels="\([^"]*\)".*/\1/p' "$TMPD/bigpx.dom" | sed 's/&quot;/"/g')
+check big-pixels-two-canvases json_ok 'length == 2 and (map(.kind) | sort) == ["gbps", "lat"]'
+check big-pixels-slow-row json_ok 'all(.[]; .block >= 0 and .row == .block and .col == .block)'
+check big-pixels-slow-dark json_ok 'all(.[]; .dark < 0.6 * .median)'
 echo "browser: the 1 000-node page ($SIZE bytes) loaded and painted in $(cat "$TMPD/big.s") s" >&2
 
 # ---- the check itself: a page that fetches is seen ----

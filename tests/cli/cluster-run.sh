@@ -62,9 +62,26 @@ for f in empty comments; do
 		done
 	done
 done
-fails_with empty-exclude 2 "rdmactl doctor: Failed to read --exclude: invalid hostlist file '/dev/null': names no host" \
-	doctor -w 'n[1-2]' -x @/dev/null
+: >"$TMPD/empty"
+fails_with empty-exclude 2 "rdmactl doctor: Failed to read --exclude: invalid hostlist file '$TMPD/empty': names no host" \
+	doctor -w 'n[1-2]' -x "@$TMPD/empty"
 check empty-no-launcher not_launched
+# Not a regular file: refused at once, never read (a FIFO nobody writes waits for ever).
+mkfifo "$TMPD/fifo"
+# run_10 ARGS...: as run, but a hang is rc 124 instead of a stuck test.
+run_10() {
+	RC=0
+	timeout 10 "$RDMACTL" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null || RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+for cmd in doctor probe; do
+	RUNNER=run_10 fails_with "fifo-$cmd" 2 "rdmactl $cmd: Failed to read -w: Failed to read hostlist file '$TMPD/fifo': it is a FIFO, not a regular file" \
+		"$cmd" -w "@$TMPD/fifo"
+done
+fails_with device-exclude 2 "rdmactl doctor: Failed to read --exclude: Failed to read hostlist file '/dev/zero': it is a character device, not a regular file" \
+	doctor -w 'n[1-2]' -x @/dev/zero
+check fifo-no-launcher not_launched
 
 # --- what the nodes would refuse is refused here, before any starts ---
 fails_with only-typo 2 "rdmactl doctor: Unknown check 'foo' in --only. 'rdmactl doctor --list' lists the checks." \

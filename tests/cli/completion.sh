@@ -5,12 +5,24 @@
 
 BINDIR=$(dirname "$RDMACTL")
 
+# committed FILE: completion/FILE as committed.  make regenerates the
+# work tree's copy from the binary before the tests run, so that copy
+# always matches; the committed one is what a packager or a reader of
+# the repository gets.  Outside a git checkout, the file as it is.
+committed() {
+	if git -C "$TOP" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+		git -C "$TOP" show "HEAD:completion/$1"
+	else
+		cat "$TOP/completion/$1"
+	fi
+}
+
 for sh in bash:rdmactl.bash zsh:_rdmactl fish:rdmactl.fish; do
 	run completion "${sh%%:*}"
-	if [ "$OUT" == "$(cat "$TOP/completion/${sh#*:}")" ]; then
+	if [ "$OUT" == "$(committed "${sh#*:}")" ]; then
 		pass "generated-${sh%%:*}-matches"
 	else
-		fail "generated-${sh%%:*}-matches" "completion/${sh#*:} drifted: run make"
+		fail "generated-${sh%%:*}-matches" "completion/${sh#*:} as committed differs from the binary's: run make and commit it"
 	fi
 done
 

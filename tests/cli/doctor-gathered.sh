@@ -99,7 +99,7 @@ check json-summary json_ok '.summary == {"nodes":7,"failed":1,"warned":1,"unreac
 check json-unreachable json_ok '.unreachable == [{"node":"lab-f","error":"pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1: rdmactl: command not found'"'"'","rc":127},{"node":"lab-g","error":"pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could not resolve hostname lab-g: Name or service not known'"'"'","rc":255}]'
 check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "FAIL") == {"status":"FAIL","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
 check json-drift-env json_ok '.drift[] | select(.fact == "env.NCCL_IB_HCA") == {"fact":"env.NCCL_IB_HCA","majority":"=mlx5_0","majority_count":4,"majority_nodes":"lab-a,lab-b,lab-c,lab-e","differs":[{"value":"mlx5_0","count":1,"nodes":"lab-d"}],"fix":"set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e"}'
-check json-drift-facts json_ok '[.drift[].fact] == ["rdma_core","ofed","active_mtu","netdev_mtu","gid_index","memlock.shell","memlock.pam","memlock.systemd","env.NCCL_IB_HCA","active_ports"]'
+check json-drift-facts json_ok '[.drift[].fact] == ["rdma_core","ofed","provider","active_mtu","netdev_mtu","gid_index","memlock.shell","memlock.pam","memlock.systemd","env.NCCL_IB_HCA","active_ports"]'
 
 # ---- clush: the same nodes, clush's own words ----
 {
@@ -154,7 +154,7 @@ jq -c '.node.hostname = "gpu07"' "$TMPD/ok.json" >"$TMPD/named.json"
 } >"$TMPD/srun.out"
 run doctor --gathered "$TMPD/srun.out"
 check srun-rc rc_is 1
-check srun-names line 'ok      devices          gpu[07,09],task 1  mlx5_0 (1 port); mlx5_1 (1 port); mlx5_10 (1 port)'
+check srun-names line 'ok      devices          gpu[07,09],task 1  mlx5_0 (mlx5, 1 port); mlx5_1 (mlx5, 1 port); mlx5_10...'
 check srun-fail line 'FAIL    ports            gpu09              rxe0/1 is DOWN (Disabled); its netdev eth0 is down'
 check srun-unreachable line "gpu10  srun: Exited with exit code 127; output is not a doctor document (line 4): 'bash: line 1:"
 check srun-summary line '4 nodes: 1 failed, 0 warned, 1 unreachable'
@@ -274,5 +274,21 @@ check with-peer-msg [ "$ERR" == "rdmactl doctor: Failed to use --peer with --gat
 
 run doctor --gathered
 check no-arg-rc rc_is 2
+
+# A node's text with a bidi override (U+202E), a line separator (U+2028)
+# and a zero-width space (U+200B): shown escaped, as a control is, never
+# drawn (reversed figures, a line that is two, a name that is another).
+jq -c '.checks[0].found = "rate 5.77\u202e Gb/s\u2028FAIL\u200bx"' "$TMPD/ok.json" >"$TMPD/bidi.json"
+{
+	prefixed n1 "$TMPD/bidi.json"
+	prefixed n2 "$TMPD/ok.json"
+} >"$TMPD/bidi.out"
+run doctor --gathered "$TMPD/bidi.out"
+check bidi-rc rc_is 0
+check bidi-escaped out_has 'rate 5\.77\\xe2\\x80\\xae Gb/s\\xe2\\x80\\xa8FAIL\\xe2\\x80\\x8bx'
+check bidi-none-raw bash -c '! LC_ALL=C grep -qF -e "$2" -e "$3" -e "$4" <<<"$1"' _ "$OUT" $'\u202e' $'\u2028' $'\u200b'
+# JSON keeps the node's text as it is: a program reads it, no terminal draws it.
+run -j doctor --gathered "$TMPD/bidi.out"
+check bidi-json-kept json_ok '[.checks[].found | select(contains("\u202e") and contains("\u2028") and contains("\u200b"))] | length == 1'
 
 finish

@@ -28,7 +28,9 @@ run -j
 check json-no-command-rc rc_is 2
 check json-no-command json_error 2 "missing command. See 'rdmactl --help'."
 run -jp devices --frobnicate
-check json-pretty-error [ "$(jq -r .error.code <<<"$OUT")" = 2 ] && [ "$(wc -l <<<"$OUT")" -gt 3 ]
+# One document whose error code is 2, over several lines.
+pretty_error() { json_ok '.error.code == 2' && [ "$(wc -l <<<"$OUT")" -gt 3 ]; }
+check json-pretty-error pretty_error
 
 RC=0; OUT=$(RDMACTL_ROOT=/nonexistent "$RDMACTL" -j devices 2>/dev/null) || RC=$?
 check json-bad-root-env json_error 2 "Failed to use RDMACTL_ROOT '/nonexistent': No such file or directory; give the directory a snapshot was unpacked into" ENOENT
@@ -48,7 +50,9 @@ run probe 127.0.0.1 --port "$PORT" --transport tcp -s 2M -n 5
 check server-session-refused rc_is 2
 run probe 127.0.0.1 --port "$PORT" --transport tcp -s 4K -n 5 --lat-iters 0
 check server-session-ok rc_is 0
-sleep 0.3
+# The server's document of each session, then stop it.
+two_documents() { [ "$(grep -c . "$TMPD/server.out")" -ge 2 ]; }
+check server-two-documents eventually two_documents
 kill "$server"; wait "$server" 2>/dev/null
 OUT=$(sed -n 1p "$TMPD/server.out")
 check server-session-error json_error 1 "client 127.0.0.1: Failed to accept the test: buffer (message size x QPs) over the server's --max-size (2097152 B x 1 > 1048576 B)" EFBIG
@@ -88,7 +92,8 @@ help_only help-with-json "$DOCTOR_USAGE" doctor -j --help
 help_only probe-help-runs-nothing "$PROBE_USAGE" probe 127.0.0.1 --port "$PORT" -h
 help_only top-help "Usage: rdmactl [OPTIONS] COMMAND [ARGS]" --bogus -h
 run --root "$FIXTURES/doctor-broken" snapshot -o "$TMPD/help.tar.gz" --help
-check snapshot-help-writes-nothing [ "$RC" = 0 ] && [ ! -e "$TMPD/help.tar.gz" ]
+help_wrote_nothing() { [ "$RC" = 0 ] && [ ! -e "$TMPD/help.tar.gz" ]; }
+check snapshot-help-writes-nothing help_wrote_nothing
 
 # An option's value or a word after "--" is not a request for help.
 run probe --token -h 127.0.0.1 --port "$PORT" --transport tcp
@@ -134,7 +139,8 @@ if offline_ok; then
 		OFFLINE_WRAP="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=connect,sendto,sendmsg -o $TMPD/trace" \
 			run_offline probe no.such.host.invalid
 		check unresolved-traced rc_is 2
-		check unresolved-sends-nothing [ -e "$TMPD/trace" ] && ! grep -qE 'AF_INET|sin_port|sendto|sendmsg' "$TMPD/trace"
+		sent_nothing() { [ -e "$TMPD/trace" ] && ! grep -qE 'AF_INET|sin_port|sendto|sendmsg' "$TMPD/trace"; }
+		check unresolved-sends-nothing sent_nothing
 	else
 		skip unresolved-sends-nothing "needs strace"
 	fi

@@ -7,7 +7,8 @@ RDMACTL=${RDMACTL:-$TOP/build/rdmactl}
 FIXTURES=$TOP/tests/fixtures
 SUITE=${SUITE:-$(basename "$0" .sh)}
 PREFIX=${TEST_PREFIX:-}
-# The suites' area in the verdict lines: cli, or browser for tests/browser/.
+# The suites' area in the verdict lines: cli, browser for tests/browser/, prom
+# for tests/prom/.
 AREA=${AREA:-cli}
 T_FAILED=0
 TMPD=$(mktemp -d)
@@ -75,15 +76,20 @@ out_empty() { [ -z "$OUT" ]; }
 err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
-# stdout is one valid JSON document; with a jq filter, the filter must hold.
-json_ok() { jq -e "${1:-.}" <<<"$OUT" >/dev/null 2>&1; }
+. "$TOP/tests/json-one.sh"
+# For the checks that run in a bash -c of their own.
+export -f json_one
+
+# stdout is exactly one JSON document (not empty, not two); with a jq
+# filter, the filter must hold.
+json_ok() { json_one "${1:-.}" <<<"$OUT"; }
 
 # json_error CODE MESSAGE [ERRNO]: stdout is one JSON document whose "error"
 # object is exactly {code, message[, errno]}.
 json_error() {
-	jq -e --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
+	json_one --argjson code "$1" --arg msg "$2" --arg errno "${3:-}" \
 		'.error == ({code: $code, message: $msg} + (if $errno == "" then {} else {errno: $errno} end))' \
-		<<<"$OUT" >/dev/null 2>&1
+		<<<"$OUT"
 }
 
 # fails_with NAME RC LINE ARGS...: rdmactl ARGS exits RC with exactly LINE on
@@ -100,6 +106,18 @@ fails_with() {
 	check "$name-json-rc" rc_is "$rc"
 	check "$name-json-message" err_is "$line"
 	check "$name-json-error" json_error "$rc" "${line#rdmactl*: }" "${ERRNO:-}"
+}
+
+# eventually CMD...: CMD succeeds now or within 10 s (polled every 50 ms):
+# a wait on the state a check expects, where a fixed sleep would either
+# be too short on a loaded machine or waste its length on a quiet one.
+eventually() {
+	local i
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
 }
 
 finish() { exit $((T_FAILED > 0)); }

@@ -39,7 +39,7 @@ mkdir -p "$S"
 doc() {
 	local f=$1
 	shift
-	jq -e "$@" "$f" >/dev/null 2>&1
+	json_one "$@" <"$f"
 }
 no_temp_left() { [ -z "$(find "$S" -name '*.json.*')" ]; }
 no_agent_left() { ! pgrep -f "$RDMACTL probe --agent" >/dev/null; }

@@ -125,7 +125,23 @@ check doctor-html-text out_has '^4 nodes: 1 failed, 0 warned, 1 unreachable$'
 OUT=$(cat "$TMPD/dw.html")
 check doctor-html-grid has '<tr><th>lab-c</th><td class="st-ok"'
 check doctor-html-unreachable has '<tr class="unreach"><th>lab-f</th>'
-# Again: the page is replaced.  A directory is refused before any node is asked.
+# What the section is: the nodes asked, when, from where, by which rdmactl.
+check doctor-html-provenance bash -c 'grep -qE "<p class=\"prov\"><span>hostlist lab-a,lab-b,lab-c,lab-f</span><span>started 20[0-9-]{8}T[0-9:]{8}Z</span><span>ended 20[0-9-]{8}T[0-9:]{8}Z</span><span>from this run, as it ended</span><span>rdmactl [0-9.]+</span></p>" <<<"$1"' _ "$OUT"
+# Again: the page is kept (exit 2, before any node is asked) unless --force,
+# as every file rdmactl writes (rdmactl(8), FILES).
+: >"$SSH_LOG"
+cp "$TMPD/dw.html" "$TMPD/dw.kept"
+RC=0; PATH="$TMPD/bin:$PATH" "$RDMACTL" doctor "${W[@]}" --html "$TMPD/dw.html" >/dev/null 2>"$TMPD/err" || RC=$?
+ERR=$(cat "$TMPD/err")
+check doctor-html-exists-rc rc_is 2
+check doctor-html-exists err_is "rdmactl doctor: Failed to write report '$TMPD/dw.html': File exists. Use --force to replace it"
+check doctor-html-exists-kept cmp -s "$TMPD/dw.html" "$TMPD/dw.kept"
+check doctor-html-exists-no-node bash -c '[ ! -s "$1" ]' _ "$SSH_LOG"
+echo '{"run": "a saved document"}' >"$TMPD/dw.html"
+RC=0; PATH="$TMPD/bin:$PATH" "$RDMACTL" doctor "${W[@]}" --html "$TMPD/dw.html" --force >/dev/null 2>"$TMPD/err" || RC=$?
+check doctor-html-force-rc rc_is 1
+check doctor-html-force-replaced grep -q '<tr><th>lab-c</th>' "$TMPD/dw.html"
+# A directory is refused before any node is asked.
 : >"$SSH_LOG"
 RC=0; PATH="$TMPD/bin:$PATH" "$RDMACTL" doctor "${W[@]}" --html "$TMPD/dir" >/dev/null 2>"$TMPD/err" || RC=$?
 ERR=$(cat "$TMPD/err")

@@ -35,6 +35,8 @@ export UCX_UD_VERBS_ETH_DGID_CHECK=n
 if command -v gojq >/dev/null; then
 	jq() { gojq "$@"; }
 fi
+# json_one: one JSON document that satisfies a filter (tests/json-one.sh).
+. "${BASH_SOURCE[0]%/*}/../json-one.sh"
 
 # rm, seq and dirname are bash's loadable builtins where installed (make
 # deps installs bash-builtins): the tests and the runner call them hundreds
@@ -118,10 +120,14 @@ lab_roce_drops() {
 	nft list table inet rocefw | sed -n 's/.*udp dport 4791 counter packets \([0-9]*\) .*/\1/p'
 }
 
-# lab_bin_drops_off BIN SECONDS: BIN becomes an rdmactl that cuts this
-# guest off both switches SECONDS after a launcher starts it, as a node
-# powered off in the middle of a run: the run's own process times it, where
-# a look for that process from the test raced short runs.  rdmactl is
+# lab_bin_drops_off BIN WHEN: BIN becomes an rdmactl that cuts this guest
+# off both switches once it is under way, as a node powered off in the
+# middle of a run: WHEN is a number of seconds after a launcher starts it,
+# or "qp": once an rdmactl on this guest holds an RDMA QP (the guest's
+# `rdma resource` lists one of "comm rdmactl": a probe agent that has
+# joined and is in a test, whose QPs are its test's forked child's, so
+# not of its own pid), 120 s at most.  The run's own process times it, where a look for that
+# process from the test raced short runs.  rdmactl is
 # exec'd, not put in the background, where sh would give it /dev/null for
 # stdin (a probe agent's token comes on it).  `ln -sf "$RDMACTL" BIN` and
 # lab_back_online undo it.
@@ -134,9 +140,12 @@ lab_roce_drops() {
 # nftables drops is freed at once, its QP still there; the peers see the
 # same silence.
 lab_bin_drops_off() {
+	local wait="sleep $2"
+	[[ $2 == qp ]] && wait='i=0; until rdma resource show qp | grep -q "comm rdmactl"; do
+		i=$((i + 1)); [ $i -gt 600 ] && break; sleep 0.2; done'
 	cat >"$1.new" <<-EOF || return
 	#!/bin/sh
-	(sleep $2; nft -f - <<'NFT'
+	($wait; nft -f - <<'NFT'
 	table inet offline {
 		chain in { type filter hook prerouting priority raw; iifname { "eth0", "eth1" } drop; }
 		chain out { type filter hook output priority raw; oifname { "eth0", "eth1" } drop; }

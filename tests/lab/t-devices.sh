@@ -10,7 +10,7 @@ sys=/sys/class/infiniband/rxe0
 
 out=$("$RDMACTL" -j devices) || fail "rdmactl -j devices exited $?"
 echo "$out"
-jq -e . >/dev/null <<<"$out" || fail "rdmactl -j devices: not one JSON document"
+json_one . <<<"$out" || fail "rdmactl -j devices: not one JSON document"
 j() { jq -r "$1" <<<"$out"; }
 
 dev=$(rdma -j dev show rxe0)

@@ -149,7 +149,7 @@ ip addr add "$EXTRA" dev "$IF"
 snapshot twoipv4
 check_port twoipv4
 check_eq "twoipv4: two addresses" 2 "$(jq '.ports[0].ipv4 | length' <<<"$OUT")"
-jq -e --arg a "$EXTRA" '.ports[0].ipv4 | index($a)' <<<"$OUT" >/dev/null || fail "twoipv4: $EXTRA missing"
+json_one --arg a "$EXTRA" '.ports[0].ipv4 | index($a)' <<<"$OUT" || fail "twoipv4: $EXTRA missing"
 ip addr del "$EXTRA" dev "$IF"
 
 # 5. Port down: the netdev down takes the RDMA port down with it.

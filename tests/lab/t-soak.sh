@@ -40,13 +40,39 @@ figures() {
 	echo "$rss $fds $kids"
 }
 
-# Wait (20 s at most) for the server's session children to be gone.
+# "FDS CHILDREN QP CQ MR PD": what must come back to its start.
+counts() {
+	local rss fds kids
+	read -r rss fds kids <<<"$(figures)"
+	echo "$fds $kids $(rdma_counts)"
+}
+
+# settle: wait (20 s at most) for the server's session children to be
+# gone, then for the counts to hold still over half a second: rxe frees a
+# closed QP's resources after the close returns, so a count read at once
+# may still see it.
 settle() {
+	local prev='' cur
 	for _ in $(seq 100); do
 		[[ $(cat /proc/"$server"/task/*/children | wc -w) == 0 ]] && break
-		sleep 0.2
+		lab_sleep 0.2
 	done
-	sleep 1
+	for _ in $(seq 40); do
+		cur=$(counts)
+		[[ $cur == "$prev" ]] && return 0
+		prev=$cur
+		lab_sleep 0.5
+	done
+}
+
+# back_to START: wait (30 s at most) until the counts are START again;
+# the checks below then say which one was not.
+back_to() {
+	for _ in $(seq 60); do
+		[[ $(counts) == "$1" ]] && return 0
+		lab_sleep 0.5
+	done
+	return 1
 }
 
 if [[ $LAB_ROLE == a ]]; then
@@ -77,7 +103,7 @@ if [[ $LAB_ROLE == a ]]; then
 	done
 	lab_put proof-taken 1
 	lab_get soak-done 200 >/dev/null
-	settle
+	back_to "$fds0 0 $qp0 $cq0 $mr0 $pd0" || echo "the counts did not come back to the start within 30 s"
 	read -r rss1 fds1 kids1 <<<"$(figures)"
 	read -r qp1 cq1 mr1 pd1 <<<"$(rdma_counts)"
 	echo "== rdma resource show, after:"

@@ -219,7 +219,6 @@ if [[ $LAB_NODE == a ]]; then
 	busbw=$(awk '$1 == "allreduce" { v = $(NF - 1) } END { print v }' healthy-mpirun.out)
 	lab_put perftest-up 1
 	lab_get perftest-ready 60 >/dev/null
-	lab_sleep 2
 	timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 1000 \
 		"$(lab_ip b)" >perftest.out 2>&1 || fail "ucx_perftest lab-a -> lab-b"
 	cat perftest.out
@@ -241,7 +240,11 @@ fi
 if [[ $LAB_NODE == b ]]; then
 	lab_get perftest-up 300 >/dev/null
 	timeout 90 ucx_perftest -d rxe0:1 -x rc_verbs >perftest-server.out 2>&1 &
-	lab_sleep 1
+	# Ready when it listens (ucx_perftest's default port), not a fixed
+	# while after its start.
+	listening() { ss -Hltn "sport = :13337" | grep -q .; }
+	lab__await "ucx_perftest's server listening on 13337" 60 listening ||
+		fail "ucx_perftest's server does not listen on 13337"
 	lab_put perftest-ready 1
 	wait
 fi

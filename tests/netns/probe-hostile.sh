@@ -157,8 +157,8 @@ check flood-clients-together-answered answered
 doctors_answered() {
 	local i
 	for i in 1 2 3; do
-		jq -e '.checks[0].found | contains("peer 10.79.0.1: the same kernel and rdma-core")' \
-			"$TMPD/doctor$i.out" >/dev/null || return 1
+		json_one '.checks[0].found | contains("peer 10.79.0.1: the same kernel and rdma-core")' \
+			<"$TMPD/doctor$i.out" || return 1
 	done
 }
 check flood-doctors-answered doctors_answered

@@ -28,8 +28,9 @@ client() {
 	OUT=$(cat "$TMPD/out")
 	ERR=$(cat "$TMPD/err")
 }
-# json_ok FILTER: the last client's JSON output satisfies the jq FILTER.
-json_ok() { jq -e "$1" <<<"$OUT" >/dev/null; }
+# json_ok FILTER: the last client's output is one JSON document that
+# satisfies the jq FILTER.
+json_ok() { json_one "$1" <<<"$OUT"; }
 
 client -j probe 10.77.0.1 --transport tcp -s 64K -n 200 --verify
 check tcp-exit [ "$RC" = 0 ]

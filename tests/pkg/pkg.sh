@@ -18,6 +18,8 @@ TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 FAILED=0
 VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
+. "$TOP/tests/json-one.sh"
+export -f json_one
 
 pass() { echo "PASS pkg/$1"; }
 fail() {
@@ -56,10 +58,8 @@ metrics_fixtures() {
 		fi
 	done
 }
+# (The alert rules: tests/prom/alerts.sh.)
 have metrics promtool prometheus && metrics_fixtures
-if have alert-rules promtool prometheus; then
-	check alert-rules "promtool check rules failed" promtool check rules contrib/prometheus/rdmactl-alerts.yml
-fi
 
 # ---- make deb ----
 DEB=
@@ -153,9 +153,9 @@ fi
 # ---- one version: the binary, its JSON, its metrics ----
 check version-binary "rdmactl --version says $("$BIN" --version)" [ "$("$BIN" --version)" = "rdmactl $VERSION" ]
 check version-json "rdmactl -j --version disagrees" \
-	bash -c '"$0" -j --version | jq -e --arg v "$1" ".version == \$v"' "$BIN" "$VERSION"
+	bash -c 'set -o pipefail; "$0" -j --version | json_one --arg v "$1" ".version == \$v"' "$BIN" "$VERSION"
 check version-doctor-json "the doctor's node.software disagrees" \
-	bash -c '"$0" --root tests/fixtures/doctor-healthy -j doctor | jq -e --arg v "rdmactl $1" ".node.software == \$v"' \
+	bash -c 'set -o pipefail; "$0" --root tests/fixtures/doctor-healthy -j doctor | json_one --arg v "rdmactl $1" ".node.software == \$v"' \
 	"$BIN" "$VERSION"
 check version-metrics "rdmactl_info disagrees" \
 	bash -c '"$0" --root tests/fixtures/doctor-healthy doctor --metrics | grep -qxF "rdmactl_info{version=\"$1\"} 1"' \

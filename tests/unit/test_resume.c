@@ -252,6 +252,62 @@ static void plan_and_filter(void)
 	linkmap_free(&m);
 }
 
+/* The findings' "kind node peer rail" of @m but down_node, one a line. */
+static char *finds_of(const struct linkmap *m)
+{
+	struct buf b = { 0 };
+	char line[96];
+	size_t i;
+
+	buf_put(&b, "", 0);
+	for (i = 0; i < m->nfind; i++) {
+		if (m->find[i].kind == FIND_DOWN_NODE)
+			continue;
+		snprintf(line, sizeof(line), "%s %u %d %d\n", finding_kind_name(m->find[i].kind),
+			 m->find[i].node, (int)m->find[i].peer, (int)m->find[i].rail);
+		buf_put(&b, line, strlen(line));
+	}
+	return b.s;
+}
+
+/*
+ * A save only gains: resumed into a map and stopped before any new result
+ * (every node down: no agent joined), the map holds every saved link, the
+ * reopened ones too, and finds what the saved run found.
+ */
+static void stopped_resume_keeps_all(void)
+{
+	struct linkmap m, m2;
+	struct saved_run sv;
+	struct resume rs;
+	char *doc, err[256], *was, *now;
+	uint32_t i;
+
+	six_nodes(&m);
+	doc = doc_of(&m, true);
+	CHECK_INT(saved_run_read(doc, strlen(doc), &sv, err, sizeof(err)), 0);
+	CHECK_INT(resume_plan(&sv, six, 6, &rs), 0);
+	CHECK(rs.reopened > 0);
+	CHECK_INT(rs.nheld, 6 * 5 * 2);
+	linkmap_init(&m2, six, 6, 2, 0.8);
+	CHECK_INT(resume_carry(&rs, &m2), 0);
+	CHECK_INT(m2.held, 6 * 5 * 2);
+	for (i = 0; i < 6; i++)
+		CHECK_INT(linkmap_node_down(&m2, i, "its agent did not reach this host"), 0);
+	CHECK_INT(linkmap_analyse(&m2), 0);
+	was = finds_of(&m);
+	now = finds_of(&m2);
+	CHECK_STR(now, was);
+	CHECK(strstr(was, "failed_link") && strstr(was, "slow_node"));
+	free(was);
+	free(now);
+	resume_free(&rs);
+	saved_run_free(&sv);
+	free(doc);
+	linkmap_free(&m);
+	linkmap_free(&m2);
+}
+
 /* ---- on the model ---- */
 
 /* Directed links measured, on any rail, between nodes that are not down. */
@@ -407,6 +463,7 @@ int main(void)
 	RUN("resume", read_back);
 	RUN("resume", bad_documents);
 	RUN("resume", plan_and_filter);
+	RUN("resume", stopped_resume_keeps_all);
 	RUN("resume", cut_resume_finds_the_same);
 	TEST_EXIT();
 }

@@ -34,6 +34,18 @@ static void terminal_escapes_are_shown(void)
 	CHECK_STR(text_safe("del\x7f", buf, sizeof(buf), 0), "del\\x7f");
 	/* C1 CSI (U+009B) as UTF-8: some terminals obey it. */
 	CHECK_STR(text_safe("\xc2\x9b" "2J", buf, sizeof(buf), 0), "\\xc2\\x9b2J");
+	/*
+	 * Format and separator characters: a right-to-left override (U+202E)
+	 * shows "5.77" as "77.5", U+2028 breaks a line, U+200B and a tag
+	 * (U+E0041) hide; a soft hyphen (U+00AD) is one too.  The characters
+	 * around them, "é" (U+00E9) and "→" (U+2192), stay as they are.
+	 */
+	CHECK_STR(text_safe("5.77\xe2\x80\xae Gb/s", buf, sizeof(buf), 0), "5.77\\xe2\\x80\\xae Gb/s");
+	CHECK_STR(text_safe("a\xe2\x80\xa8" "b\xe2\x80\x8b" "c", buf, sizeof(buf), 0),
+		  "a\\xe2\\x80\\xa8b\\xe2\\x80\\x8bc");
+	CHECK_STR(text_safe("x\xf3\xa0\x81\x81y\xc2\xad", buf, sizeof(buf), 0), "x\\xf3\\xa0\\x81\\x81y\\xc2\\xad");
+	CHECK_STR(text_safe("caf\xc3\xa9 \xe2\x86\x92 n2", buf, sizeof(buf), 0), "caf\xc3\xa9 \xe2\x86\x92 n2");
+	CHECK(!text_is_clean("n\xe2\x80\xaeode", 0));
 }
 
 static void invalid_utf8_is_escaped(void)
