@@ -33,7 +33,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/ in layers, lowest first; a layer includes only those before it
-# (tests/layers checks it).  See README.md, Layout.
+# (tests/layers checks it).  See doc/layout.md.
 LAYERS    := base node probe doctor launch fleet mesh report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
@@ -111,9 +111,10 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
 	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
 	      lintian rpmlint rpm2cpio prometheus man-db systemd bash-builtins
+# Installs them and starts or enables none of their services (the lab runs
+# slurmd, munge and sshd inside its guests, never on this host).
 deps:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEBS_BUILD) $(DEBS_TEST)
+	tests/install-deps $(DEBS_BUILD) $(DEBS_TEST)
 
 demo: all
 	tests/lab/demo.sh

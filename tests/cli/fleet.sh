@@ -86,7 +86,8 @@ fi
 # Node $1's agent: the child of the shell pdsh started for it.
 agent_of() {
 	local sh
-	for sh in $(pgrep -f -- "^sh -c .* $1 [^ ]*rdmactl probe --agent "); do
+	# (.* before rdmactl: the checkout's path may hold a space)
+	for sh in $(pgrep -f -- "^sh -c .* $1 .*rdmactl probe --agent "); do
 		pgrep -P "$sh" -x rdmactl
 	done
 }

@@ -150,7 +150,8 @@ else
 	lacks stdout-full "no /dev/full"
 fi
 if command -v script >/dev/null; then
-	OUT=$(script -qec "$RDMACTL --root $R snapshot -o -" /dev/null </dev/null) && RC=0 || RC=$?
+	# (quoted for script's sh -c: the checkout's path may hold a space)
+	OUT=$(script -qec "$(printf '%q ' "$RDMACTL" --root "$R" snapshot -o -)" /dev/null </dev/null) && RC=0 || RC=$?
 	ERR=$(tr -d '\r' <<<"$OUT")
 	check stdout-tty-rc rc_is 2
 	check stdout-tty-msg err_is "$P to stdout: it is a terminal. Redirect it to a file or a pipe, or use --force"
@@ -234,11 +235,18 @@ check hostile-msg err_is "$P '$W/x\\x1b]0;pwned\\x07': File exists. Use --force 
 check hostile-no-escape bash -c '! grep -q $'"'"'[\x01-\x1f\x7f]'"'"' <<<"$1"' _ "$ERR"
 
 # --- a directory we may not write to: a failed write, not a refusal ---
+# nobody gets its own copies of the binary and the tree in $TMPD: the
+# checkout may sit where only root enters (a 0700 home, mktemp -d).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$TMPD" "$W"
+	mkdir -m 755 "$TMPD/nobody"
+	cp "$RDMACTL" "$TMPD/nobody/rdmactl"
+	cp -R "$R" "$TMPD/nobody/tree"
+	chmod -R a+rX "$TMPD/nobody"
 	RC=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$RDMACTL" --root "$R" snapshot -o "$W/nobody.tar.gz" >/dev/null 2>"$TMPD/err" || RC=$?
+		"$TMPD/nobody/rdmactl" --root "$TMPD/nobody/tree" snapshot -o "$W/nobody.tar.gz" \
+		>/dev/null 2>"$TMPD/err" || RC=$?
 	ERR=$(cat "$TMPD/err")
 	chmod 700 "$TMPD"
 	check eacces-rc rc_is 1

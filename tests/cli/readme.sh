@@ -1,6 +1,6 @@
 #!/bin/bash
-# The README's examples that run on fixtures, replayed against RDMACTL: a
-# changed column fails here until `tests/readme-examples --update` has
-# rewritten the README from a real run.
+# The examples of README.md, the man pages and doc/ (those that read a
+# recorded node) replayed against RDMACTL: a changed column fails here
+# until `tests/readme-examples --update` has rewritten them from a run.
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 exec python3 "$TOP/tests/readme-examples"

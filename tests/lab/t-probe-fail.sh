@@ -5,6 +5,9 @@
 # time, not a hang), then bad clients against a live server (garbage, a
 # wrong protocol version, an absurd size, a stalled client, a client killed
 # mid-run, a second client while one runs) followed by a good client.
+# No fixed sleep stands before a state the test expects: each step waits
+# for the event itself (the MTU rxe reports, the server's own log line that
+# a client holds it, its session ended, the server closing a connection).
 # lab-timeout: 300
 # lab-seconds: 26
 
@@ -17,8 +20,10 @@ active_mtu() {
 	ibv_devinfo -d rxe0 -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
 }
 
+# -v: the server logs each client whose handshake it finished, the word
+# part 3 waits for before it expects the server busy.
 start_server() {
-	"$RDMACTL" probe --server --port $port --timeout 3 "$@" >server.out 2>server.err &
+	"$RDMACTL" -v probe --server --port $port --timeout 3 "$@" >server.out 2>server.err &
 	server=$!
 	lab_wait_listen $port
 }
@@ -26,7 +31,8 @@ start_server() {
 # --- 1. MTU 9000 on lab-a, 1500 on lab-b ---
 if [[ $LAB_ROLE == a ]]; then
 	ip link set eth0 mtu 9000
-	sleep 1
+	lab__await "rxe0's active MTU following eth0's 9000" 30 test "$(active_mtu)" = 4096 ||
+		fail "mtu: rxe0/1 did not reach active MTU 4096 after eth0 went to 9000"
 	start_server
 	lab_put mtu-a "$(active_mtu)"
 	lab_get mtu-done 120 >/dev/null
@@ -74,9 +80,46 @@ fi
 lab_barrier firewall
 
 # --- 3. bad clients, then a good one ---
+# handshakes N: the test requests the server has taken so far (its -v line).
+handshakes() {
+	local n=0 line
+	while IFS= read -r line; do
+		[[ $line == *"TEST_REQ after the handshake"* ]] && n=$((n + 1))
+	done <server.err
+	echo "$n"
+}
+
+# victim_logged: the server logged a test request since $before.
+victim_logged() {
+	(($(handshakes) > before))
+}
+
+# session_over: the server has no session child left (it reaped it, so it
+# takes a test again); /proc's children file keeps a child until reaped.
+# (It holds no newline: read ends at EOF with status 1 whatever it read.)
+session_over() {
+	local f=/proc/$server/task/$server/children kids=''
+	[[ -e $f ]] || return 1
+	read -r kids <"$f" || :
+	[[ -z $kids ]]
+}
+
 if [[ $LAB_ROLE == a ]]; then
 	start_server --max-size 16M
 	lab_put bad-up 1
+	# The client killed mid-run: held once the server says it took its
+	# request (it counts as a session from that line on).
+	# (counted before lab-b starts it, which it does on victim-go)
+	lab_get victim-next 200 >/dev/null
+	before=$(handshakes)
+	lab_put victim-go 1
+	lab__await "the server taking the victim's test request" 60 victim_logged ||
+		fail "busy: the server never logged the victim's test request"
+	lab_put victim-held 1
+	lab_get victim-killed 200 >/dev/null
+	lab__await "the server's session of the killed client ending" 60 session_over ||
+		fail "killed client: the server's session did not end within 60 s"
+	lab_put server-free 1
 	lab_get bad-done 200 >/dev/null
 	kill "$server"; wait "$server" 2>/dev/null
 	echo "== server stderr"; cat server.err
@@ -106,21 +149,32 @@ check_eq "absurd size: exit status" 2 "$?"
 cat big.err
 grep -q 'max-size' big.err || fail "absurd size: the client was not told about --max-size"
 # stalled: connect and say nothing; the server gives up after its --timeout 3
+# (the wait ends when the server closes the connection)
 exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
-sleep 5
+t0=$SECONDS
+timeout 30 cat <&3 >stalled.reply
+check_eq "stalled: the server closed the silent connection" 0 "$?"
+((SECONDS - t0 < 20)) || fail "stalled: closed after $((SECONDS - t0)) s, not its --timeout 3"
 exec 3<&-
 # killed mid-run
-"$RDMACTL" probe "$LAB_PEER_IP" -s 64K -D 20 --lat-iters 0 >killed.out 2>&1 &
+lab_put victim-next 1
+lab_get victim-go 60 >/dev/null
+# It only has to hold the server: one 2-byte write in flight, not a flood
+# that leaves the emulated guests' shells no CPU while it runs (seen: the
+# handshakes here took the whole 20 s of a 64K x 128 run).
+"$RDMACTL" probe "$LAB_PEER_IP" -s 2 --depth 1 -D 20 --lat-iters 0 >killed.out 2>&1 &
 victim=$!	# rdmactl itself, so kill -9 below ends it mid-run
-sleep 3
+lab_get victim-held 60 >/dev/null
 # busy: a second client while one runs
 timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >busy.out 2>busy.err
 check_eq "busy: exit status" 1 "$?"
 cat busy.err
 grep -q busy busy.err || fail "busy: the second client was not told the server is busy"
-kill -9 "$victim"
+kill -9 "$victim" 2>/dev/null ||
+	fail "busy: the victim had ended before the second client ran: the busy check proved nothing"
 wait "$victim" 2>/dev/null
-sleep 4
+lab_put victim-killed 1
+lab_get server-free 90 >/dev/null
 # and a good client
 timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >good.out 2>good.err
 check_eq "good client after bad ones: exit status" 0 "$?"
