@@ -23,7 +23,7 @@ one_doc() { [ -s "$1" ] && [ "$(jq -s 'length' "$1" 2>/dev/null)" = 1 ]; }
 # then the node's facts, hostname aside (null with --root).
 checks_of() {
 	jq -c '.checks[] | [.id, (.status | ascii_downcase), .found]' "$1"
-	jq -cS '.node | del(.hostname)' "$1"
+	jq -c '.node | del(.hostname)' "$1"
 }
 
 # doc NAME ARGS...: `rdmactl -j ARGS` on the tree and on its copy, stdout in
