@@ -41,7 +41,7 @@ extern const struct node_cmd_def node_cmds[NODE_CMD_N];
 /*
  * The output of a command, for facts only a tool gives (nft, iptables-save,
  * ofed_info), NUL-terminated in *@out to free.  Live it is @argv's stdout
- * (at most 4 MiB, 10 s): 0, -ENOENT (the tool is not installed), -EIO (it
+ * (at most 16 MiB, 10 s): 0, -ENOENT (the tool is not installed), -EIO (it
  * failed), -ETIMEDOUT, -EFBIG or -errno.  With --root it is the recording
  * <root>/run/rdmactl/cmd/@name, or, when the command failed on the node,
  * the error recorded in @name.error ("ENOENT", the symbol of the errno it
