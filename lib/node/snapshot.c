@@ -25,6 +25,7 @@
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "base/text.h"
+#include "node/rdma_load.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
 #include "node/versions.h"
@@ -958,6 +959,16 @@ static void snap_firewalld(struct snap *s)
 	closedir(d);
 }
 
+/* The devices libibverbs opened: the devices check tells a missing provider by them. */
+static void snap_verbs(struct snap *s)
+{
+	char *names = NULL;
+
+	if (!verbs_devices(s->ctx, &names))
+		snap_contents(s, VERBS_DEVICES_RECORDING, names, strlen(names));
+	free(names);
+}
+
 /* The rest of what the doctor reads: the kernel, modules, GPU, ports range, libraries. */
 static void snap_node_facts(struct snap *s)
 {
@@ -986,6 +997,7 @@ static void snap_node_facts(struct snap *s)
 		snap_each(s, ucx_extra_dirs[i], NULL, snap_lib);
 	snap_firewalld(s);
 	snap_commands(s);
+	snap_verbs(s);
 }
 
 /*

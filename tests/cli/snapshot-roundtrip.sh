@@ -121,6 +121,20 @@ same_checks live-doctor
 doc live-limits limits
 same_doc live-limits
 
+# --- the devices libibverbs opened: recorded, and read back ---
+V=$TMPD/verbs
+cp -a "$FIXTURES/doctor-healthy" "$V"
+mkdir -p "$V/run/rdmactl"
+printf 'mlx5_0\nmlx5_1\n' >"$V/run/rdmactl/verbs-devices"
+run -j --root "$V" doctor --only devices
+check verbs-unopened json_ok '.checks[0] | (.status | ascii_downcase == "fail") and
+	(.found | contains("the kernel has mlx5_10") and contains("libibverbs could not open it"))'
+ROOT=$V
+snap verbs-copy "$V"
+doc verbs-doctor doctor
+same_checks verbs-doctor
+check live-verbs-recorded [ -f "$TMPD/live/run/rdmactl/verbs-devices" ]
+
 # --- what a tree did not record is not recorded, never ok ---
 T=$TMPD/unrecorded
 cp -a "$FIXTURES/doctor-healthy" "$T"
