@@ -856,13 +856,13 @@ static void snap_commands(struct snap *s)
 		if (!ret) {
 			snap_contents(s, path, out, strlen(out));
 		} else if (ret != -ENODATA) {
-			snprintf(path, sizeof(path), RECORDED_CMD_DIR "/%s.error", node_cmds[i].name);
-			snprintf(err, sizeof(err), "%s: %s\n", recorded_errno_name(ret), strerror(-ret));
-			snap_contents(s, path, err, strlen(err));
-			/* Not installed is an answer; a tool that failed left the fact out. */
+			/* Not installed is an answer; a tool that failed left its output out. */
 			snprintf(why, sizeof(why), "%s failed: %s", node_cmds[i].argv[0], strerror(-ret));
 			if (ret != -ENOENT)
 				snap_leftout(s, path, ret, why);
+			snprintf(path, sizeof(path), RECORDED_CMD_DIR "/%s.error", node_cmds[i].name);
+			snprintf(err, sizeof(err), "%s: %s\n", recorded_errno_name(ret), strerror(-ret));
+			snap_contents(s, path, err, strlen(err));
 		}
 		free(out);
 	}

@@ -166,7 +166,7 @@ check failed-firewall-warn json_ok '.checks[] | select(.id == "firewall") | (.st
 mkdir "$TMPD/failed"
 run --root "$T" snapshot -o "$TMPD/failed.tar.gz"
 check failed-snapshot-rc rc_is 1
-check failed-snapshot-says err_has "left out $T/run/rdmactl/cmd/nft-list-ruleset.json.error: nft failed: Input/output error"
+check failed-snapshot-says err_has "left out $T/run/rdmactl/cmd/nft-list-ruleset.json: nft failed: Input/output error"
 tar xzf "$TMPD/failed.tar.gz" -C "$TMPD/failed"
 check failed-recorded [ "$(cat "$TMPD/failed/run/rdmactl/cmd/nft-list-ruleset.json.error")" = "EIO: Input/output error" ]
 
