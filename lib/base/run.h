@@ -17,13 +17,43 @@ void catch_unless_ignored(const int *sigs, size_t n, const struct sigaction *sa,
 			  struct sigaction *old);
 
 /*
+ * The commands whose output is a fact of the node: `snapshot` records
+ * each, and with --root each is read from its recording.  Their names are
+ * the recordings' names below <root>/run/rdmactl/cmd/.
+ */
+enum node_cmd {
+	NODE_CMD_NFT,		/* nft -j list ruleset */
+	NODE_CMD_IPTABLES,	/* iptables-save */
+	NODE_CMD_OFED,		/* ofed_info -s */
+	NODE_CMD_N,
+};
+
+struct node_cmd_def {
+	const char *name;	/* "nft-list-ruleset.json" */
+	char *const argv[5];
+};
+
+extern const struct node_cmd_def node_cmds[NODE_CMD_N];
+
+/* Where the recordings are, below the root. */
+#define RECORDED_CMD_DIR "/run/rdmactl/cmd"
+
+/*
  * The output of a command, for facts only a tool gives (nft, iptables-save,
- * ofed_info), NUL-terminated in *@out to free.  With --root it is read from
- * <root>/run/rdmactl/cmd/@name, a recorded copy; live it is @argv's stdout
- * (at most 4 MiB, 10 s).  0, -ENOENT (the tool or the recording is absent),
- * -EIO (it failed), -ETIMEDOUT, -EFBIG or -errno.
+ * ofed_info), NUL-terminated in *@out to free.  Live it is @argv's stdout
+ * (at most 16 MiB, 10 s): 0, -ENOENT (the tool is not installed), -EIO (it
+ * failed), -ETIMEDOUT, -EFBIG or -errno.  With --root it is the recording
+ * <root>/run/rdmactl/cmd/@name, or, when the command failed on the node,
+ * the error recorded in @name.error ("ENOENT", the symbol of the errno it
+ * gave live): the same codes; and -ENODATA when neither exists, the
+ * command's output was not recorded (its checks say so, never ok).
  */
 int run_output(const struct ctx *ctx, const char *name, char *const argv[], char **out);
+/* run_output() of one of node_cmds[]. */
+int run_node_cmd(const struct ctx *ctx, enum node_cmd cmd, char **out);
+
+/* The symbol of @err (-errno) as a recording's .error file holds it ("EIO"). */
+const char *recorded_errno_name(int err);
 
 /*
  * Run @argv for what it does (scontrol update), live even with --root:

@@ -115,31 +115,35 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 			fw_fix(r, src, rule, "tcp", lo, hi);
 }
 
-/* Load one ruleset; false (with a note) when it could not be read. */
-static bool load_source(struct doctor *d, struct check_result *r, struct fw_source *src,
-			char *const argv[], const char *recording)
+enum load { LOADED, ABSENT, UNRECORDED };
+
+/* Load one ruleset: LOADED, or ABSENT (the tool is not installed, or a note says why not). */
+static enum load load_source(struct doctor *d, struct check_result *r, struct fw_source *src,
+			     enum node_cmd cmd)
 {
 	char *text = NULL;
 	int ret;
 
 	memset(&src->rules, 0, sizeof(src->rules));
-	ret = run_output(d->ctx, recording, argv, &text);
+	ret = run_node_cmd(d->ctx, cmd, &text);
 	if (ret == -ENOENT)
-		return false;
+		return ABSENT;
+	if (ret == -ENODATA)
+		return UNRECORDED;
 	if (ret) {
 		check_note(r, CHECK_WARN, "could not list the %s rules (%s): run as root to check them",
 			   src->name, strerror(-ret));
 		check_fix(r, "sudo rdmactl doctor --only firewall");
-		return false;
+		return ABSENT;
 	}
 	ret = src->nft ? fw_parse_nft_json(text, &src->rules)
 		       : fw_parse_iptables_save(text, &src->rules);
 	free(text);
 	if (ret) {
 		check_note(r, CHECK_WARN, "could not parse the %s rules: %s", src->name, strerror(-ret));
-		return false;
+		return ABSENT;
 	}
-	return true;
+	return LOADED;
 }
 
 static void check_firewalld(struct doctor *d, struct check_result *r)
@@ -164,26 +168,34 @@ static void check_firewalld(struct doctor *d, struct check_result *r)
 
 void check_firewall(struct doctor *d, struct check_result *r)
 {
-	char *nft_argv[] = { "nft", "-j", "list", "ruleset", NULL };
-	char *ipt_argv[] = { "iptables-save", NULL };
 	struct fw_source nft = { "nftables", true }, ipt = { "iptables", false };
-	bool have_nft, have_ipt;
+	enum load have_nft, have_ipt;
 
 	check_firewalld(d, r);
-	have_nft = load_source(d, r, &nft, nft_argv, "nft-list-ruleset.json");
-	have_ipt = load_source(d, r, &ipt, ipt_argv, "iptables-save");
-	if (have_nft)
+	have_nft = load_source(d, r, &nft, NODE_CMD_NFT);
+	have_ipt = load_source(d, r, &ipt, NODE_CMD_IPTABLES);
+	if (have_nft == LOADED)
 		check_source(d, r, &nft);
-	if (have_ipt)
+	if (have_ipt == LOADED)
 		check_source(d, r, &ipt);
-	if (r->status == CHECK_OK && !have_nft && !have_ipt)
-		check_note(r, CHECK_OK, d->ctx->root[0]
-			   ? "no recorded nft or iptables-save output (run/rdmactl/cmd/)"
-			   : "neither nft nor iptables-save is installed");
+	/* A ruleset nobody recorded is unknown: never "nothing blocks". */
+	if (r->status == CHECK_OK && have_nft == UNRECORDED && have_ipt == UNRECORDED) {
+		check_skip(r, "not recorded in this snapshot: the output of nft -j list ruleset and "
+			   "iptables-save (" RECORDED_CMD_DIR ")");
+		fw_rules_free(&nft.rules);
+		fw_rules_free(&ipt.rules);
+		return;
+	}
+	if (r->status == CHECK_OK && have_nft != LOADED && have_ipt != LOADED)
+		check_note(r, CHECK_OK, "neither nft nor iptables-save is installed");
 	else if (r->status == CHECK_OK)
 		check_note(r, CHECK_OK, "no rule blocks UDP 4791, TCP %u or the ephemeral ports (%s%s%s)",
-			   d->peer_port, have_nft ? "nftables" : "", have_nft && have_ipt ? ", " : "",
-			   have_ipt ? "iptables" : "");
+			   d->peer_port, have_nft == LOADED ? "nftables" : "",
+			   have_nft == LOADED && have_ipt == LOADED ? ", " : "",
+			   have_ipt == LOADED ? "iptables" : "");
+	if (have_nft == UNRECORDED || have_ipt == UNRECORDED)
+		check_note(r, CHECK_OK, "%s: not recorded in this snapshot",
+			   have_nft == UNRECORDED ? "nft -j list ruleset" : "iptables-save");
 	fw_rules_free(&nft.rules);
 	fw_rules_free(&ipt.rules);
 	doctor_peer_firewall(d, r);

@@ -16,6 +16,7 @@
 #include "node/envparse.h"
 #include "node/gids.h"
 #include "node/netdev.h"
+#include "node/rdma_load.h"
 
 /* Copy @src into @dst, cut to fit. */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -134,20 +135,17 @@ static void devices_none(struct doctor *d, struct check_result *r)
 /*
  * Whether libibverbs lists @name: RDMA netlink names every device the
  * kernel has, verbs only those whose provider library loaded and whose
- * /dev/infiniband node exists.
+ * /dev/infiniband node exists.  True when it cannot be known (a --root
+ * tree that did not record it).
  */
-static bool verbs_has(const char *name)
+static bool verbs_has(const struct doctor *d, const char *name)
 {
-	struct ibv_device **list;
-	bool found = false;
-	int i, n = 0;
+	char *names = NULL;
+	bool found;
+	int ret = verbs_devices(d->ctx, &names);
 
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return false;
-	for (i = 0; i < n && !found; i++)
-		found = !strcmp(ibv_get_device_name(list[i]), name);
-	ibv_free_device_list(list);
+	found = ret == -ENODATA || (!ret && verbs_devices_has(names, name));
+	free(names);
 	return found;
 }
 
@@ -198,7 +196,7 @@ void check_devices(struct doctor *d, struct check_result *r)
 	for (i = 0; i < d->node.n; i++) {
 		const struct rdma_dev *dev = &d->node.devs[i];
 
-		if (!d->ctx->root[0] && !verbs_has(dev->name)) {
+		if (!verbs_has(d, dev->name)) {
 			devices_unopened(d, r, dev->name);
 			continue;
 		}

@@ -35,7 +35,14 @@ struct fix_in {
 	size_t ns;
 };
 
-/* 1 and *value (malloc'd; NULL for null) when @node has the fact, 0 when not, -ENOMEM. */
+/* What a getter found of a fact on one node. */
+enum got {
+	GOT_NONE,	/* the fact is not the node's (no HCA of that model): left out */
+	GOT_VALUE,	/* *value (malloc'd; NULL for null) */
+	GOT_UNREAD,	/* the node could not read it: missing, or not a value */
+};
+
+/* A got, or -ENOMEM. */
 typedef int (*getter)(struct json_object *node, const char *arg, char **value);
 typedef char *(*fixer)(const struct fix_in *in);
 
@@ -44,17 +51,27 @@ struct fact {
 	getter get;
 	char *arg;
 	fixer fix;
+	/*
+	 * Null is a value of the fact: no OFED, an unset variable, no
+	 * routable GID, an empty set.  Elsewhere (the kernel, a memlock
+	 * limit, the active ports) null is what the node could not read.
+	 */
+	bool null_is_value;
 };
 
 /* ---- values ---- */
 
+/* A JSON value as a fact's text: strings and numbers; null as NULL; anything else unread. */
 static int text_of(struct json_object *v, char **out)
 {
 	*out = NULL;
 	if (!v)
-		return 1;
+		return GOT_VALUE;
+	if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return GOT_UNREAD;
 	*out = strdup(json_object_get_string(v));
-	return *out ? 1 : -ENOMEM;
+	return *out ? GOT_VALUE : -ENOMEM;
 }
 
 /* "memlock/shell": node.memlock.shell. */
@@ -68,7 +85,7 @@ static int get_path(struct json_object *node, const char *path, char **value)
 		snprintf(key, sizeof(key), "%.*s", (int)n, path);
 		if (!json_object_is_type(node, json_type_object) ||
 		    !json_object_object_get_ex(node, key, &node))
-			return 0;
+			return GOT_UNREAD;
 		if (!path[n])
 			return text_of(node, value);
 		path += n + 1;
@@ -103,7 +120,7 @@ static int join_set(const char **v, size_t n, char **value)
 
 	*value = NULL;
 	if (!n)
-		return 1;
+		return GOT_VALUE;
 	qsort(v, n, sizeof(*v), by_text);
 	for (i = 0; i < n; i++)
 		len += strlen(v[i]) + 1;
@@ -115,7 +132,7 @@ static int join_set(const char **v, size_t n, char **value)
 		if (!i || strcmp(v[i], v[i - 1]))
 			sprintf(out + strlen(out), "%s%s", out[0] ? "," : "", v[i]);
 	*value = out;
-	return 1;
+	return GOT_VALUE;
 }
 
 /*
@@ -132,7 +149,7 @@ static int get_set_of(struct json_object *node, const char *path, const char *mo
 
 	snprintf(key, sizeof(key), "%.*s", (int)len, path);
 	if (!json_object_object_get_ex(node, key, &arr) || !json_object_is_type(arr, json_type_array))
-		return 0;
+		return GOT_UNREAD;
 	vals = malloc((json_object_array_length(arr) + 1) * sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
@@ -144,7 +161,7 @@ static int get_set_of(struct json_object *node, const char *path, const char *mo
 		    !json_object_is_type(v, json_type_object) && !json_object_is_type(v, json_type_array))
 			vals[n++] = json_object_get_string(v);
 	}
-	ret = model && !n ? 0 : join_set(vals, n, value);
+	ret = model && !n ? GOT_NONE : join_set(vals, n, value);
 	free(vals);
 	return ret;
 }
@@ -166,7 +183,7 @@ static int get_env(struct json_object *node, const char *name, char **value)
 	struct json_object *env, *v = NULL;
 
 	if (!json_object_object_get_ex(node, "env", &env) || !json_object_is_type(env, json_type_object))
-		return 0;
+		return GOT_UNREAD;
 	json_object_object_get_ex(env, name, &v);
 	return text_of(v, value);
 }
@@ -426,13 +443,36 @@ static char *make_fix(const struct cluster *cl, const struct fact *f, struct sam
 	return fix;
 }
 
-/* The row of fact @f, whose samples fall in @ng > 1 groups; marks the odd nodes. */
+/*
+ * {"count", "nodes"} of the @nu nodes @unread that could not read a fact,
+ * or NULL (JSON null) when none did.  Never a value: they are in no group,
+ * get no fix and are not marked odd.
+ */
+static struct json_object *not_read(const struct cluster *cl, const size_t *unread, size_t nu)
+{
+	struct json_object *o;
+	char *nodes;
+
+	if (!nu || !(o = json_object_new_object()))
+		return NULL;
+	nodes = cluster_fold(cl, unread, nu);
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)nu));
+	json_object_object_add(o, "nodes", nodes ? json_object_new_string(nodes) : NULL);
+	free(nodes);
+	return o;
+}
+
+/*
+ * The row of fact @f, whose @n samples fall in @ng groups (none when no
+ * node read it); marks the odd nodes, and makes a fix only for nodes of a
+ * value other than the majority's.
+ */
 static struct json_object *fact_row(const struct cluster *cl, const struct fact *f,
 				    struct sample *s, size_t n, const struct group *g, size_t ng,
 				    bool *odd)
 {
 	struct json_object *row = json_object_new_object();
-	bool maj = g[0].n * 2 > n;
+	bool maj = ng && g[0].n * 2 > n;
 	char *nodes = maj ? fold_groups(cl, s, g, 0, 1) : NULL, *fix = NULL;
 	size_t i, k;
 
@@ -443,7 +483,7 @@ static struct json_object *fact_row(const struct cluster *cl, const struct fact 
 	json_object_object_add(row, "majority_count", json_object_new_int64(maj ? (int64_t)g[0].n : 0));
 	json_object_object_add(row, "majority_nodes", nodes ? json_object_new_string(nodes) : NULL);
 	json_object_object_add(row, "differs", differs(cl, s, g, maj ? 1 : 0, ng));
-	if (maj && nodes)
+	if (maj && nodes && ng > 1)
 		fix = make_fix(cl, f, s, g, ng, nodes);
 	json_object_object_add(row, "fix", fix ? json_object_new_string(fix) : NULL);
 	for (i = maj ? 1 : ng; i < ng; i++)
@@ -454,9 +494,12 @@ static struct json_object *fact_row(const struct cluster *cl, const struct fact 
 	return row;
 }
 
-/* Add the row of @f, of its @n samples @s, to @rows when its nodes differ.  0 or -ENOMEM. */
+/*
+ * Add the row of @f, of its @n samples @s, to @rows when its nodes differ
+ * or @nu nodes @unread could not read it.  0 or -ENOMEM.
+ */
 static int tally(const struct cluster *cl, const struct fact *f, struct sample *s, size_t n,
-		 struct json_object *rows, bool *odd)
+		 const size_t *unread, size_t nu, struct json_object *rows, bool *odd)
 {
 	struct group *g = calloc(n + 1, sizeof(*g));
 	struct json_object *row;
@@ -466,8 +509,10 @@ static int tally(const struct cluster *cl, const struct fact *f, struct sample *
 		return -ENOMEM;
 	qsort(s, n, sizeof(*s), by_value);
 	ng = group_samples(s, n, g);
-	if (ng > 1) {
+	if (ng > 1 || nu) {
 		row = fact_row(cl, f, s, n, g, ng, odd);
+		if (row)
+			json_object_object_add(row, "not_read", not_read(cl, unread, nu));
 		if (!row || json_object_array_add(rows, row)) {
 			json_object_put(row);
 			free(g);
@@ -482,24 +527,25 @@ static int tally(const struct cluster *cl, const struct fact *f, struct sample *
 
 /* The facts every node has, in report order; fw_ver and env.* are added per model and name. */
 static const struct fact fixed[] = {
-	{ "kernel", get_path, "kernel", fix_kernel },
-	{ "rdma_core", get_path, "rdma_core", fix_rdma_core },
-	{ "ofed", get_path, "ofed", fix_ofed },
-	{ "provider", get_set, "devices/provider", NULL },
-	{ "link_layer", get_set, "ports/link_layer", NULL },
-	{ "active_mtu", get_set, "ports/active_mtu", NULL },
-	{ "netdev_mtu", get_set, "ports/netdev_mtu", fix_mtu },
-	{ "gid_index", get_set, "ports/gid_index", fix_gid },
-	{ "memlock.shell", get_path, "memlock/shell", fix_memlock },
-	{ "memlock.pam", get_path, "memlock/pam", fix_memlock },
-	{ "memlock.systemd", get_path, "memlock/systemd", fix_memlock },
-	{ "active_ports", get_path, "active_ports", fix_ports },
+	{ "kernel", get_path, "kernel", fix_kernel, false },
+	/* null: libibverbs not found, which the versions check says */
+	{ "rdma_core", get_path, "rdma_core", fix_rdma_core, true },
+	{ "ofed", get_path, "ofed", fix_ofed, true },
+	{ "provider", get_set, "devices/provider", NULL, true },
+	{ "link_layer", get_set, "ports/link_layer", NULL, true },
+	{ "active_mtu", get_set, "ports/active_mtu", NULL, true },
+	{ "netdev_mtu", get_set, "ports/netdev_mtu", fix_mtu, true },
+	{ "gid_index", get_set, "ports/gid_index", fix_gid, true },
+	{ "memlock.shell", get_path, "memlock/shell", fix_memlock, false },
+	{ "memlock.pam", get_path, "memlock/pam", fix_memlock, false },
+	{ "memlock.systemd", get_path, "memlock/systemd", fix_memlock, false },
+	{ "active_ports", get_path, "active_ports", fix_ports, false },
 };
 
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 
-static const struct fact fw = { .get = get_fw, .fix = fix_fw };
-static const struct fact env_var = { .get = get_env, .fix = fix_env };
+static const struct fact fw = { .get = get_fw, .fix = fix_fw, .null_is_value = true };
+static const struct fact env_var = { .get = get_env, .fix = fix_env, .null_is_value = true };
 
 /* The names of @key of @node (devices: their model keys; env: the variables) into @set. */
 static void names_in(struct json_object *node, const char *key, struct json_object *set)
@@ -619,10 +665,11 @@ static int fact_list(struct facts *fs, struct json_object *models, struct json_o
 	return ret;
 }
 
-/* Each fact's samples: s[k] holds ns[k] of them. */
+/* Each fact's samples: s[k] holds ns[k] of them; unread[k] the nu[k] nodes that could not read it. */
 struct samples {
 	struct sample **s;
 	size_t *ns, nf;
+	size_t **unread, *nu;
 };
 
 static void samples_free(struct samples *sm)
@@ -633,9 +680,13 @@ static void samples_free(struct samples *sm)
 		for (i = 0; sm->s[k] && i < sm->ns[k]; i++)
 			free(sm->s[k][i].value);
 		free(sm->s[k]);
+		if (sm->unread)
+			free(sm->unread[k]);
 	}
 	free(sm->s);
 	free(sm->ns);
+	free(sm->unread);
+	free(sm->nu);
 }
 
 /* Every fact of @node (node @i) into @sm.  0 or -ENOMEM. */
@@ -651,9 +702,15 @@ static int node_samples(const struct facts *fs, struct json_object *node, size_t
 		ret = fs->f[k].get(node, fs->f[k].arg, &x->value);
 		if (ret < 0)
 			return ret;
-		if (ret) {
+		if (ret == GOT_VALUE && !x->value && !fs->f[k].null_is_value)
+			ret = GOT_UNREAD;
+		if (ret == GOT_VALUE) {
 			x->node = i;
 			sm->ns[k]++;
+		} else if (ret == GOT_UNREAD) {
+			free(x->value);
+			x->value = NULL;
+			sm->unread[k][sm->nu[k]++] = i;
 		}
 	}
 	return 0;
@@ -672,10 +729,13 @@ static int collect(const struct cluster *cl, const struct facts *fs, struct samp
 	sm->nf = fs->n;
 	sm->s = calloc(fs->n + 1, sizeof(*sm->s));
 	sm->ns = calloc(fs->n + 1, sizeof(*sm->ns));
-	if (!sm->s || !sm->ns)
+	sm->unread = calloc(fs->n + 1, sizeof(*sm->unread));
+	sm->nu = calloc(fs->n + 1, sizeof(*sm->nu));
+	if (!sm->s || !sm->ns || !sm->unread || !sm->nu)
 		return -ENOMEM;
 	for (k = 0; k < fs->n; k++)
-		if (!(sm->s[k] = calloc(cl->n + 1, sizeof(**sm->s))))
+		if (!(sm->s[k] = calloc(cl->n + 1, sizeof(**sm->s))) ||
+		    !(sm->unread[k] = calloc(cl->n + 1, sizeof(**sm->unread))))
 			return -ENOMEM;
 	for (i = 0; !ret && i < cl->n; i++) {
 		if (!cl->nodes[i]->doc)
@@ -703,8 +763,8 @@ struct json_object *drift_rows(const struct cluster *cl, bool *odd)
 	if (!ret)
 		ret = collect(cl, &fs, &sm);
 	for (k = 0; !ret && k < fs.n; k++)
-		if (sm.ns[k])
-			ret = tally(cl, &fs.f[k], sm.s[k], sm.ns[k], rows, odd);
+		if (sm.ns[k] || sm.nu[k])
+			ret = tally(cl, &fs.f[k], sm.s[k], sm.ns[k], sm.unread[k], sm.nu[k], rows, odd);
 	samples_free(&sm);
 	for (k = 0; k < fs.n; k++)
 		free(fs.f[k].name);

@@ -16,10 +16,16 @@
  *                                (null where unset: set on some nodes only is drift)
  *   active_ports                 how many ports are ACTIVE
  *
- * A node without the fact (an older document, no HCA of that model) is
- * left out of it.  The majority is the value of more than half of the
- * nodes that have the fact; without one (a tie, or minorities only) every
- * value is listed with its nodes and no node is singled out.
+ * Null is a value only where it says something (ofed: inbox drivers,
+ * env.NAME: unset, rdma_core: libibverbs not found, a set: none).  A node
+ * whose kernel, memlock limit or active ports are null, missing, or not a
+ * text or number, or whose document lacks the array or object a fact is
+ * read from, could not read the fact: it is listed as not read, in no
+ * value's group, given no fix and not singled out.  A node with no HCA of
+ * a model is left out of that model's fw_ver.  The majority is the value
+ * of more than half of the nodes that read the fact; without one (a tie,
+ * or minorities only) every value is listed with its nodes and no node is
+ * singled out.
  */
 #ifndef RDMACTL_DRIFT_H
 #define RDMACTL_DRIFT_H
@@ -31,9 +37,11 @@ struct json_object;
 
 /*
  * The facts of @cl's nodes (finished) that are not one value everywhere,
- * in the order above, as rows of the report's "drift" table:
+ * or that some node could not read, in the order above, as rows of the
+ * report's "drift" table:
  *   {"fact", "majority", "majority_count", "majority_nodes",
- *    "differs": [{"value", "count", "nodes"}], "fix"}
+ *    "differs": [{"value", "count", "nodes"}], "fix",
+ *    "not_read": {"count", "nodes"} or null}
  * majority and majority_nodes are null without a majority (majority_count
  * 0); values are strings or null; nodes are folded hostlists; fix says
  * how to bring the odd nodes in line where one command does, else null.

@@ -165,7 +165,10 @@ static const char *majority_nodes_text(struct json_object *row, char *buf, size_
 	return cut_nodes(str_of(row, "majority_nodes"), int_of(row, "majority_count"), buf, len);
 }
 
-/* "1500 on lab-c; 4200 on lab-[d-e]": the table cuts it to the line. */
+/*
+ * "1500 on lab-c; 4200 on lab-[d-e]; not read on lab-f": the table cuts it
+ * to the line.  A node that could not read the fact has no value of it.
+ */
 static const char *differs_text(struct json_object *row, char *buf, size_t len)
 {
 	struct json_object *arr, *d;
@@ -182,6 +185,9 @@ static const char *differs_text(struct json_object *row, char *buf, size_t len)
 					cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes,
 						  sizeof(nodes)));
 	}
+	if (json_object_object_get_ex(row, "not_read", &d) && d && off < len)
+		snprintf(buf + off, len - off, "%snot read on %s", off ? "; " : "",
+			 cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes, sizeof(nodes)));
 	return buf;
 }
 
@@ -192,6 +198,7 @@ static const struct column drift_cols[] = {
 	{ "differs", NULL, COL_WRAP, NULL, differs_text },
 	{ "fix", "FIX", COL_BELOW, NULL },
 	{ "majority_count", NULL, COL_NOTEXT },
+	{ "not_read", NULL, COL_NOTEXT },
 	{ 0 }
 };
 

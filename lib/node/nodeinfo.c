@@ -66,9 +66,9 @@ static void node_facts(const struct ctx *ctx, struct json_object *o)
 	if (!rdma_core_version(ctx, core, sizeof(core), lib, sizeof(lib)))
 		core[0] = '\0';
 	add_str(o, "rdma_core", core);
-	if (!ofed_version(ctx, ofed, sizeof(ofed)))
-		ofed[0] = '\0';
-	add_str(o, "ofed", ofed);
+	/* null: no MLNX_OFED; left out when a --root tree did not record it (unknown). */
+	if (ofed_version(ctx, ofed, sizeof(ofed)) != -ENODATA)
+		add_str(o, "ofed", ofed);
 	if (!limits_process(ctx, 0, &m))
 		add_str(o, "memlock_shell", memlock_str(m.soft, lim, sizeof(lim)));
 }

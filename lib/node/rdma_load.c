@@ -5,11 +5,16 @@
  * from the model's helpers, which the backends use, so that no backend
  * includes what includes it.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/sysfs.h"
 #include "node/gids.h"
 #include "node/rdma_backend.h"
 #include "node/rdma_load.h"
@@ -67,4 +72,43 @@ int rdma_node_load(const struct ctx *ctx, struct rdma_node *node, unsigned int w
 	if (ret)
 		rdma_node_free(node);
 	return ret;
+}
+
+int verbs_devices(const struct ctx *ctx, char **names)
+{
+	struct ibv_device **list;
+	size_t len = 0;
+	FILE *f;
+	int i, n = 0, ret;
+
+	*names = NULL;
+	if (ctx->root[0]) {
+		ret = read_file(ctx, VERBS_DEVICES_RECORDING, 1 << 20, names, NULL);
+		return ret == -ENOENT ? -ENODATA : ret;
+	}
+	f = open_memstream(names, &len);
+	if (!f)
+		return -errno;
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		fprintf(f, "%s\n", ibv_get_device_name(list[i]));
+	if (list)
+		ibv_free_device_list(list);
+	if (fclose(f)) {
+		free(*names);
+		*names = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+bool verbs_devices_has(const char *names, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = names; p && *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
+		if (strcspn(p, "\n") == n && !strncmp(p, name, n))
+			return true;
+	return false;
 }

@@ -5,6 +5,7 @@
  * --root reads, resolving symlinks the way the kernel would.
  */
 #include <dirent.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -21,10 +22,13 @@
 
 #include "base/ctx.h"
 #include "base/outfile.h"
+#include "base/run.h"
 #include "base/sysfs.h"
 #include "base/text.h"
+#include "node/rdma_load.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
+#include "node/versions.h"
 
 #define BLOCK 512
 #define FILE_MAX (1u << 20)	/* sysfs attributes are a page; config files are small */
@@ -640,7 +644,9 @@ static void snap_port(struct snap *s, const char *dir, const char *name)
 	static const char *const attrs[] = {
 		"state", "phys_state", "link_layer", "rate", "lid", "sm_lid",
 	};
-	static const char *const tables[] = { "gids", "gid_attrs/types", "gid_attrs/ndevs" };
+	/* hw_counters: what doctor --metrics reads. */
+	static const char *const tables[] = { "gids", "gid_attrs/types", "gid_attrs/ndevs",
+					      "hw_counters" };
 	char port[4096], path[4096];
 	size_t i;
 
@@ -714,6 +720,7 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 	static const char *const attrs[] = {
 		"node_type", "node_guid", "sys_image_guid", "fw_ver", "device/numa_node",
 		"parent",	/* the netdev of a software device (rxe, siw) */
+		"hca_type", "board_id",	/* the HCA model drift compares firmware within */
 	};
 	char dev[4096], path[4096];
 
@@ -749,7 +756,9 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
 
 /*
  * /proc/self of the process reading the tree is this one: record our own
- * limits, and the Uid/Gid lines that say whose login the PAM limits are for.
+ * limits, the Uid/Gid lines that say whose login the PAM limits are for,
+ * and the CapEff/CapBnd lines that say whether CAP_IPC_LOCK lifts them
+ * (limits_has_ipc_lock()).
  */
 static void snap_self(struct snap *s)
 {
@@ -761,7 +770,8 @@ static void snap_self(struct snap *s)
 	if (len < 0)
 		return;
 	for (line = strtok_r(s->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4))
+		if (!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4) ||
+		    !strncmp(line, "CapEff:", 7) || !strncmp(line, "CapBnd:", 7))
 			snprintf(status + strlen(status), sizeof(status) - strlen(status), "%.120s\n",
 				 line);
 	tar_file(&s->tar, "proc/self/status", status, strlen(status));
@@ -814,6 +824,182 @@ static void snap_dpkg_ucx(struct snap *s)
 	free(status);
 }
 
+/* ---- what the checks read beyond the devices: tools, modules, libraries ---- */
+
+/* Add @len bytes of @data to the archive as the file @abs (below the root), once. */
+static void snap_contents(struct snap *s, const char *abs, const char *data, size_t len)
+{
+	if (set_add(&s->seen, abs) <= 0)
+		return;
+	snap_parents(s, abs);
+	tar_file(&s->tar, arc(abs), data, len);
+	s->st->files++;
+	s->st->bytes += len;
+}
+
+/*
+ * Each command of node_cmds[] as the node prints it (run.h): its output,
+ * or the error it gave in NAME.error ("ENOENT" where it is not
+ * installed), which --root reads back as the same answer.  Through
+ * --root, a tree's recording is copied, and nothing where it has none.
+ */
+static void snap_commands(struct snap *s)
+{
+	char path[256], err[128], why[192];
+	size_t i;
+
+	for (i = 0; i < NODE_CMD_N; i++) {
+		char *out = NULL;
+		int ret = run_node_cmd(s->ctx, (enum node_cmd)i, &out);
+
+		snprintf(path, sizeof(path), RECORDED_CMD_DIR "/%s", node_cmds[i].name);
+		if (!ret) {
+			snap_contents(s, path, out, strlen(out));
+		} else if (ret != -ENODATA) {
+			/* Not installed is an answer; a tool that failed left its output out. */
+			snprintf(why, sizeof(why), "%s failed: %s", node_cmds[i].argv[0], strerror(-ret));
+			if (ret != -ENOENT)
+				snap_leftout(s, path, ret, why);
+			snprintf(path, sizeof(path), RECORDED_CMD_DIR "/%s.error", node_cmds[i].name);
+			snprintf(err, sizeof(err), "%s: %s\n", recorded_errno_name(ret), strerror(-ret));
+			snap_contents(s, path, err, strlen(err));
+		}
+		free(out);
+	}
+}
+
+/* The directory @abs, when it is one (its existence is the fact: a loaded module). */
+static void snap_dir(struct snap *s, const char *abs)
+{
+	char cur[4096], full[4096];
+	struct stat st;
+
+	if (snap_resolve(s, abs, LEAF_FOLLOW, cur) < 0 || root_path(s->ctx, full, sizeof(full), "%s", cur) ||
+	    lstat(full, &st) || !S_ISDIR(st.st_mode))
+		return;
+	snap_parents(s, cur);
+	if (set_add(&s->seen, cur) > 0) {
+		tar_dir(&s->tar, arc(cur));
+		s->st->dirs++;
+	}
+}
+
+/*
+ * The file @abs (below the root) as a stand-in of @len bytes of @data:
+ * the links to it kept, the leaf a regular file.  For what the checks
+ * read only the name of (device nodes, libraries), not their contents.
+ */
+static void snap_standin(struct snap *s, const char *abs, const char *data, size_t len)
+{
+	char cur[4096];
+	int ret = snap_resolve(s, abs, LEAF_FOLLOW, cur);
+
+	if (ret < 0)
+		snap_leftout(s, abs, ret, NULL);
+	else if (!ret && cur[0])
+		snap_contents(s, cur, data, len);
+}
+
+/* /dev/infiniband/NAME: the doctor reads only that it has entries (devices check). */
+static void snap_devnode(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (join(path, sizeof(path), dir, name))
+		snap_standin(s, path, "", 0);
+}
+
+/*
+ * The libraries the versions, roce.gid and ucx.ud_dgid checks find by
+ * name (versions.c, ucx.c): empty stand-ins with their names, and for
+ * libucp one that names its release as the library does, with the ucx.pc
+ * beside it.
+ */
+static void snap_lib(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096], pc[4096], image[256];
+	size_t len;
+	int v;
+
+	if (!join(path, sizeof(path), dir, name))
+		return;
+	if (!fnmatch("libibverbs.so.1.*.*.*", name, 0) || !fnmatch("libnccl.so.*.*.*", name, 0)) {
+		snap_standin(s, path, "", 0);
+		return;
+	}
+	if (strcmp(name, "libucp.so.0"))
+		return;
+	v = ucx_lib_version(s->ctx, path);
+	len = v > 0 ? ucx_standin(v, image, sizeof(image)) : 0;
+	snap_standin(s, path, image, len);
+	if (join(pc, sizeof(pc), dir, "pkgconfig/ucx.pc"))
+		snap_path(s, pc, LEAF_FOLLOW);
+}
+
+/* The processes named firewalld: their /proc/PID/comm (firewall.c). */
+static void snap_firewalld(struct snap *s)
+{
+	char full[4096], path[64], comm[64];
+	struct dirent *de;
+	DIR *d;
+
+	snap_path(s, "/etc/systemd/system/multi-user.target.wants/firewalld.service", LEAF_LINK);
+	if (root_path(s->ctx, full, sizeof(full), "/proc"))
+		return;
+	d = opendir(full);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || strlen(de->d_name) > 20)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (read_line(s->ctx, path, comm, sizeof(comm)) > 0 && !strcmp(comm, "firewalld"))
+			snap_path(s, path, LEAF_FOLLOW);
+	}
+	closedir(d);
+}
+
+/* The devices libibverbs opened: the devices check tells a missing provider by them. */
+static void snap_verbs(struct snap *s)
+{
+	char *names = NULL;
+
+	if (!verbs_devices(s->ctx, &names))
+		snap_contents(s, VERBS_DEVICES_RECORDING, names, strlen(names));
+	free(names);
+}
+
+/* The rest of what the doctor reads: the kernel, modules, GPU, ports range, libraries. */
+static void snap_node_facts(struct snap *s)
+{
+	static const char *const files[] = {
+		"/proc/sys/kernel/osrelease", "/proc/sys/net/ipv4/ip_local_port_range",
+		/* gpudirect (check_gpu.c) */
+		"/proc/driver/nvidia/version", "/sys/module/nvidia/version",
+		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
+		"/sys/kernel/mm/memory_peers/nv_mem/version",
+	};
+	/* Loaded modules: devices (check_rdma.c) and gpudirect. */
+	static const char *const dirs[] = {
+		"/sys/module/ib_core", "/sys/module/rdma_rxe", "/sys/module/nvidia",
+		"/sys/module/nvidia_peermem",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		snap_path(s, files[i], LEAF_FOLLOW);
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		snap_dir(s, dirs[i]);
+	snap_each(s, "/dev/infiniband", NULL, snap_devnode);
+	for (i = 0; lib_dirs[i]; i++)
+		snap_each(s, lib_dirs[i], NULL, snap_lib);
+	for (i = 0; ucx_extra_dirs[i]; i++)
+		snap_each(s, ucx_extra_dirs[i], NULL, snap_lib);
+	snap_firewalld(s);
+	snap_commands(s);
+	snap_verbs(s);
+}
+
 /*
  * rdmactl-snapshot.json at the top of the archive: what the snapshot left
  * out, so whoever reads the copy knows which answers it cannot give.
@@ -846,6 +1032,7 @@ static int snap_all(struct snap *s)
 	snap_self(s);
 	snap_config(s);
 	snap_dpkg_ucx(s);
+	snap_node_facts(s);
 	/* Names are bytes from the node; JSON must be UTF-8. */
 	json_make_utf8(s->st->warnings);
 	snap_manifest(s);

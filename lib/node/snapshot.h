@@ -3,8 +3,12 @@
  * A snapshot: the files of a node that rdmactl reads (sysfs of the RDMA
  * devices and their netdevs, the PCI functions, VFs and SFs behind them,
  * the RDMA netns mode, /proc/self/limits, the PAM and systemd
- * limit files, /etc/passwd and /etc/group) written as a gzip'd tar, laid
- * out so that "tar xzf" of it is a tree --root reads like the node itself.
+ * limit files, /etc/passwd and /etc/group), and whatever else a doctor
+ * check reads (the output of each command of node_cmds[] as recorded
+ * outputs, run.h; the kernel release, modules, GPU and peer-memory files,
+ * the libraries it finds by name, as stand-ins) written as a gzip'd tar,
+ * laid out so that "tar xzf" of it is a tree --root reads like the node
+ * itself: every check gives on the copy what it gives on the node.
  * Symlinks stay symlinks (sys/class/infiniband/X -> ../../devices/...,
  * device, device/driver); the directories they point to are recorded at
  * their real place.

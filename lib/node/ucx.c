@@ -20,7 +20,7 @@
 #define IMAGE_MAX (64u << 20)	/* a libucp larger than 64 MiB is not one */
 
 /* Where HPC-X and hand builds put UCX, after the system library directories. */
-static const char *const ucx_extra_dirs[] = { "/opt/hpcx/ucx/lib", "/usr/local/ucx/lib", NULL };
+const char *const ucx_extra_dirs[] = { "/opt/hpcx/ucx/lib", "/usr/local/ucx/lib", NULL };
 
 int ucx_version_parse(const char *s)
 {
@@ -99,8 +99,17 @@ int dpkg_version(const char *status, const char *pkg, char *ver, size_t len)
 	return ucx_version_parse(ver);
 }
 
-/* The release named by @dir/libucp.so.0 itself; 0 when it does not say. */
-static int version_of_lib(const struct ctx *ctx, const char *path)
+size_t ucx_standin(int version, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "a stand-in for libucp.so.0, holding only its release as the "
+			 "library does:\n%d.%d.%d", version / 10000, version / 100 % 100,
+			 version % 100);
+
+	/* The release's NUL is part of it: ucx_version_in_image() wants one after it. */
+	return n < 0 || (size_t)n + 1 >= len ? 0 : (size_t)n + 1;
+}
+
+int ucx_lib_version(const struct ctx *ctx, const char *path)
 {
 	char *buf;
 	size_t len;
@@ -153,7 +162,7 @@ static bool lib_in(const struct ctx *ctx, const char *dir, struct ucx_install *o
 	if (!root_exists(ctx, path))
 		return false;
 	snprintf(out->lib, sizeof(out->lib), "%s", path);
-	if ((out->version = version_of_lib(ctx, path)))
+	if ((out->version = ucx_lib_version(ctx, path)))
 		snprintf(out->from, sizeof(out->from), "%s", path);
 	else if (!(out->version = version_of_pc(ctx, dir, out->from, sizeof(out->from))))
 		out->version = version_of_dpkg(ctx, out->from, sizeof(out->from));

@@ -37,6 +37,19 @@ struct ucx_install {
  */
 int ucx_find(const struct ctx *ctx, struct ucx_install *out);
 
+/* Where HPC-X and hand builds put UCX, searched after lib_dirs (versions.h); NULL-terminated. */
+extern const char *const ucx_extra_dirs[];
+
+/* The release the library @path (below the root) names itself (ucx_version_in_image()); 0 when none. */
+int ucx_lib_version(const struct ctx *ctx, const char *path);
+/*
+ * A stand-in for a libucp image that names release @version (11301) the
+ * way the library does, for a snapshot that does not copy the library:
+ * its length in @buf (the NUL after the release included), 0 when it
+ * does not fit.
+ */
+size_t ucx_standin(int version, char *buf, size_t len);
+
 /* "1.13.1" in a pkg-config or dpkg version ("1.13.1-1"): 11301; 0 when not one. */
 int ucx_version_parse(const char *s);
 /* The release a libucp image names: its first NUL-terminated "1.N.M" (not after a digit or dot); 0 when none. */

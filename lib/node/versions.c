@@ -4,6 +4,7 @@
  * libibverbs.so.1.ABI.RELEASE.0 carries the release: libibverbs.so.1.14.44.0
  * is rdma-core 44.0), MLNX_OFED when installed (`ofed_info -s`), NCCL.
  */
+#include <errno.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,28 +102,31 @@ bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file,
  * (the versions check, the node's facts): run once per root (tests and
  * fuzzers read many roots in one process).
  */
-bool ofed_version(const struct ctx *ctx, char *buf, size_t len)
+int ofed_version(const struct ctx *ctx, char *buf, size_t len)
 {
 	static char known[128], root[4096];
-	static int state;	/* 0 not asked, 1 found, -1 absent */
-	char *argv[] = { "ofed_info", "-s", NULL };
+	static int state;	/* 0 not asked, 1 found, -1 absent, -2 not recorded */
 	char *out = NULL, *line;
+	int ret;
 
 	if (state && strcmp(root, ctx->root))
 		state = 0;
 	if (!state) {
 		snprintf(root, sizeof(root), "%s", ctx->root);
 		state = -1;
-		if (!run_output(ctx, "ofed_info-s", argv, &out)) {
+		ret = run_node_cmd(ctx, NODE_CMD_OFED, &out);
+		if (!ret) {
 			line = strtrim(out);
 			line[strcspn(line, "\n")] = '\0';
 			if (*line && line[strlen(line) - 1] == ':')
 				line[strlen(line) - 1] = '\0';
 			snprintf(known, sizeof(known), "%s", line);
 			state = known[0] ? 1 : -1;
+		} else if (ret == -ENODATA) {
+			state = -2;
 		}
 		free(out);
 	}
 	snprintf(buf, len, "%s", state > 0 ? known : "");
-	return state > 0;
+	return state > 0 ? 1 : state == -2 ? -ENODATA : 0;
 }

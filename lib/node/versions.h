@@ -13,8 +13,11 @@ extern const char *const lib_dirs[];
 
 /* rdma-core's release ("44.0") and the library it was read from; false when absent. */
 bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file, size_t flen);
-/* `ofed_info -s` without its trailing colon; false without MLNX_OFED. */
-bool ofed_version(const struct ctx *ctx, char *buf, size_t len);
+/*
+ * `ofed_info -s` without its trailing colon: 1; 0 without MLNX_OFED;
+ * -ENODATA when --root's tree did not record it (run.h).
+ */
+int ofed_version(const struct ctx *ctx, char *buf, size_t len);
 /*
  * The NCCL a job would load (LD_LIBRARY_PATH first, live only, then
  * lib_dirs): its version code (22103 for 2.21.3) with its path in @where,

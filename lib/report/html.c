@@ -326,6 +326,12 @@ static void drift(FILE *f, struct json_object *doc)
 			fputs(" on ", f);
 			html_escape(f, jstr(x, "nodes"));
 		}
+		/* Nodes that could not read the fact: no value of theirs, no fix. */
+		if (jget(d, "not_read")) {
+			fputs(k ? "<br>" : "", f);
+			fputs("not read on ", f);
+			html_escape(f, jstr(jget(d, "not_read"), "nodes"));
+		}
 		fputs("</td>", f);
 		td(f, "fix", jstr(d, "fix"));
 		fputs("</tr>\n", f);

@@ -98,7 +98,7 @@ check json-pretty-nested-checks out_has '^      "checks": \[$'
 check json-summary json_ok '.summary == {"nodes":7,"failed":1,"warned":1,"unreachable":2,"failed_nodes":"lab-c","warned_nodes":"lab-d","unreachable_nodes":"lab-f,lab-g"}'
 check json-unreachable json_ok '.unreachable == [{"node":"lab-f","error":"pdsh: ssh exited with exit code 127; output is not a doctor document (line 6): '"'"'bash: line 1: rdmactl: command not found'"'"'","rc":127},{"node":"lab-g","error":"pdsh: ssh exited with exit code 255; output is not a doctor document (line 8): '"'"'ssh: Could not resolve hostname lab-g: Name or service not known'"'"'","rc":255}]'
 check json-check-row json_ok '.checks[] | select(.id == "ports" and .status == "fail") == {"status":"fail","id":"ports","nodes":"lab-c","count":1,"found":"rxe0/1 is DOWN (Disabled); its netdev eth0 is down","found_on":"lab-c","found_varies":false,"fix":"ip link set eth0 up"}'
-check json-drift-env json_ok '.drift[] | select(.fact == "env.NCCL_IB_HCA") == {"fact":"env.NCCL_IB_HCA","majority":"=mlx5_0","majority_count":4,"majority_nodes":"lab-a,lab-b,lab-c,lab-e","differs":[{"value":"mlx5_0","count":1,"nodes":"lab-d"}],"fix":"set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e"}'
+check json-drift-env json_ok '.drift[] | select(.fact == "env.NCCL_IB_HCA") == {"fact":"env.NCCL_IB_HCA","majority":"=mlx5_0","majority_count":4,"majority_nodes":"lab-a,lab-b,lab-c,lab-e","differs":[{"value":"mlx5_0","count":1,"nodes":"lab-d"}],"fix":"set NCCL_IB_HCA==mlx5_0, as on lab-a,lab-b,lab-c,lab-e","not_read":null}'
 check json-drift-facts json_ok '[.drift[].fact] == ["rdma_core","ofed","provider","active_mtu","netdev_mtu","gid_index","memlock.shell","memlock.pam","memlock.systemd","env.NCCL_IB_HCA","active_ports"]'
 
 # ---- clush: the same nodes, clush's own words ----
@@ -173,6 +173,48 @@ run doctor --gathered "$TMPD/tie.out"
 check tie-rc rc_is 0
 check tie-row line 'env.NCCL_IB_HCA  (no majority)  -               =mlx5_0 on n1; mlx5_0 on n2'
 check tie-summary [ "$(tail -n 1 <<<"$OUT")" == "2 nodes: 0 failed, 0 warned, 0 unreachable" ]
+
+# ---- a fact a node could not read: listed as not read, never a value ----
+# n4's kernel is null, n5's is missing, n6's is not a text; n4 could not
+# read its shell limit either.  None of them is warned or given a fix.
+jq -c '.node.kernel = null | .node.memlock.shell = null' "$TMPD/ok.json" >"$TMPD/k-null.json"
+jq -c 'del(.node.kernel)' "$TMPD/ok.json" >"$TMPD/k-missing.json"
+jq -c '.node.kernel = {"release": "6.1.0-18-amd64"}' "$TMPD/ok.json" >"$TMPD/k-object.json"
+{
+	for h in n1 n2 n3; do prefixed $h "$TMPD/ok.json"; done
+	prefixed n4 "$TMPD/k-null.json"
+	prefixed n5 "$TMPD/k-missing.json"
+	prefixed n6 "$TMPD/k-object.json"
+} >"$TMPD/unread.out"
+run doctor --gathered "$TMPD/unread.out"
+check unread-rc rc_is 0
+check unread-kernel-line line 'kernel         6.1.0-18-amd64  n[1-3]          not read on n[4-6]'
+check unread-memlock-line line 'memlock.shell  unlimited       n[1-3,5-6]      not read on n4'
+check unread-no-fix bash -c '! grep -A1 "^kernel " <<<"$1" | grep -q "fix:"' _ "$OUT"
+check unread-summary [ "$(tail -n 1 <<<"$OUT")" == "6 nodes: 0 failed, 0 warned, 0 unreachable" ]
+run -j doctor --gathered "$TMPD/unread.out"
+check unread-json-kernel json_ok '.drift[] | select(.fact == "kernel") == {"fact":"kernel","majority":"6.1.0-18-amd64","majority_count":3,"majority_nodes":"n[1-3]","differs":[],"fix":null,"not_read":{"count":3,"nodes":"n[4-6]"}}'
+check unread-json-memlock json_ok '.drift[] | select(.fact == "memlock.shell") == {"fact":"memlock.shell","majority":"unlimited","majority_count":5,"majority_nodes":"n[1-3,5-6]","differs":[],"fix":null,"not_read":{"count":1,"nodes":"n4"}}'
+check unread-json-not-warned json_ok '.summary.warned == 0 and .summary.warned_nodes == null'
+printf '%s\n' "$OUT" >"$TMPD/unread.json"
+run report -o "$TMPD/unread.html" "$TMPD/unread.json"
+check unread-page grep -q '<td>not read on n\[4-6\]</td>' "$TMPD/unread.html"
+# Beside a node that differs: that one gets the fix and is warned, the unread one neither.
+jq -c '.node.kernel = "6.1.0-99-amd64"' "$TMPD/ok.json" >"$TMPD/k-other.json"
+{
+	for h in n1 n2 n3; do prefixed $h "$TMPD/ok.json"; done
+	prefixed n4 "$TMPD/k-null.json"
+	prefixed n5 "$TMPD/k-other.json"
+} >"$TMPD/unread2.out"
+run -j doctor --gathered "$TMPD/unread2.out"
+check unread-beside-odd json_ok '.drift[] | select(.fact == "kernel") == {"fact":"kernel","majority":"6.1.0-18-amd64","majority_count":3,"majority_nodes":"n[1-3]","differs":[{"value":"6.1.0-99-amd64","count":1,"nodes":"n5"}],"fix":"boot kernel 6.1.0-18-amd64, as the others run","not_read":{"count":1,"nodes":"n4"}}'
+check unread-beside-odd-warned json_ok '.summary.warned_nodes == "n5"'
+# Where null is a value (no MLNX_OFED, an unset variable), it stays one.
+jq -c '.node.ofed = null' "$TMPD/ok.json" >"$TMPD/no-ofed.json"
+{ for h in n1 n2; do prefixed $h "$TMPD/ok.json"; done; prefixed n3 "$TMPD/no-ofed.json"; } >"$TMPD/ofed.out"
+run -j doctor --gathered "$TMPD/ofed.out"
+check ofed-null-is-value json_ok '.drift[] | select(.fact == "ofed") | (.differs == [{"value":null,"count":1,"nodes":"n3"}]) and .not_read == null and (.fix | startswith("install MLNX_OFED"))'
+check ofed-null-warned json_ok '.summary.warned_nodes == "n3"'
 
 # ---- input that is not gathered output: exit 2, one line naming it ----
 run doctor --gathered "$TMPD/nonexistent"

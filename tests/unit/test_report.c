@@ -106,11 +106,11 @@ static void drift_majority_singles_out(void)
 		  "{\"fact\":\"netdev_mtu\",\"majority\":\"9000\",\"majority_count\":3,"
 		  "\"majority_nodes\":\"lab[1-2,4]\",\"differs\":[{\"value\":\"1500\",\"count\":1,"
 		  "\"nodes\":\"lab3\"}],\"fix\":\"ip link set eth0 mtu 9000, as on the others "
-		  "(lasting: nmcli con mod eth0 802-3-ethernet.mtu 9000)\"}");
+		  "(lasting: nmcli con mod eth0 802-3-ethernet.mtu 9000)\",\"not_read\":null}");
 	CHECK_STR(row_of(rows, "active_mtu"),
 		  "{\"fact\":\"active_mtu\",\"majority\":\"4096\",\"majority_count\":3,"
 		  "\"majority_nodes\":\"lab[1-2,4]\",\"differs\":[{\"value\":\"1024\",\"count\":1,"
-		  "\"nodes\":\"lab3\"}],\"fix\":null}");
+		  "\"nodes\":\"lab3\"}],\"fix\":null,\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
 	cluster_free(&cl);
@@ -130,7 +130,7 @@ static void drift_ties_single_out_none(void)
 	rows = drift_rows(&cl, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"kernel\",\"majority\":null,\"majority_count\":0,"
 		  "\"majority_nodes\":null,\"differs\":[{\"value\":\"6.1\",\"count\":2,\"nodes\":\"n[1,3]\"},"
-		  "{\"value\":\"6.2\",\"count\":2,\"nodes\":\"n[2,4]\"}],\"fix\":null}]");
+		  "{\"value\":\"6.2\",\"count\":2,\"nodes\":\"n[2,4]\"}],\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
 	cluster_free(&cl);
@@ -140,7 +140,7 @@ static void drift_ties_single_out_none(void)
 	CHECK_STR(json(rows), "[{\"fact\":\"fw_ver MT4127\",\"majority\":null,\"majority_count\":0,"
 		  "\"majority_nodes\":null,\"differs\":[{\"value\":\"1\",\"count\":2,\"nodes\":\"n[1,3]\"},"
 		  "{\"value\":\"2\",\"count\":1,\"nodes\":\"n2\"},{\"value\":\"3\",\"count\":1,\"nodes\":\"n4\"}],"
-		  "\"fix\":null}]");
+		  "\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
 	cluster_free(&cl);
@@ -160,7 +160,7 @@ static void drift_of_variables(void)
 	rows = drift_rows(&cl, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"env.NCCL_IB_HCA\",\"majority\":null,\"majority_count\":2,"
 		  "\"majority_nodes\":\"gpu[02-03]\",\"differs\":[{\"value\":\"mlx5_0\",\"count\":1,"
-		  "\"nodes\":\"gpu01\"}],\"fix\":\"unset NCCL_IB_HCA, as on the others\"}]");
+		  "\"nodes\":\"gpu01\"}],\"fix\":\"unset NCCL_IB_HCA, as on the others\",\"not_read\":null}]");
 	CHECK(odd[0] && !odd[1] && !odd[2]);
 	json_object_put(rows);
 	cluster_free(&cl);
@@ -170,7 +170,7 @@ static void drift_of_variables(void)
 	CHECK_STR(row_of(rows, "env.NCCL_IB_GID_INDEX"),
 		  "{\"fact\":\"env.NCCL_IB_GID_INDEX\",\"majority\":\"3\",\"majority_count\":3,"
 		  "\"majority_nodes\":\"lab-[1-2,4]\",\"differs\":[{\"value\":\"5\",\"count\":1,"
-		  "\"nodes\":\"lab-3\"}],\"fix\":\"set NCCL_IB_GID_INDEX=3, as on lab-[1-2,4]\"}");
+		  "\"nodes\":\"lab-3\"}],\"fix\":\"set NCCL_IB_GID_INDEX=3, as on lab-[1-2,4]\",\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
 	cluster_free(&cl);
@@ -190,7 +190,7 @@ static void drift_firmware_per_model(void)
 	CHECK_STR(json(rows), "[{\"fact\":\"fw_ver MT4127\",\"majority\":\"26.36.1010\",\"majority_count\":2,"
 		  "\"majority_nodes\":\"n[1-2]\",\"differs\":[{\"value\":\"26.35.1012\",\"count\":1,"
 		  "\"nodes\":\"n4\"}],\"fix\":\"update the firmware of their MT4127 HCAs to 26.36.1010, as "
-		  "on the others\"}]");
+		  "on the others\",\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && odd[3] && !odd[4]);
 	json_object_put(rows);
 	cluster_free(&cl);

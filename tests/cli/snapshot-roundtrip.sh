@@ -1,0 +1,173 @@
+#!/bin/bash
+# A snapshot is the node, for every check: each fixture, snapshotted
+# through --root and unpacked, gives the doctor's statuses and findings
+# check by check (and the node's facts drift compares), for every --for,
+# and the same -j output of every other command with a verdict, as the
+# tree itself.  This machine, live, against its own snapshot.  A command
+# output a tree did not record (run/rdmactl/cmd/) is "not recorded",
+# never ok; one recorded as failed reads back as that failure.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tar >/dev/null; then
+	skip all "tar not installed (Debian package tar)"
+	finish
+fi
+
+# jqe FILTER FILE: the filter holds on FILE.
+jqe() { jq -e "$1" "$2" >/dev/null 2>&1; }
+
+# one_doc FILE: FILE holds exactly one non-empty JSON document.
+one_doc() { [ -s "$1" ] && [ "$(jq -s 'length' "$1" 2>/dev/null)" = 1 ]; }
+
+# checks_of FILE: the doctor's checks, one line each: id, status (any case),
+# found; then the node's facts, hostname aside (null with --root).  One jq
+# a file (each costs a process start): "not one doctor document" unless
+# FILE holds exactly one, with checks.
+checks_of() {
+	jq -cs 'if length == 1 and (.[0].checks | length > 0) then .[0] |
+		(.checks[] | [.id, (.status | ascii_downcase), .found]), (.node | del(.hostname))
+		else "not one doctor document" end' "$1" 2>/dev/null || echo "not JSON"
+}
+
+# doc NAME ARGS...: `rdmactl -j ARGS` on the tree and on its copy, stdout in
+# $TMPD/NAME.tree and $TMPD/NAME.copy (ROOT and COPY set by the caller).
+doc() {
+	local name=$1
+	shift
+	"$RDMACTL" -j ${ROOT:+--root "$ROOT"} "$@" >"$TMPD/$name.tree" 2>/dev/null </dev/null
+	"$RDMACTL" -j --root "$COPY" "$@" >"$TMPD/$name.copy" 2>/dev/null </dev/null
+}
+
+# same_checks NAME: the doctor documents of doc NAME agree check by check.
+same_checks() {
+	local a b
+	a=$(checks_of "$TMPD/$1.tree")
+	b=$(checks_of "$TMPD/$1.copy")
+	if [ "$a" = "$b" ] && [ "${a#\"not}" = "$a" ] && [ "$a" != "not JSON" ]; then
+		pass "$1"
+	else
+		fail "$1" "tree < > copy: $(diff <(echo "$a") <(echo "$b") | cut -c1-400)"
+	fi
+}
+
+# same_doc NAME: the documents of doc NAME are one and the same.
+same_doc() {
+	local a=$TMPD/$1.tree b=$TMPD/$1.copy
+	if cmp -s "$a" "$b" && one_doc "$a"; then
+		pass "$1"
+	else
+		fail "$1" "tree < > copy: $(diff "$a" "$b" | head -20 | cut -c1-400)"
+	fi
+}
+
+# snap NAME ROOT: snapshot ROOT ("" = this machine) unpacked in $TMPD/NAME; sets COPY.
+snap() {
+	COPY=$TMPD/$1
+	mkdir -p "$COPY"
+	if [ -n "$2" ]; then run --root "$2" snapshot -o "$COPY.tar.gz"; else run snapshot -o "$COPY.tar.gz"; fi
+	check "$1-snapshot-rc" rc_is 0
+	tar xzf "$COPY.tar.gz" -C "$COPY"
+}
+
+# --- every fixture, every command with a verdict ---
+n=0
+for ROOT in "$FIXTURES"/*/; do
+	ROOT=${ROOT%/}
+	fx=$(basename "$ROOT")
+	# Saved cluster runs, not a node's tree.
+	[ "$fx" = report ] && continue
+	n=$((n + 1))
+	snap "$fx" "$ROOT"
+	doc "$fx-doctor" doctor
+	same_checks "$fx-doctor"
+	for target in nccl ucx perftest; do
+		doc "$fx-doctor-$target" doctor --for "$target"
+		same_checks "$fx-doctor-$target"
+	done
+	doc "$fx-ports" ports
+	same_doc "$fx-ports"
+	doc "$fx-gids-recommend" gids --recommend
+	same_doc "$fx-gids-recommend"
+	doc "$fx-limits" limits
+	same_doc "$fx-limits"
+	for job in nccl ucx mpi; do
+		doc "$fx-env-$job" env --for "$job"
+		same_doc "$fx-env-$job"
+	done
+	# Prometheus text, not JSON: the same lines.
+	"$RDMACTL" --root "$ROOT" doctor --metrics >"$TMPD/$fx-metrics.tree" 2>/dev/null </dev/null
+	"$RDMACTL" --root "$COPY" doctor --metrics >"$TMPD/$fx-metrics.copy" 2>/dev/null </dev/null
+	check "$fx-metrics" bash -c 'grep -q "^rdmactl_" "$1" && cmp -s "$1" "$2"' _ "$TMPD/$fx-metrics.tree" \
+		"$TMPD/$fx-metrics.copy"
+done
+check fixtures-seen [ "$n" -ge 20 ]
+
+# The two of the issue, by name: the FAILs stay FAILs, the oks stay ok.
+ROOT=$FIXTURES/doctor-broken COPY=$TMPD/doctor-broken
+doc broken-nccl doctor --for nccl
+check broken-copy-firewall-fail jqe '.checks[] | select(.id == "firewall") | .status | ascii_downcase == "fail"' \
+	"$TMPD/broken-nccl.copy"
+check broken-copy-gpudirect-fail jqe '.checks[] | select(.id == "gpudirect") | .status | ascii_downcase == "fail"' \
+	"$TMPD/broken-nccl.copy"
+ROOT=$FIXTURES/doctor-healthy COPY=$TMPD/doctor-healthy
+doc healthy-nccl doctor --for nccl
+check healthy-copy-ok jqe '[.checks[] | select(.id == "roce.gid" or .id == "versions") | .status |
+	ascii_downcase] == ["ok", "ok"]' "$TMPD/healthy-nccl.copy"
+
+# --- this machine, live, against its snapshot ---
+ROOT=""
+snap live ""
+doc live-doctor doctor
+same_checks live-doctor
+doc live-limits limits
+same_doc live-limits
+
+# --- the devices libibverbs opened: recorded, and read back ---
+V=$TMPD/verbs
+cp -a "$FIXTURES/doctor-healthy" "$V"
+mkdir -p "$V/run/rdmactl"
+printf 'mlx5_0\nmlx5_1\n' >"$V/run/rdmactl/verbs-devices"
+run -j --root "$V" doctor --only devices
+check verbs-unopened json_ok '.checks[0] | (.status | ascii_downcase == "fail") and
+	(.found | contains("the kernel has mlx5_10") and contains("libibverbs could not open it"))'
+ROOT=$V
+snap verbs-copy "$V"
+doc verbs-doctor doctor
+same_checks verbs-doctor
+check live-verbs-recorded [ -f "$TMPD/live/run/rdmactl/verbs-devices" ]
+
+# --- what a tree did not record is not recorded, never ok ---
+T=$TMPD/unrecorded
+cp -a "$FIXTURES/doctor-healthy" "$T"
+rm -f "$T"/run/rdmactl/cmd/*
+run -j --root "$T" doctor --only firewall,versions
+check unrecorded-firewall-skip json_ok '[.checks[] | select(.id == "firewall") | (.status | ascii_downcase),
+	(.found | startswith("not recorded in this snapshot"))] == ["skip", true]'
+check unrecorded-ofed json_ok '.checks[] | select(.id == "versions") | .found | contains("OFED: not recorded in this snapshot")'
+check unrecorded-ofed-fact json_ok '.node | has("ofed") | not'
+# ... and stays so through a snapshot of that tree.
+snap unrecorded "$T"
+check unrecorded-copy-none [ -z "$(ls -A "$COPY/run/rdmactl/cmd" 2>/dev/null)" ]
+# A tool recorded as not installed reads back as not installed, one that
+# failed as that failure.
+printf 'ENOENT: No such file or directory\n' >"$T/run/rdmactl/cmd/nft-list-ruleset.json.error"
+printf 'ENOENT: No such file or directory\n' >"$T/run/rdmactl/cmd/iptables-save.error"
+printf 'ENOENT: No such file or directory\n' >"$T/run/rdmactl/cmd/ofed_info-s.error"
+run -j --root "$T" doctor --only firewall,versions
+check absent-firewall-ok json_ok '.checks[] | select(.id == "firewall") | (.status | ascii_downcase == "ok") and
+	(.found == "neither nft nor iptables-save is installed")'
+check absent-ofed json_ok '(.checks[] | select(.id == "versions") | .found | contains("no MLNX_OFED (inbox drivers)")) and
+	(.node | has("ofed") and .ofed == null)'
+printf 'EIO: Input/output error\n' >"$T/run/rdmactl/cmd/nft-list-ruleset.json.error"
+run -j --root "$T" doctor --only firewall
+check failed-firewall-warn json_ok '.checks[] | select(.id == "firewall") | (.status | ascii_downcase == "warn") and
+	(.found | startswith("could not list the nftables rules (Input/output error)"))'
+# The snapshot keeps the failure, and says the ruleset is not in it (exit 1).
+mkdir "$TMPD/failed"
+run --root "$T" snapshot -o "$TMPD/failed.tar.gz"
+check failed-snapshot-rc rc_is 1
+check failed-snapshot-says err_has "left out $T/run/rdmactl/cmd/nft-list-ruleset.json: nft failed: Input/output error"
+tar xzf "$TMPD/failed.tar.gz" -C "$TMPD/failed"
+check failed-recorded [ "$(cat "$TMPD/failed/run/rdmactl/cmd/nft-list-ruleset.json.error")" = "EIO: Input/output error" ]
+
+finish
