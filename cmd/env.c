@@ -135,33 +135,51 @@ static void attach_ports(struct ctx *ctx, const struct jobenv *e)
 	json_attach(ctx, "left_out", left);
 }
 
-/* The variables: "export NAME=value" lines, or -j's "variables" object. */
+/*
+ * The variables: "export NAME=value" lines, or -j's "variables" object;
+ * those the job set already stay as they are (-j's "kept", -v says so).
+ */
 static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for f)
 {
 	struct jobenv_var v[JOBENV_VARS_MAX];
-	struct json_object *vars = json_object_new_object();
+	struct json_object *vars = json_object_new_object(), *kept = json_object_new_object();
 	size_t i, n = jobenv_vars(e, f, v);
 
 	for (i = 0; i < n; i++) {
+		if (v[i].kept) {
+			row_str(kept, v[i].name, doctor_env(v[i].name));
+			log_info(ctx, "kept the job's %s='%s'", v[i].name, doctor_env(v[i].name));
+			continue;
+		}
 		row_str(vars, v[i].name, v[i].value);
 		print_text(ctx, "export %s=%s\n", v[i].name, v[i].value);
 	}
 	if (ctx->json) {
 		json_attach(ctx, "for", json_object_new_string(jobenv_for_str(f)));
 		json_attach(ctx, "variables", vars);
+		json_attach(ctx, "kept", kept);
 		attach_ports(ctx, e);
 	} else {
 		json_object_put(vars);
+		json_object_put(kept);
 	}
 }
 
-/* With -v, on stderr: the ports the default choice left out, and why. */
+/* With -v, on stderr: the ports the default choice left out, and what was left to the library. */
 static void tell_left_out(const struct ctx *ctx, const struct jobenv *e)
 {
 	size_t i;
 
 	for (i = 0; i < e->n_skipped; i++)
 		log_info(ctx, "left out: %s", e->skipped[i].why);
+	for (i = 0; i < e->n_notes; i++)
+		log_info(ctx, "%s", e->notes[i]);
+}
+
+/* The doctor's --for of a job of kind @f: the same checks judge the job's own variables. */
+static enum doctor_for doctor_target(enum jobenv_for f)
+{
+	return f == JOBENV_NCCL ? FOR_NCCL : f == JOBENV_UCX ? FOR_UCX : FOR_MPI;
 }
 
 static int env_here(struct ctx *ctx, const struct env_args *a)
@@ -172,17 +190,13 @@ static int env_here(struct ctx *ctx, const struct env_args *a)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
+	d.target = doctor_target(a->target);
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
 	d.node_warnings = read_warnings(ctx);
-	ret = jobenv_build(&d, a->picks, a->n, &e);
+	ret = jobenv_build(&d, a->target, a->picks, a->n, &e);
 	if (ret) {
 		log_err_errno(ctx, ret == -EINVAL || ret == -ENODATA ? 0 : ret, "%s", e.why);
 		rc = ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
-	} else if (read_warnings(ctx)) {
-		/* A value read past an unreadable file may be wrong: none rather than that. */
-		log_err(ctx, "Failed to trust the values: %zu file(s) could not be read (see the "
-			"warnings above)", read_warnings(ctx));
-		rc = RC_PROBLEM;
 	} else {
 		tell_left_out(ctx, &e);
 		print_vars(ctx, &e, a->target);

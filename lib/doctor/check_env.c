@@ -582,6 +582,14 @@ static size_t nccl_table(const struct rdma_port *p, struct nccl_gid *tbl, size_t
 	return n;
 }
 
+int doctor_nccl_auto(const struct rdma_port *p)
+{
+	struct nccl_gid tbl[256];
+	size_t n = nccl_table(p, tbl, 256);
+
+	return nccl_auto_gid_index(tbl, n, AF_INET, 2, NULL);
+}
+
 struct nccl_sel {
 	int family, roce_ver;
 	struct nccl_range range;
@@ -683,9 +691,8 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 {
 	struct env_list hca;
 
-	if (d->target == FOR_UCX || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: NCCL's variables do not apply",
-			   d->target == FOR_UCX ? "ucx" : "perftest");
+	if (DOCTOR_FOR_UCX(d) || d->target == FOR_PERFTEST) {
+		check_skip(r, "--for %s: NCCL's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
 	if (!any_set(nccl_vars)) {
@@ -876,12 +883,11 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 void check_env_ucx(struct doctor *d, struct check_result *r)
 {
 	if (d->target == FOR_NCCL || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: UCX's variables do not apply",
-			   d->target == FOR_NCCL ? "nccl" : "perftest");
+		check_skip(r, "--for %s: UCX's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
 	if (!any_set(ucx_vars)) {
-		if (d->target == FOR_UCX)
+		if (DOCTOR_FOR_UCX(d))
 			check_note(r, CHECK_OK, "UCX_NET_DEVICES and UCX_IB_GID_INDEX unset: UCX uses "
 				   "every device and picks the GID itself");
 		else
