@@ -309,6 +309,45 @@ taskprolog "$ORDER" RDMACTL_ENV_FOR="ucx bogus"
 check taskprolog-all-or-nothing-rc rc_is 1
 check taskprolog-all-or-nothing [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
 check taskprolog-bad-for out_has "^print rdmactl-taskprolog: rdmactl env: invalid --for value 'bogus'"
+# A refusal names the job's knobs, not -d.
+taskprolog "$TMPD/old"
+check taskprolog-old-nccl-rc rc_is 1
+check taskprolog-old-nccl-knob out_has 'RDMACTL_ENV_DEVICES=mlx5_0/1 for the TaskProlog'
+check taskprolog-old-nccl-stopped out_has '^print rdmactl-taskprolog: no RDMA variables for this node \(RDMACTL_ENV_FOR=nccl\): the task is stopped; choose its ports with RDMACTL_ENV_DEVICES=DEV\[/PORT\], or RDMACTL_ENV_FOR=none runs it without them$'
+taskprolog "$TMPD/old" RDMACTL_ENV_DEVICES=mlx5_1,mlx5_10
+check taskprolog-old-nccl-one-rail rc_is 0
+check taskprolog-old-nccl-one-rail-lines out_has '^export NCCL_IB_GID_INDEX=3$'
+# A site (or job) that prefers a warning: the task runs, without the variables.
+taskprolog "$TMPD/old" RDMACTL_ENV_ON_REFUSAL=warn
+check taskprolog-warn-rc rc_is 0
+check taskprolog-warn-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-warn-said out_has 'the task runs without them \(RDMACTL_ENV_ON_REFUSAL=warn\)$'
+# The healthy three-rail node: the default (nccl mpi) lets the job start.
+taskprolog "$HEALTHY"
+check taskprolog-healthy-rc rc_is 0
+check taskprolog-healthy-lines [ "$OUT" == "$("$RDMACTL" --root "$HEALTHY" env --for nccl; "$RDMACTL" --root "$HEALTHY" env --for mpi)" ]
+# The job's own forced index, wrong on a port: stopped with the doctor's reason.
+taskprolog "$HEALTHY" NCCL_IB_GID_INDEX=5
+check taskprolog-forced-index-rc rc_is 1
+check taskprolog-forced-index-why out_has "^print rdmactl-taskprolog: rdmactl env: Failed to keep the job's NCCL variables: NCCL_IB_GID_INDEX=5: .*mlx5_1/1 has no GID 5 \(use 3\).*\(doctor check env.nccl\)"
+
+# --- the mpirun/sbatch wrapper of rdmactl-env(8): a refusal ends the job ---
+# shellcheck disable=SC2016 # the wrapper's own text, as the man page gives it
+WRAPPER='vars=$("$RDMACTL" env --for nccl) && eval "$vars" && exec sh -c '"'"'echo "ran with NCCL_IB_HCA=$NCCL_IB_HCA"'"'"
+wrapped() {
+	RC=0
+	OUT=$(env -i RDMACTL="$RDMACTL" RDMACTL_ROOT="$1" sh -c "$WRAPPER" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+}
+wrapped "$HEALTHY"
+check wrapper-runs rc_is 0
+check wrapper-runs-with out_has '^ran with NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_10:1$'
+wrapped "$TMPD/old"
+check wrapper-refused-rc rc_is 1
+check wrapper-refused-not-run out_empty
+check wrapper-refused-why err_has "^rdmactl env: Failed to find a GID index for the job's ports: "
+check man-wrapper bash -c 'grep -qF "vars=\$(rdmactl env \-\-for mpi) && eval \\(dq\$vars\\(dq && exec ./allreduce" "$0"' "$TOP/man/rdmactl-env.8"
+check man-no-bare-eval bash -c '! grep -qF "eval \\(dq\$(rdmactl env \\-\\-for" "$0"' "$TOP/man/rdmactl-env.8"
 taskprolog "$FIXTURES/doctor-nodev" RDMACTL_ENV_FOR=none
 check taskprolog-none-rc rc_is 0
 check taskprolog-none-empty out_empty
