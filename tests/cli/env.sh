@@ -198,14 +198,72 @@ echo "IB/RoCE v1" >"$PORT/gid_attrs/types/7"
 refused roce-v1-only "rdmactl env: Failed to find a GID index for mlx5_0/1: the 2 GID(s) with an IPv4 address are RoCE v1 only (doctor check roce.gid). Fix: enable RoCE v2 in the device's firmware or driver" \
 	--root "$TMPD/tree" env --for ucx
 
-# A GID entry that cannot be read: the index chosen past it may be wrong, so none.
+# A GID entry that cannot be read below the one chosen: it may be the one, so none, said as such.
 copy_order
 echo junk >"$PORT/gids/3"
-run --root "$TMPD/tree" env --for ucx
-check unreadable-rc rc_is 1
-check unreadable-stdout-empty out_empty
-check unreadable-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
-check unreadable-refused err_has '^rdmactl env: Failed to trust the values: 1 file\(s\) could not be read \(see the warnings above\)$'
+run --root "$TMPD/tree" env --for nccl
+check unreadable-below-rc rc_is 1
+check unreadable-below-stdout-empty out_empty
+check unreadable-below-said err_has "^rdmactl env: Failed to find a GID index for mlx5_0/1: cannot read gids/3: not a GID: 'junk', so the GID to use is not known \(doctor check roce.gid\). Fix: make the port's gids and gid_attrs readable to this user, or run 'rdmactl gids --recommend' as root$"
+check unreadable-below-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
+# Above it: no value depends on it.
+copy_order
+echo junk >"$PORT/gids/9" 2>/dev/null || echo junk >"$PORT/gids/8"
+run --root "$TMPD/tree" env --for nccl
+check unreadable-above-rc rc_is 0
+check unreadable-above-index out_has '^export NCCL_IB_GID_INDEX=7$'
+
+# --- as an ordinary user (the TaskProlog runs as the job's): unreadable is not wrong ---
+if [ "$(id -u)" = 0 ]; then
+	# A tree and a binary the user can reach, wherever the checkout is.
+	UDIR=$(mktemp -d /tmp/rdmactl-env-user.XXXXXX)
+	chmod 755 "$UDIR"
+	cp "$RDMACTL" "$UDIR/rdmactl"
+	as_user() {
+		RC=0
+		OUT=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UDIR/rdmactl" "$@" 2>"$TMPD/err") || RC=$?
+		ERR=$(cat "$TMPD/err")
+	}
+	user_tree() {
+		rm -rf "$UDIR/tree"
+		cp -a "$ORDER" "$UDIR/tree"
+		chmod -R a+rX "$UDIR/tree"
+		UPORT=$UDIR/tree/sys/class/infiniband/mlx5_0/ports/1
+	}
+	# Files no value depends on: warned, the lines printed, exit 0.
+	user_tree
+	chmod 000 "$UDIR/tree/sys/class/infiniband/mlx5_0/fw_ver" "$UDIR/tree/sys/class/infiniband/mlx5_0/node_guid"
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-unrelated-rc rc_is 0
+	check user-unrelated-lines [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl)" ]
+	# The netdev of an entry below the chosen one: said as unreadable, not as RoCE v1.
+	user_tree
+	chmod 000 "$UPORT/gid_attrs/ndevs/5"
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-ndevs-rc rc_is 1
+	check user-ndevs-said err_has "^rdmactl env: Failed to find a GID index for mlx5_0/1: cannot read gid_attrs/ndevs/5: Permission denied, so the GID to use is not known \(doctor check roce.gid\)"
+	check user-ndevs-not-v1 bash -c '! grep -q "RoCE v1" <<<"$0"' "$ERR"
+	as_user --root "$UDIR/tree" doctor --only roce.gid
+	check user-ndevs-doctor-same out_has 'cannot read gid_attrs/ndevs/5: Permission denied'
+	# Above the chosen one: nothing depends on it.
+	user_tree
+	chmod 000 "$UPORT/gid_attrs/types/"*
+	chmod 444 "$UPORT/gid_attrs/types/"[0-7]
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-types-rc rc_is 0
+	rm -rf "$UDIR"
+else
+	skip user-unreadable "needs root to run as another user"
+fi
+
+# A GID whose netdev is not in /sys/class/net (a container): never exported.
+copy_order
+for i in 0 1 2 3 4 5 6 7; do echo ghost0 >"$PORT/gid_attrs/ndevs/$i"; done
+rm -rf "$TMPD/tree/sys/class/net/ens19f0np0"
+run --root "$TMPD/tree" -v env --for nccl
+check ghost-rc rc_is 0
+check ghost-not-exported bash -c '! grep -q ghost0 <<<"$0"' "$OUT"
+check ghost-said err_has 'its netdev ghost0 is not in /sys/class/net here'
 
 # --- names a TaskProlog or a shell would misread: refused, escaped ---
 # netdev_name NAME: the port's netdev (gid_attrs/ndevs) named NAME.
