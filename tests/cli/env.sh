@@ -389,6 +389,37 @@ taskprolog "$HEALTHY" NCCL_IB_GID_INDEX=5
 check taskprolog-forced-index-rc rc_is 1
 check taskprolog-forced-index-why out_has "^print rdmactl-taskprolog: rdmactl env: Failed to keep the job's NCCL variables: NCCL_IB_GID_INDEX=5: .*mlx5_1/1 has no GID 5 \(use 3\).*\(doctor check env.nccl\)"
 
+# --- the job's own hostile values: refused naming the value, escaped as the doctor does ---
+UCXH=$(with_ucx "$HEALTHY")
+# shellcheck disable=SC2016 # the values hold '$(' and '`' themselves
+for pair in 'NCCL_IB_HCA=$(id)' "NCCL_IB_HCA=mlx5_0'" $'NCCL_IB_HCA=mlx5_0\e[31m' $'NCCL_IB_HCA=mlx5_\xff' \
+	'NCCL_IB_HCA=mlx5_0:x' 'NCCL_IB_HCA=mlx5_0:1:2' 'NCCL_IB_HCA=mlx5_0;id' $'NCCL_IB_HCA=mlx5_0\nexport EVIL=1' \
+	'NCCL_SOCKET_IFNAME=`id`' $'NCCL_SOCKET_IFNAME=ens\e]0;x\a' 'UCX_NET_DEVICES=mlx5_0:1,$(id)' $'UCX_NET_DEVICES=\xff:1' \
+	'UCX_IB_GID_INDEX=3;id' 'NCCL_IB_GID_INDEX=$((1))'; do
+	name=${pair%%=*} val=${pair#*=} k=$((${k:-0} + 1))
+	case $name in UCX_*) root=$UCXH f=ucx ;; *) root=$HEALTHY f=nccl ;; esac
+	RC=0
+	OUT=$(env "$name=$val" "$RDMACTL" --root "$root" env --for "$f" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+	DOC=$(env "$name=$val" "$RDMACTL" --root "$root" doctor --for "$f" --only "env.$f" | sed -n 's/^FAIL *env\.[a-z]* *//p')
+	check "hostile-$k-$name-refused" rc_is 1
+	check "hostile-$k-$name-no-export" out_empty
+	check "hostile-$k-$name-one-line" err_one_line
+	check "hostile-$k-$name-no-raw-controls" [ "$(tr -d -c '\000-\011\013-\037\177' <<<"$ERR" | wc -c)" -eq 0 ]
+	check "hostile-$k-$name-doctor-words" bash -c '[ -n "$1" ] && [ "${0#*"$1"}" != "$0" ]' "$ERR" "$DOC"
+done
+# Through the TaskProlog: nothing a job variable holds becomes an export line.
+taskprolog "$HEALTHY" NCCL_IB_HCA=$'mlx5_0\nexport EVIL=1'
+check taskprolog-hostile-rc rc_is 1
+check taskprolog-hostile-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-hostile-print-only [ "$(grep -cv '^print ' <<<"$OUT")" -eq 0 ]
+# Warnings on stderr stay out of the task's environment when env succeeds.
+copy_order
+printf 'junk\nexport EVIL=1\n' >"$PORT/gids/9"
+taskprolog "$TMPD/tree" RDMACTL_ENV_FOR=nccl
+check taskprolog-warning-rc rc_is 0
+check taskprolog-warning-no-evil [ "$(grep -c EVIL <<<"$OUT")" -eq 0 ]
+
 # --- the mpirun/sbatch wrapper of rdmactl-env(8): a refusal ends the job ---
 # shellcheck disable=SC2016 # the wrapper's own text, as the man page gives it
 WRAPPER='vars=$("$RDMACTL" env --for nccl) && eval "$vars" && exec sh -c '"'"'echo "ran with NCCL_IB_HCA=$NCCL_IB_HCA"'"'"
