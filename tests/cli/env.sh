@@ -413,9 +413,15 @@ taskprolog "$HEALTHY" NCCL_IB_HCA=$'mlx5_0\nexport EVIL=1'
 check taskprolog-hostile-rc rc_is 1
 check taskprolog-hostile-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
 check taskprolog-hostile-print-only [ "$(grep -cv '^print ' <<<"$OUT")" -eq 0 ]
-# Warnings on stderr stay out of the task's environment when env succeeds.
+# Warnings on stderr stay out of the task's environment when env succeeds:
+# a device no value depends on, named with a newline and an export line.
 copy_order
-printf 'junk\nexport EVIL=1\n' >"$PORT/gids/9"
+EVILDEV="$TMPD/tree/sys/class/infiniband/x"$'\n'"export EVIL=1"
+cp -a "$TMPD/tree/sys/class/infiniband/mlx5_0" "$EVILDEV"
+echo "1: DOWN" >"$EVILDEV/ports/1/state"
+echo junk >"$EVILDEV/ports/1/gids/0"
+run --root "$TMPD/tree" env --for nccl
+check warning-escaped err_has '^rdmactl env: warning: cannot read .*/x\\x0aexport EVIL=1/ports/1/gids/0: not a GID'
 taskprolog "$TMPD/tree" RDMACTL_ENV_FOR=nccl
 check taskprolog-warning-rc rc_is 0
 check taskprolog-warning-no-evil [ "$(grep -c EVIL <<<"$OUT")" -eq 0 ]
