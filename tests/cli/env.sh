@@ -458,4 +458,18 @@ check ucx-rxe-nccl-without bash -c '! grep -q DGID <<<"$0"' "$OUT"
 UCX_UD_VERBS_ETH_DGID_CHECK=n run --root "$FIXTURES/ucx-rxe" doctor --for ucx --only ucx.ud_dgid
 check ucx-rxe-doctor-agrees out_has '^ok +ucx.ud_dgid'
 
+# --- on every fixture: a node the doctor passes for a job gets its lines, and the TaskProlog starts its tasks ---
+for fx in "$FIXTURES"/*/; do
+	fx=${fx%/}
+	for f in nccl ucx mpi; do
+		"$RDMACTL" --root "$fx" doctor --for "$f" >/dev/null 2>&1 || continue
+		run --root "$fx" env --for "$f"
+		check "doctor-passes-env-runs-$(basename "$fx")-$f" rc_is 0
+	done
+	if "$RDMACTL" --root "$fx" doctor >/dev/null 2>&1; then
+		taskprolog "$fx"
+		check "doctor-passes-taskprolog-starts-$(basename "$fx")" rc_is 0
+	fi
+done
+
 finish
