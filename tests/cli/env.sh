@@ -388,6 +388,7 @@ check taskprolog-healthy-lines [ "$OUT" == "$("$RDMACTL" --root "$HEALTHY" env -
 taskprolog "$HEALTHY" NCCL_IB_GID_INDEX=5
 check taskprolog-forced-index-rc rc_is 1
 check taskprolog-forced-index-why out_has "^print rdmactl-taskprolog: rdmactl env: Failed to keep the job's NCCL variables: NCCL_IB_GID_INDEX=5: .*mlx5_1/1 has no GID 5 \(use 3\).*\(doctor check env.nccl\)"
+check taskprolog-forced-index-fix out_has "Fix: unset NCCL_IB_GID_INDEX: the job's ports need different GID indexes, and NCCL 2.21 and later find each port's entry \(see roce.gid\)$"
 
 # --- the job's own hostile values: refused naming the value, escaped as the doctor does ---
 UCXH=$(with_ucx "$HEALTHY")
