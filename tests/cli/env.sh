@@ -15,7 +15,8 @@ TASKPROLOG=$TOP/contrib/slurm/rdmactl-taskprolog
 # installed (1.16.0 unless VERSION); its path.  UCX's variables, and Open
 # MPI's pml=ucx, are printed only where UCX is.
 with_ucx() {
-	local dst=$TMPD/ucx-$(basename "$1")-${2:-1.16.0}
+	local dst
+	dst=$TMPD/ucx-$(basename "$1")-${2:-1.16.0}
 	if [ ! -d "$dst" ]; then
 		cp -a "$1" "$dst"
 		mkdir -p "$dst/var/lib/dpkg"
@@ -430,6 +431,7 @@ check taskprolog-warning-no-evil [ "$(grep -c EVIL <<<"$OUT")" -eq 0 ]
 # --- the mpirun/sbatch wrapper of rdmactl-env(8): a refusal ends the job ---
 # shellcheck disable=SC2016 # the wrapper's own text, as the man page gives it
 WRAPPER='vars=$("$RDMACTL" env --for nccl) && eval "$vars" && exec sh -c '"'"'echo "ran with NCCL_IB_HCA=$NCCL_IB_HCA"'"'"
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
 wrapped() {
 	RC=0
 	OUT=$(env -i RDMACTL="$RDMACTL" RDMACTL_ROOT="$1" sh -c "$WRAPPER" 2>"$TMPD/err") || RC=$?
