@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|perftest] [--only ID,...]
+ * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|mpi|perftest] [--only ID,...]
  *                [--skip ID,...] [--list]
  * rdmactl doctor --gathered FILE|-|DIR
  * rdmactl doctor --metrics [-o FILE]
@@ -59,7 +59,8 @@ const struct opt doctor_opts[] = {
 	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)" },
 	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)" },
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)" },
-	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job", "nccl ucx perftest" },
+	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job (mpi: Open MPI over UCX)",
+	  "nccl ucx mpi perftest" },
 	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)" },
 	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks" },
 	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out" },
@@ -150,8 +151,10 @@ static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
 		*out = FOR_UCX;
 	else if (!strcmp(s, "perftest"))
 		*out = FOR_PERFTEST;
+	else if (!strcmp(s, "mpi"))
+		*out = FOR_MPI;
 	else {
-		log_err(ctx, "Failed to read --for '%s': choose nccl, ucx or perftest", s);
+		log_err(ctx, "Failed to read --for '%s': choose nccl, ucx, mpi or perftest", s);
 		return -EINVAL;
 	}
 	return 0;

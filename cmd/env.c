@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
@@ -94,6 +95,17 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct env_args *a
 	return RC_OK;
 }
 
+/*
+ * @s as the doctor's table and devices show text from outside: every
+ * control byte escaped, a newline too.  The log keeps newlines (its own
+ * multi-line messages), but a job's variable or a name in env's line must
+ * stay on that line: the TaskProlog and a wrapper read it line by line.
+ */
+static const char *one_line(const char *s, char *buf, size_t len)
+{
+	return text_safe(s, buf, len, 0);
+}
+
 static struct json_object *port_obj(const struct jobenv_port *jp)
 {
 	struct json_object *o = json_object_new_object();
@@ -135,33 +147,55 @@ static void attach_ports(struct ctx *ctx, const struct jobenv *e)
 	json_attach(ctx, "left_out", left);
 }
 
-/* The variables: "export NAME=value" lines, or -j's "variables" object. */
+/*
+ * The variables: "export NAME=value" lines, or -j's "variables" object;
+ * those the job set already stay as they are (-j's "kept", -v says so).
+ */
 static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for f)
 {
 	struct jobenv_var v[JOBENV_VARS_MAX];
-	struct json_object *vars = json_object_new_object();
+	struct json_object *vars = json_object_new_object(), *kept = json_object_new_object();
 	size_t i, n = jobenv_vars(e, f, v);
 
 	for (i = 0; i < n; i++) {
+		if (v[i].kept) {
+			char val[256];
+
+			row_str(kept, v[i].name, doctor_env(v[i].name));
+			log_info(ctx, "kept the job's %s='%s'", v[i].name,
+				 one_line(doctor_env(v[i].name), val, sizeof(val)));
+			continue;
+		}
 		row_str(vars, v[i].name, v[i].value);
 		print_text(ctx, "export %s=%s\n", v[i].name, v[i].value);
 	}
 	if (ctx->json) {
 		json_attach(ctx, "for", json_object_new_string(jobenv_for_str(f)));
 		json_attach(ctx, "variables", vars);
+		json_attach(ctx, "kept", kept);
 		attach_ports(ctx, e);
 	} else {
 		json_object_put(vars);
+		json_object_put(kept);
 	}
 }
 
-/* With -v, on stderr: the ports the default choice left out, and why. */
+/* With -v, on stderr: the ports the default choice left out, and what was left to the library. */
 static void tell_left_out(const struct ctx *ctx, const struct jobenv *e)
 {
+	char buf[sizeof(e->notes[0]) + 64];
 	size_t i;
 
 	for (i = 0; i < e->n_skipped; i++)
-		log_info(ctx, "left out: %s", e->skipped[i].why);
+		log_info(ctx, "left out: %s", one_line(e->skipped[i].why, buf, sizeof(buf)));
+	for (i = 0; i < e->n_notes; i++)
+		log_info(ctx, "%s", one_line(e->notes[i], buf, sizeof(buf)));
+}
+
+/* The doctor's --for of a job of kind @f: the same checks judge the job's own variables. */
+static enum doctor_for doctor_target(enum jobenv_for f)
+{
+	return f == JOBENV_NCCL ? FOR_NCCL : f == JOBENV_UCX ? FOR_UCX : FOR_MPI;
 }
 
 static int env_here(struct ctx *ctx, const struct env_args *a)
@@ -172,18 +206,24 @@ static int env_here(struct ctx *ctx, const struct env_args *a)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
+	d.target = doctor_target(a->target);
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
 	d.node_warnings = read_warnings(ctx);
-	ret = jobenv_build(&d, a->picks, a->n, &e);
+	ret = jobenv_build(&d, a->target, a->picks, a->n, &e);
 	if (ret) {
-		log_err_errno(ctx, ret == -EINVAL || ret == -ENODATA ? 0 : ret, "%s", e.why);
+		char why[sizeof(e.why) + 256];
+
+		log_err_errno(ctx, ret == -EINVAL || ret == -ENODATA ? 0 : ret, "%s",
+			      one_line(e.why, why, sizeof(why)));
 		rc = ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
-	} else if (read_warnings(ctx)) {
-		/* A value read past an unreadable file may be wrong: none rather than that. */
-		log_err(ctx, "Failed to trust the values: %zu file(s) could not be read (see the "
-			"warnings above)", read_warnings(ctx));
-		rc = RC_PROBLEM;
 	} else {
+		/*
+		 * Every value came from a port's GID entries, which gid_choose()
+		 * refuses to pass an unread one by: a file no value depends on
+		 * (a node GUID, a firmware version, a rate) was warned about
+		 * and changes nothing here.
+		 */
+		ctx->warnings_judged = true;
 		tell_left_out(ctx, &e);
 		print_vars(ctx, &e, a->target);
 	}

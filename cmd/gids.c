@@ -14,6 +14,8 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "cmds.h"
+#include "doctor/doctor.h"
+#include "doctor/jobenv.h"
 #include "node/gids.h"
 #include "node/rdma.h"
 #include "node/rdma_load.h"
@@ -362,7 +364,69 @@ static void no_gid(const struct ctx *ctx, const struct target *tg, const struct 
 			tg->port->num, c->why, fix, c->fix);
 }
 
-static int recommend(struct ctx *ctx, const struct target *tg, size_t n, const struct filter *f)
+/* Whether the ports given a GID need different indexes. */
+static bool indexes_differ(const struct target *tg, size_t n, const struct filter *f)
+{
+	struct gid_choice c;
+	long first = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((f->netdev && !port_has_netdev(tg[i].port, f->netdev)) ||
+		    !gid_choose(tg[i].port, f->ipv6, f->netdev, &c))
+			continue;
+		if (first >= 0 && (long)c.gid->index != first)
+			return true;
+		first = c.gid->index;
+	}
+	return false;
+}
+
+/*
+ * Ports that need different indexes: no one NCCL_IB_GID_INDEX or
+ * UCX_IB_GID_INDEX serves them, so say so and print what rdmactl env
+ * prints for a job on them (or why it refuses), from the same code.
+ */
+static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct filter *f,
+			 struct json_object *out)
+{
+	static const enum jobenv_for kinds[] = { JOBENV_NCCL, JOBENV_UCX };
+	struct jobenv_var v[JOBENV_VARS_MAX];
+	struct jobenv_pick pick = { .port = f->port };
+	struct doctor d = { .ctx = ctx, .node = *node };
+	struct jobenv e;
+	size_t i, k, nv;
+
+	snprintf(pick.dev, sizeof(pick.dev), "%s", f->dev);
+	print_text(ctx, "The ports need different GID indexes: no one NCCL_IB_GID_INDEX or "
+		   "UCX_IB_GID_INDEX is right for all of them. What rdmactl env prints:\n");
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct json_object *o = json_object_new_object();
+
+		d.target = kinds[k] == JOBENV_NCCL ? FOR_NCCL : FOR_UCX;
+		print_text(ctx, "rdmactl env --for %s:\n", jobenv_for_str(kinds[k]));
+		if (jobenv_build(&d, kinds[k], &pick, f->dev[0] ? 1 : 0, &e)) {
+			print_text(ctx, "  refused: %s\n", e.why);
+			row_str(o, "error", e.why);
+		} else {
+			nv = jobenv_vars(&e, kinds[k], v);
+			for (i = 0; i < nv; i++) {
+				if (v[i].kept)
+					continue;
+				print_text(ctx, "  export %s=%s\n", v[i].name, v[i].value);
+				row_str(o, v[i].name, v[i].value);
+			}
+			for (i = 0; i < e.n_notes; i++)
+				print_text(ctx, "  (%s)\n", e.notes[i]);
+		}
+		json_object_object_add(out, jobenv_for_str(kinds[k]), o);
+		jobenv_free(&e);
+	}
+	doctor_free(&d);
+}
+
+static int recommend(struct ctx *ctx, struct rdma_node *node, const struct target *tg, size_t n,
+		     const struct filter *f)
 {
 	struct json_object *arr = json_object_new_array();
 	size_t i, found = 0, missing = 0;
@@ -391,6 +455,15 @@ static int recommend(struct ctx *ctx, const struct target *tg, size_t n, const s
 		json_attach(ctx, "recommend", arr);
 	else
 		json_object_put(arr);
+	if (!f->ipv6 && indexes_differ(tg, n, f)) {
+		struct json_object *env = json_object_new_object();
+
+		rails_differ(ctx, node, f, env);
+		if (ctx->json)
+			json_attach(ctx, "env", env);
+		else
+			json_object_put(env);
+	}
 	return found ? RC_OK : RC_PROBLEM;
 }
 
@@ -431,7 +504,7 @@ int cmd_gids(struct ctx *ctx, int argc, char **argv)
 	}
 	rc = check_netdev(ctx, tg, n, &f);
 	if (!rc)
-		rc = f.recommend ? recommend(ctx, tg, n, &f) : list_gids(ctx, tg, n, &f);
+		rc = f.recommend ? recommend(ctx, &node, tg, n, &f) : list_gids(ctx, tg, n, &f);
 	free(tg);
 out:
 	rdma_node_free(&node);

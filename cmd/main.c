@@ -224,7 +224,7 @@ static int run(struct ctx *ctx, int argc, char **argv)
 	ctx->cmd = cmd->name;
 	rc = cmd->fn(ctx, argc - idx, argv + idx);
 	/* An answer built on files that could not be read is not a clean one. */
-	if (rc == RC_OK && read_warnings(ctx))
+	if (rc == RC_OK && read_warnings(ctx) && !ctx->warnings_judged)
 		rc = RC_PROBLEM;
 	return rc;
 }

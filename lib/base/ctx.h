@@ -34,6 +34,12 @@ struct ctx {
 	 * when not collected.
 	 */
 	struct json_object *warnings;
+	/*
+	 * The command judged for itself what the failed reads mean for its
+	 * answer (rdmactl env: only the files a value depends on count), so
+	 * that they do not turn its exit 0 into 1.
+	 */
+	bool warnings_judged;
 };
 
 #endif

@@ -15,6 +15,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 
 int root_path(const struct ctx *ctx, char *buf, size_t len, const char *fmt, ...)
 {
@@ -210,7 +211,7 @@ static bool warned(const struct ctx *ctx, const char *path)
 
 void read_warning(const struct ctx *ctx, const char *path, int err, const char *why)
 {
-	char full[4096], reason[512];
+	char full[4096], reason[512], line[4096], rline[512];
 	struct json_object *w;
 	const char *name = err ? strerrorname_np(-err) : NULL;
 
@@ -221,7 +222,9 @@ void read_warning(const struct ctx *ctx, const char *path, int err, const char *
 	snprintf(reason, sizeof(reason), "%s%s", why ? why : err == -ENXIO ? "not a regular file"
 							  : strerror(-err),
 		 (err == -EACCES || err == -EPERM) && geteuid() ? " (run as root)" : "");
-	log_warn(ctx, "cannot read %s: %s", full, reason);
+	/* On one line: a path below --root, or a value, may hold a newline. */
+	log_warn(ctx, "cannot read %s: %s", text_safe(full, line, sizeof(line), 0),
+		 text_safe(reason, rline, sizeof(rline), 0));
 	if (!ctx || !ctx->warnings || !(w = json_object_new_object()))
 		return;
 	json_object_object_add(w, "path", json_object_new_string(full));

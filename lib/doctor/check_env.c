@@ -473,9 +473,14 @@ static bool ipv6_beside_ipv4(const struct rdma_gid *g, const struct rdma_gid *be
 	       !gid_ipv4(g->raw, v4, sizeof(v4));
 }
 
-/* One RoCE port against a forced GID index (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX). */
+/*
+ * One RoCE port against a forced GID index (NCCL_IB_GID_INDEX,
+ * UCX_IB_GID_INDEX).  @spread: the job's ports need different indexes,
+ * so no one value is the fix: the variable unset is (NCCL 2.21 and UCX
+ * 1.7 find each port's entry; rdmactl env says where they cannot).
+ */
 static void gid_index_port(struct check_result *r, const char *var, long index,
-			   const struct rdma_dev *dev, const struct rdma_port *p)
+			   const struct rdma_dev *dev, const struct rdma_port *p, bool spread)
 {
 	const struct rdma_gid *g = port_gid(p, (unsigned int)index);
 	struct gid_choice c;
@@ -509,10 +514,42 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 			   p->num, index, gid_str(g->raw, gs, sizeof(gs)));
 		return;
 	}
-	if (better[0])
+	if (better[0] && spread)
+		check_fix(r, "unset %s: the job's ports need different GID indexes, and %s find "
+			  "each port's entry (see roce.gid)", var, strncmp(var, "NCCL", 4) ?
+			  "UCX 1.7 and later" : "NCCL 2.21 and later");
+	else if (better[0])
 		check_fix(r, "export %s=%u", var, c.gid->index);
 	else
 		check_fix(r, "unset %s, and give %s/%u an IPv4 address", var, dev->name, p->num);
+}
+
+static bool ucx_uses(const struct rdma_dev *dev, const struct rdma_port *p);
+
+/*
+ * Whether the RoCE ports a job uses (NCCL's by @hca, UCX's when NULL) need
+ * different GID indexes: roce.gid's choice differs between two of them.
+ */
+static bool indexes_spread(struct doctor *d, const struct env_list *hca)
+{
+	struct gid_choice c;
+	long first = -1;
+	size_t i;
+	unsigned int j;
+
+	for (i = 0; i < d->node.n; i++)
+		for (j = 0; j < d->node.devs[i].nports; j++) {
+			const struct rdma_dev *dev = &d->node.devs[i];
+			const struct rdma_port *p = &dev->ports[j];
+
+			if (p->link_layer != LINK_LAYER_ETHERNET || doctor_rep(d, p->netdev) ||
+			    !(hca ? nccl_uses(hca, dev, p) : ucx_uses(dev, p)) || !doctor_gid_choose(p, &c))
+				continue;
+			if (first >= 0 && (long)c.gid->index != first)
+				return true;
+			first = c.gid->index;
+		}
+	return false;
 }
 
 static void nccl_gid_index(struct doctor *d, struct check_result *r, const struct env_list *hca)
@@ -521,6 +558,7 @@ static void nccl_gid_index(struct doctor *d, struct check_result *r, const struc
 	size_t i;
 	unsigned int j;
 	long index;
+	bool spread;
 
 	if (!val)
 		return;
@@ -532,12 +570,13 @@ static void nccl_gid_index(struct doctor *d, struct check_result *r, const struc
 	}
 	if (index < 0)
 		return;
+	spread = indexes_spread(d, hca);
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++) {
 			const struct rdma_port *p = &d->node.devs[i].ports[j];
 
 			if (p->link_layer == LINK_LAYER_ETHERNET && nccl_uses(hca, &d->node.devs[i], p))
-				gid_index_port(r, "NCCL_IB_GID_INDEX", index, &d->node.devs[i], p);
+				gid_index_port(r, "NCCL_IB_GID_INDEX", index, &d->node.devs[i], p, spread);
 		}
 }
 
@@ -580,6 +619,14 @@ static size_t nccl_table(const struct rdma_port *p, struct nccl_gid *tbl, size_t
 	if (p->gid_tbl_len > 0 && (size_t)p->gid_tbl_len > n)
 		n = (size_t)p->gid_tbl_len < cap ? (size_t)p->gid_tbl_len : cap;
 	return n;
+}
+
+int doctor_nccl_auto(const struct rdma_port *p)
+{
+	struct nccl_gid tbl[256];
+	size_t n = nccl_table(p, tbl, 256);
+
+	return nccl_auto_gid_index(tbl, n, AF_INET, 2, NULL);
 }
 
 struct nccl_sel {
@@ -683,9 +730,8 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 {
 	struct env_list hca;
 
-	if (d->target == FOR_UCX || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: NCCL's variables do not apply",
-			   d->target == FOR_UCX ? "ucx" : "perftest");
+	if (DOCTOR_FOR_UCX(d) || d->target == FOR_PERFTEST) {
+		check_skip(r, "--for %s: NCCL's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
 	if (!any_set(nccl_vars)) {
@@ -857,6 +903,7 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 	size_t i;
 	unsigned int j;
 	long index;
+	bool spread;
 
 	if (!val || !strcmp(val, "auto"))
 		return;
@@ -865,23 +912,23 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 		check_fix(r, "export UCX_IB_GID_INDEX=auto");
 		return;
 	}
+	spread = indexes_spread(d, NULL);
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++)
 			if (d->node.devs[i].ports[j].link_layer == LINK_LAYER_ETHERNET &&
 			    ucx_uses(&d->node.devs[i], &d->node.devs[i].ports[j]))
 				gid_index_port(r, "UCX_IB_GID_INDEX", index, &d->node.devs[i],
-					       &d->node.devs[i].ports[j]);
+					       &d->node.devs[i].ports[j], spread);
 }
 
 void check_env_ucx(struct doctor *d, struct check_result *r)
 {
 	if (d->target == FOR_NCCL || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: UCX's variables do not apply",
-			   d->target == FOR_NCCL ? "nccl" : "perftest");
+		check_skip(r, "--for %s: UCX's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
 	if (!any_set(ucx_vars)) {
-		if (d->target == FOR_UCX)
+		if (DOCTOR_FOR_UCX(d))
 			check_note(r, CHECK_OK, "UCX_NET_DEVICES and UCX_IB_GID_INDEX unset: UCX uses "
 				   "every device and picks the GID itself");
 		else

@@ -104,14 +104,14 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 	 * the range).
 	 */
 	snprintf(what, sizeof(what), "NCCL bootstrap, ephemeral range %u-%u%s", lo, hi,
-		 d->target == FOR_UCX ? "; UCX jobs connect through PMIx, but mpirun's and "
+		 DOCTOR_FOR_UCX(d) ? "; UCX jobs connect through PMIx, but mpirun's and "
 		 "srun's own node listens there" : "");
 	ports[0] = lo;
 	ports[1] = lo + (hi - lo) / 2;
 	ports[2] = hi;
 	for (i = 0; i < 3; i++)
 		if ((!i || ports[i] != ports[i - 1]) &&
-		    (rule = check_port(d, r, src, FW_TCP, ports[i], what, d->target == FOR_UCX)))
+		    (rule = check_port(d, r, src, FW_TCP, ports[i], what, DOCTOR_FOR_UCX(d))))
 			fw_fix(r, src, rule, "tcp", lo, hi);
 }
 

@@ -13,6 +13,7 @@
 #include "base/ctx.h"
 #include "base/sysfs.h"
 #include "doctor/doctor.h"
+#include "doctor/jobenv.h"
 #include "node/envparse.h"
 #include "node/gids.h"
 #include "node/netdev.h"
@@ -416,13 +417,46 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 		check_note(r, CHECK_OK, "perftest: -d %s -i %u -x %u", dev->name, p->num, c.gid->index);
 	if (doctor_env("NCCL_IB_GID_INDEX"))
 		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX is set (see env.nccl)");
-	else if (d->target == FOR_ANY || d->target == FOR_NCCL)
+	else if ((d->target == FOR_ANY || d->target == FOR_NCCL) && !d->gid_spread)
 		roce_gid_nccl(d, r, c.gid->index);
+}
+
+/*
+ * Where a job's ports need different indexes, whether its library finds
+ * each port's entry itself: the plan rdmactl env follows, so that env
+ * refuses a node exactly where this check fails it, with these words.
+ */
+static void roce_gid_plan(struct doctor *d, struct check_result *r, enum jobenv_for f)
+{
+	struct jobenv e;
+	int ret = jobenv_build(d, f, NULL, 0, &e);
+
+	if ((ret && e.plan_failed) || (!ret && e.index_differs && e.plan.found[0])) {
+		check_note(r, e.plan.status, "%s", e.plan.found);
+		if (e.plan.fix[0])
+			check_fix(r, "%s", e.plan.fix);
+	}
+	d->gid_spread |= !ret ? e.index_differs : e.plan_failed;
+	jobenv_free(&e);
 }
 
 void check_roce_gid(struct doctor *d, struct check_result *r)
 {
+	struct check_result plan = { 0 };
+
+	d->gid_spread = false;
+	if (d->node.n && d->target != FOR_PERFTEST) {
+		if (d->target != FOR_UCX && d->target != FOR_MPI)
+			roce_gid_plan(d, &plan, JOBENV_NCCL);
+		if (d->target != FOR_NCCL)
+			roce_gid_plan(d, &plan, JOBENV_UCX);
+	}
 	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
+	if (plan.found[0] && r->status != CHECK_SKIP) {
+		check_note(r, plan.status, "%s", plan.found);
+		if (plan.fix[0])
+			check_fix(r, "%s", plan.fix);
+	}
 }
 
 /*

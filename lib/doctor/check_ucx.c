@@ -71,7 +71,7 @@ static void port_needs(struct check_result *r, const char *why, const struct ucx
 void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 {
 	/* Default mode: a node that also runs NCCL or perftest keeps UCX for Open MPI alone. */
-	enum check_status bad = d->target == FOR_UCX ? CHECK_FAIL : CHECK_WARN;
+	enum check_status bad = DOCTOR_FOR_UCX(d) ? CHECK_FAIL : CHECK_WARN;
 	const char *gid_index = doctor_env("UCX_IB_GID_INDEX");
 	const struct ucx_install *u;
 	struct ucx_setting s;
@@ -81,7 +81,7 @@ void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 	unsigned int j;
 
 	if (d->target == FOR_NCCL || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: UCX does not apply", d->target == FOR_NCCL ? "nccl" : "perftest");
+		check_skip(r, "--for %s: UCX does not apply", doctor_for_str(d->target));
 		return;
 	}
 	u = doctor_ucx(d);

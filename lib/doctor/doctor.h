@@ -34,7 +34,13 @@ enum doctor_for {
 	FOR_NCCL,
 	FOR_UCX,
 	FOR_PERFTEST,
+	FOR_MPI,	/* Open MPI over UCX: UCX's checks, as rdmactl env --for mpi */
 };
+
+/* Whether the job runs over UCX (--for ucx or mpi). */
+#define DOCTOR_FOR_UCX(d) ((d)->target == FOR_UCX || (d)->target == FOR_MPI)
+/* "nccl", "ucx", "perftest", "mpi"; "" for none. */
+const char *doctor_for_str(enum doctor_for f);
 
 #define CHECK_TEXT 1024
 
@@ -66,6 +72,7 @@ struct doctor {
 	bool ns_loaded;
 	struct ucx_install ucx;		/* the installed UCX: doctor_ucx() */
 	bool ucx_loaded;
+	bool gid_spread;		/* a job's ports need different GID indexes (check roce.gid) */
 };
 
 struct check {
@@ -168,6 +175,12 @@ void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdm
  */
 struct gid_choice;
 bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c);
+/*
+ * The GID index NCCL 2.21 and later pick on RoCE port @p when no
+ * NCCL_IB_* variable chooses (AF_INET, RoCE v2, no range): env.nccl's
+ * model of ncclIbGetGidIndex().
+ */
+int doctor_nccl_auto(const struct rdma_port *p);
 
 /*
  * The peer's side of a check, from its probe server (check_peer.c): each

@@ -7,12 +7,17 @@
  * reason and fix, so that the command and the doctor never disagree.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/ctx.h"
+#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
+#include "node/envparse.h"
 #include "node/gids.h"
 #include "node/ucx.h"
 
@@ -121,7 +126,8 @@ static int use_port(struct jobenv *e, const struct rdma_dev *dev, const struct r
 		return 0;
 	if (e->n == JOBENV_PORTS_MAX) {
 		snprintf(e->why, sizeof(e->why), "Failed to list the job's ports: more than %d "
-			 "(NCCL reads at most %d entries of NCCL_IB_HCA). Fix: choose them with -d",
+			 "(NCCL reads at most %d entries of NCCL_IB_HCA). Fix: choose them with "
+			 "RDMACTL_ENV_DEVICES (rdmactl env -d)",
 			 JOBENV_PORTS_MAX, JOBENV_PORTS_MAX);
 		return -ENODATA;
 	}
@@ -235,26 +241,61 @@ static int bad_name(struct jobenv *e, const char *kind, const char *name, const 
 	return -ENODATA;
 }
 
-/* The netdev a port's traffic leaves by: its own, else the chosen GID's. */
-static const char *port_ifname(const struct jobenv_port *jp)
+/* Whether the netdev @name is in /sys/class/net (below the root): this namespace's. */
+static bool netdev_here(const struct ctx *ctx, const char *name)
 {
-	return jp->port->netdev[0] ? jp->port->netdev : jp->gid ? jp->gid->netdev : "";
+	char full[4096];
+
+	return !strchr(name, '/') && !root_path(ctx, full, sizeof(full), "/sys/class/net/%s", name) &&
+	       access(full, F_OK) == 0;
+}
+
+static void note(struct jobenv *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct jobenv *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->n_notes == sizeof(e->notes) / sizeof(e->notes[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->notes[e->n_notes++], sizeof(e->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The netdev a port's traffic leaves by: its own, else the chosen GID's;
+ * "" when it is not in this namespace's /sys/class/net (a container given
+ * the device but not the netdev), since a job cannot bind to it.
+ */
+static void port_ifname(const struct ctx *ctx, struct jobenv *e, struct jobenv_port *jp)
+{
+	const char *nd = jp->port->netdev[0] ? jp->port->netdev : jp->gid ? jp->gid->netdev : "";
+
+	jp->ifname[0] = '\0';
+	if (!nd[0])
+		return;
+	if (!netdev_here(ctx, nd)) {
+		note(e, "%s/%u: its netdev %s is not in /sys/class/net here (another network "
+		     "namespace): not named for sockets", jp->dev->name, jp->port->num, nd);
+		return;
+	}
+	snprintf(jp->ifname, sizeof(jp->ifname), "%s", nd);
 }
 
 static int names_ok(struct jobenv *e, const struct jobenv_port *jp)
 {
-	const char *nd = port_ifname(jp);
-
 	if (!jobenv_name_ok(jp->dev->name))
 		return bad_name(e, "RDMA device", jp->dev->name,
-				"rdma dev set DEV name NEWNAME, or choose other ports with -d");
-	if (nd[0] && !jobenv_name_ok(nd))
-		return bad_name(e, "netdev", nd,
-				"ip link set dev IF name NEWNAME, or choose other ports with -d");
+				"rdma dev set DEV name NEWNAME, or choose other ports with "
+				"RDMACTL_ENV_DEVICES (rdmactl env -d)");
+	if (jp->ifname[0] && !jobenv_name_ok(jp->ifname))
+		return bad_name(e, "netdev", jp->ifname,
+				"ip link set dev IF name NEWNAME, or choose other ports with "
+				"RDMACTL_ENV_DEVICES (rdmactl env -d)");
 	return 0;
 }
 
-/* The GID on each port (roce.gid's choice), and one index for all of them. */
+/* The GID on each port (roce.gid's choice). */
 static int choose_gids(struct jobenv *e)
 {
 	struct check_result r = { 0 };
@@ -279,25 +320,160 @@ static int choose_gids(struct jobenv *e)
 	return 0;
 }
 
-/* NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX hold one index for every device. */
-static int one_index(struct jobenv *e)
+/* The first port whose index differs from the first port's, or NULL. */
+static const struct jobenv_port *index_differs(const struct jobenv *e)
 {
-	const struct jobenv_port *a = &e->ports[0];
 	size_t i;
 
-	for (i = 1; i < e->n; i++) {
-		const struct jobenv_port *b = &e->ports[i];
+	for (i = 1; i < e->n; i++)
+		if (e->ports[i].gid->index != e->ports[0].gid->index)
+			return &e->ports[i];
+	return NULL;
+}
 
-		if (b->gid->index == a->gid->index)
-			continue;
-		snprintf(e->why, sizeof(e->why), "Failed to find one GID index for %s/%u and %s/%u: "
-			 "they need %u and %u (doctor check roce.gid), and NCCL_IB_GID_INDEX and "
-			 "UCX_IB_GID_INDEX hold one index for every device. Fix: choose the ports "
-			 "with -d, as in -d %s/%u", a->dev->name, a->port->num, b->dev->name,
-			 b->port->num, a->gid->index, b->gid->index, a->dev->name, a->port->num);
+/* "DEV/PORT and DEV/PORT need GID indexes N and M" of @a and @b into @buf (cut to fit). */
+static const char *two_needs(const struct jobenv_port *a, const struct jobenv_port *b, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%.60s/%u and %.60s/%u need GID indexes %u and %u", a->dev->name,
+		 a->port->num, b->dev->name, b->port->num, a->gid->index, b->gid->index);
+	return buf;
+}
+
+/* The fix where no index serves the ports: one rail per job, by the knob a job has. */
+static void one_rail_fix(struct check_result *r, const struct jobenv_port *a, const char *upgrade)
+{
+	check_fix(r, "%s, or give each job ports that agree: RDMACTL_ENV_DEVICES=%s/%u for the "
+		  "TaskProlog (rdmactl env -d %s/%u)", upgrade, a->dev->name, a->port->num,
+		  a->dev->name, a->port->num);
+}
+
+/*
+ * NCCL 2.21 and later (NCCL_IB_GID_INDEX's default became -1: ncclIbGetGidIndex()
+ * walks each device's table for RoCE v2 with an AF_INET address) find every
+ * port's entry themselves; earlier releases use index 0 unless one index is set.
+ */
+static int nccl_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port *b)
+{
+	const struct jobenv_port *a = &e->ports[0];
+	char need[192];
+	size_t i;
+	int idx;
+
+	doctor_find_nccl(d);
+	two_needs(a, b, need, sizeof(need));
+	if (d->nccl_version > 0 && d->nccl_version < 22100) {
+		check_note(&e->plan, CHECK_FAIL, "%s, and NCCL %d.%d.%d (%s), older than 2.21, takes "
+			   "one NCCL_IB_GID_INDEX for every device", need, d->nccl_version / 10000,
+			   d->nccl_version / 100 % 100, d->nccl_version % 100, d->nccl_lib);
+		one_rail_fix(&e->plan, a, "install NCCL 2.21 or later (it finds each port's entry)");
 		return -ENODATA;
 	}
-	e->gid_index = a->gid->index;
+	for (i = 0; i < e->n; i++) {
+		const struct jobenv_port *p = &e->ports[i];
+
+		idx = doctor_nccl_auto(p->port);
+		if (idx == (int)p->gid->index)
+			continue;
+		check_note(&e->plan, CHECK_FAIL, "%s, and on %s/%u NCCL 2.21+ would pick GID %d itself, "
+			   "not %u", need, p->dev->name, p->port->num, idx, p->gid->index);
+		one_rail_fix(&e->plan, a, "remove the entries NCCL prefers (see rdmactl gids)");
+		return -ENODATA;
+	}
+	if (d->nccl_version > 0)
+		check_note(&e->plan, CHECK_OK, "%s: no NCCL_IB_GID_INDEX, NCCL %d.%d.%d finds each "
+			   "port's entry itself", need, d->nccl_version / 10000,
+			   d->nccl_version / 100 % 100, d->nccl_version % 100);
+	else
+		check_note(&e->plan, CHECK_OK, "%s: no NCCL_IB_GID_INDEX, NCCL 2.21 and later find each "
+			   "port's entry themselves (no libnccl found here; an older one needs one "
+			   "rail per job)", need);
+	note(e, "%s", e->plan.found);
+	return 0;
+}
+
+/*
+ * UCX 1.7 and later (UCX_IB_GID_INDEX=auto, the default: uct_ib_device_select_gid()
+ * per device and port) take each port's first RoCE v2 IPv4 entry; 1.5 and 1.6
+ * on upstream rdma-core took the first IPv4 entry of any RoCE version.
+ */
+static int ucx_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port *b)
+{
+	const struct ucx_install *u = doctor_ucx(d);
+	const struct jobenv_port *a = &e->ports[0];
+	const struct rdma_gid *g;
+	char need[192];
+	size_t i;
+
+	two_needs(a, b, need, sizeof(need));
+	if (u->version > 0 && u->version < 10700) {
+		check_note(&e->plan, CHECK_FAIL, "%s, and UCX %d.%d.%d (%s), older than 1.7, does not "
+			   "pick each port's RoCE v2 entry itself: UCX_IB_GID_INDEX holds one index for "
+			   "every device", need, u->version / 10000, u->version / 100 % 100,
+			   u->version % 100, u->from);
+		one_rail_fix(&e->plan, a, "install UCX 1.7 or later");
+		return -ENODATA;
+	}
+	for (i = 0; i < e->n; i++) {
+		const struct jobenv_port *p = &e->ports[i];
+
+		g = ucx_port_gid(p->port, NULL);
+		if (g == p->gid)
+			continue;
+		check_note(&e->plan, CHECK_FAIL, "%s, and on %s/%u UCX would pick GID %d itself, not %u",
+			   need, p->dev->name, p->port->num, g ? (int)g->index : -1, p->gid->index);
+		one_rail_fix(&e->plan, a, "remove the entries UCX prefers (see rdmactl gids)");
+		return -ENODATA;
+	}
+	check_note(&e->plan, CHECK_OK, "%s: no UCX_IB_GID_INDEX, UCX 1.7 and later pick each port's "
+		   "entry themselves", need);
+	note(e, "%s", e->plan.found);
+	return 0;
+}
+
+/* NCCL_IB_ADDR_FAMILY and the others choose the GID: an index would override them. */
+static bool nccl_job_selects_gid(void)
+{
+	return doctor_env("NCCL_IB_ADDR_FAMILY") || doctor_env("NCCL_IB_ROCE_VERSION_NUM") ||
+	       doctor_env("NCCL_IB_ADDR_RANGE");
+}
+
+/* The job chose how its library picks the GID (env.nccl or env.ucx judged it). */
+static bool job_chose_gid(enum jobenv_for f)
+{
+	const char *ucx = doctor_env("UCX_IB_GID_INDEX");
+
+	if (f == JOBENV_NCCL)
+		return doctor_env("NCCL_IB_GID_INDEX") || nccl_job_selects_gid();
+	return ucx && strcmp(ucx, "auto");
+}
+
+/*
+ * One index for every port where they agree (right for every release);
+ * where they differ, nothing, if the job's library finds each port's
+ * entry itself, else no value is right.
+ */
+static int gid_plan(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+{
+	const struct jobenv_port *b = index_differs(e);
+	int ret;
+
+	memset(&e->plan, 0, sizeof(e->plan));
+	e->gid_index = e->ports[0].gid->index;
+	e->index_set = !b;
+	if (!b || job_chose_gid(f))
+		return 0;
+	e->index_differs = true;
+	if (f == JOBENV_NCCL)
+		ret = nccl_plan(d, e, b);
+	else if (e->have_ucx)
+		ret = ucx_plan(d, e, b);
+	else
+		ret = 0;
+	if (ret) {
+		e->plan_failed = true;
+		return refuse(e, "Failed to find a GID index for the job's ports", "roce.gid", &e->plan);
+	}
 	return 0;
 }
 
@@ -309,7 +485,7 @@ static void join_ifnames(struct jobenv *e)
 
 	e->ifnames[0] = '\0';
 	for (i = 0; i < e->n && off < sizeof(e->ifnames); i++) {
-		nd = port_ifname(&e->ports[i]);
+		nd = e->ports[i].ifname;
 		n = strlen(nd);
 		if (!n)
 			continue;
@@ -323,25 +499,95 @@ static void join_ifnames(struct jobenv *e)
 }
 
 /*
- * Whether the job's UCX, at the GID index printed, drops every UD packet on
- * one of the ports (UCX before 1.19 off mlx5 with an IPv4 GID): then the
- * variable that keeps it from doing so goes with the others.
+ * Whether the job's UCX, at the GID index it will use, drops every UD
+ * packet on one of the ports (UCX before 1.19 off mlx5 with an IPv4 GID):
+ * then the variable that keeps it from doing so goes with the others.
  */
 static void ucx_dgid(struct doctor *d, struct jobenv *e)
 {
-	struct ucx_install u;
+	const struct ucx_install *u = doctor_ucx(d);
+	const char *job = doctor_env("UCX_IB_GID_INDEX");
 	char idx[16], why[256];
 	size_t i;
 
-	if (ucx_find(d->ctx, &u) < 0)
+	if (u->version < 0)
 		return;
 	snprintf(idx, sizeof(idx), "%u", e->gid_index);
 	for (i = 0; i < e->n && !e->ucx_dgid_off; i++)
-		e->ucx_dgid_off = ucx_needs_dgid_check_off(e->ports[i].dev, e->ports[i].port, u.version,
-							   idx, why, sizeof(why));
+		e->ucx_dgid_off = ucx_needs_dgid_check_off(e->ports[i].dev, e->ports[i].port, u->version,
+							   job ? job : e->index_set ? idx : NULL,
+							   why, sizeof(why));
 }
 
-int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e)
+/* The job's own variables of @f's library: kept, unless the doctor's check fails them. */
+static int judge_job_vars(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+{
+	struct check_result r = { 0 };
+	bool nccl = f == JOBENV_NCCL;
+
+	if (nccl)
+		check_env_nccl(d, &r);
+	else
+		check_env_ucx(d, &r);
+	if (r.status != CHECK_FAIL)
+		return 0;
+	return refuse(e, nccl ? "Failed to keep the job's NCCL variables"
+			      : "Failed to keep the job's UCX variables",
+		      nccl ? "env.nccl" : "env.ucx", &r);
+}
+
+/* Whether the job's own port list (NCCL_IB_HCA, UCX_NET_DEVICES) selects @jp; true when none. */
+static bool job_selects(enum jobenv_for f, const struct jobenv_port *jp)
+{
+	const char *val = doctor_env(f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
+	struct env_list l;
+	char err[160];
+	bool all = false;
+	size_t k;
+
+	if (!val)
+		return true;
+	if (f == JOBENV_NCCL)
+		return nccl_list_parse(val, &l, err, sizeof(err)) ||
+		       nccl_list_match(&l, jp->dev->name, (int)jp->port->num);
+	if (ucx_list_parse(val, &l, &all, err, sizeof(err)) || all)
+		return true;
+	for (k = 0; k < l.n; k++)
+		if (!strcmp(l.items[k].name, jp->dev->name) && l.items[k].port == (int)jp->port->num)
+			return true;
+	return false;
+}
+
+/* Only the ports the job's own list selects: the others to the skipped list. */
+static int narrow_to_job(enum jobenv_for f, struct jobenv *e)
+{
+	const char *var = f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES";
+	struct check_result r;
+	size_t i, kept = 0;
+	int ret = 0;
+
+	for (i = 0; i < e->n && !ret; i++) {
+		if (job_selects(f, &e->ports[i])) {
+			e->ports[kept++] = e->ports[i];
+			continue;
+		}
+		memset(&r, 0, sizeof(r));
+		check_note(&r, CHECK_OK, "%s/%u is not selected by the job's %s='%.80s'",
+			   e->ports[i].dev->name, e->ports[i].port->num, var, doctor_env(var));
+		ret = skip_add(e, e->ports[i].dev, e->ports[i].port, &r);
+	}
+	e->n = kept;
+	if (ret || kept)
+		return ret;
+	snprintf(e->why, sizeof(e->why), "Failed to find the job's RDMA ports: the job's %s='%.80s' "
+		 "selects none of the active ports (doctor check env.%s). Fix: unset %s, or name "
+		 "ports that are active (rdmactl ports)", var, doctor_env(var),
+		 f == JOBENV_NCCL ? "nccl" : "ucx", var);
+	return -ENODATA;
+}
+
+int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
+		 struct jobenv *e)
 {
 	size_t i;
 	int ret;
@@ -354,18 +600,29 @@ int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, st
 	}
 	if (!d->node.n)
 		return no_device(d, e);
+	/* UCX's variables only where UCX is: Open MPI's pml=ucx without it fails every job. */
+	e->have_ucx = doctor_ucx(d)->version >= 0;
+	if (f != JOBENV_NCCL && !e->have_ucx)
+		note(e, "UCX is not installed here (no libucp.so.0, no libucx0 package): no UCX "
+		     "variable and no OMPI_MCA_pml=ucx");
 	ret = take_ports(d, picks, n, e);
+	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
+		ret = judge_job_vars(d, f, e);
+	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
+		ret = narrow_to_job(f, e);
 	if (ret)
 		return ret;
 	qsort(e->ports, e->n, sizeof(e->ports[0]), cmp_port);
 	ret = choose_gids(e);
-	for (i = 0; !ret && i < e->n; i++)
+	for (i = 0; !ret && i < e->n; i++) {
+		port_ifname(d->ctx, e, &e->ports[i]);
 		ret = names_ok(e, &e->ports[i]);
+	}
 	if (!ret)
-		ret = one_index(e);
+		ret = gid_plan(d, f, e);
 	if (!ret)
 		join_ifnames(e);
-	if (!ret)
+	if (!ret && e->have_ucx)
 		ucx_dgid(d, e);
 	return ret;
 }
@@ -388,17 +645,20 @@ static void hca_list(const struct jobenv *e, const char *prefix, char *buf, size
 					e->ports[i].dev->name, e->ports[i].port->num);
 }
 
+/* A variable to print, or kept when the job set it. */
 static struct jobenv_var *var(struct jobenv_var *v, size_t *n, const char *name)
 {
 	v[*n].name = name;
 	v[*n].value[0] = '\0';
+	v[*n].kept = doctor_env(name) != NULL;
 	return &v[(*n)++];
 }
 
 static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 {
 	hca_list(e, "", var(v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
-	snprintf(var(v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+	if (e->index_set || doctor_env("UCX_IB_GID_INDEX"))
+		snprintf(var(v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
 	if (e->ucx_dgid_off)
 		snprintf(var(v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
 }
@@ -411,17 +671,22 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 	case JOBENV_NCCL:
 		/* '=': whole names, so that mlx5_1 does not also select mlx5_10. */
 		hca_list(e, "=", var(v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
-		snprintf(var(v, &n, "NCCL_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+		if ((e->index_set && !nccl_job_selects_gid()) || doctor_env("NCCL_IB_GID_INDEX"))
+			snprintf(var(v, &n, "NCCL_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u",
+				 e->gid_index);
 		if (e->ifnames[0])
 			snprintf(var(v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
 				 e->ifnames);
 		break;
 	case JOBENV_UCX:
-		ucx_vars(e, v, &n);
+		if (e->have_ucx)
+			ucx_vars(e, v, &n);
 		break;
 	case JOBENV_MPI:
-		ucx_vars(e, v, &n);
-		snprintf(var(v, &n, "OMPI_MCA_pml")->value, JOBENV_VALUE_MAX, "ucx");
+		if (e->have_ucx) {
+			ucx_vars(e, v, &n);
+			snprintf(var(v, &n, "OMPI_MCA_pml")->value, JOBENV_VALUE_MAX, "ucx");
+		}
 		if (!e->ifnames[0])
 			break;
 		/* mpirun's and orted's out-of-band channel, and the TCP BTL if one runs. */

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <net/if.h>
 
 #include "doctor/doctor.h"
 #include "node/envparse.h"
@@ -38,6 +39,7 @@ struct jobenv_port {
 	const struct rdma_dev *dev;
 	const struct rdma_port *port;
 	const struct rdma_gid *gid;
+	char ifname[IF_NAMESIZE];	/* its netdev in /sys/class/net; "" when none there */
 	char why[192];
 };
 
@@ -59,26 +61,42 @@ struct jobenv {
 	struct jobenv_skip *skipped;	/* malloc'd */
 	size_t n_skipped;
 	unsigned int gid_index;
+	bool index_set;			/* print gid_index: every port needs it */
+	bool index_differs;		/* the ports need different indexes: the library finds each */
+	bool have_ucx;			/* UCX is installed: its variables, and Open MPI's pml */
 	bool ucx_dgid_off;		/* UCX needs UCX_UD_VERBS_ETH_DGID_CHECK=n (node/ucx.h) */
 	char ifnames[JOBENV_VALUE_MAX / 2];	/* "ens1f0np0,ens1f1np1"; "" when no port has one */
+	char notes[4][CHECK_TEXT];	/* for -v: what was left to the library or the job, and why */
+	size_t n_notes;
+	struct check_result plan;	/* why no GID index serves the ports (check roce.gid) */
+	bool plan_failed;		/* jobenv_build() failed there: @plan says why */
 	char why[2 * CHECK_TEXT + 256];	/* the error line, when jobenv_build() failed */
 };
 
 /*
- * Choose the ports and values for @d's node: those of @picks (@n of
- * them), or with none every ACTIVE port that is not a representor.
+ * Choose the ports and values of a job of kind @f on @d's node: those of
+ * @picks (@n of them), or with none every ACTIVE port that is not a
+ * representor, narrowed to those the job's own NCCL_IB_HCA (nccl) or
+ * UCX_NET_DEVICES (ucx, mpi) selects.  The job's own variables are
+ * judged as the doctor's env.nccl and env.ucx judge them and kept.
+ * Where the ports need different GID indexes, no index variable is
+ * printed when the installed library finds each port's entry itself
+ * (NCCL 2.21 and later, UCX 1.7 and later), and the build fails where it
+ * does not (check roce.gid fails the node for the same reason: @e->plan).
  * 0; -EINVAL when a pick names no device or port; -ENODATA when no
- * correct value exists (no device, no active port, no RoCE v2 GID,
- * ports that need different GID indexes, a name that cannot be
- * exported); -ENOMEM.  @e->why holds the line to print for an error.
- * Free with jobenv_free() either way.
+ * correct value exists (no device, no active port, no RoCE v2 GID, no
+ * index the library can use, a job variable the doctor fails, a name
+ * that cannot be exported); -ENOMEM.  @e->why holds the line to print
+ * for an error.  Free with jobenv_free() either way.
  */
-int jobenv_build(struct doctor *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e);
+int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
+		 struct jobenv *e);
 void jobenv_free(struct jobenv *e);
 
 struct jobenv_var {
 	const char *name;
 	char value[JOBENV_VALUE_MAX];
+	bool kept;	/* the job set it already: not printed, its value stays */
 };
 
 #define JOBENV_VARS_MAX 8
@@ -86,8 +104,10 @@ struct jobenv_var {
 /*
  * The variables @f needs, in the order they are printed, into @v (at
  * least JOBENV_VARS_MAX); how many.  A variable without a value (the
- * socket interface of an InfiniBand port with no netdev) is left out:
- * the library then chooses it itself.
+ * socket interface of an InfiniBand port with no netdev, the GID index of
+ * ports that need different ones) is left out: the library then chooses
+ * it itself.  No UCX variable and no OMPI_MCA_pml=ucx without UCX.  One
+ * the job set already (not empty) is marked kept.
  */
 size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v);
 

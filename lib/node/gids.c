@@ -140,21 +140,52 @@ static void port_dirs_close(struct port_dirs *pd)
 		close(pd->gids);
 }
 
-/* Entry @i into @g; -ENOENT when it is empty or unreadable. */
-static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, unsigned int i,
-			    enum link_layer ll, struct rdma_gid *g)
+/*
+ * Remember the lowest index of @port whose file @what could not be read
+ * (@err, or @why when the value was bad): the choice must not pass it by.
+ */
+static void unread(struct rdma_port *port, unsigned int i, const char *what, int err,
+		   const char *why)
 {
+	if (port->gid_unread && port->gid_unread <= i + 1)
+		return;
+	port->gid_unread = i + 1;
+	snprintf(port->gid_unread_why, sizeof(port->gid_unread_why), "%s/%u: %.48s", what, i,
+		 why ? why : strerror(-err));
+}
+
+/*
+ * An attribute this user may not read.  Other failures are the kernel's
+ * answer (EINVAL in a container, no attribute on an old kernel): the type
+ * or netdev stays unknown and the choice says so in those words.
+ */
+static bool attr_unread(int ret)
+{
+	return ret == -EACCES || ret == -EPERM;
+}
+
+/* Entry @i into @g; -ENOENT when it is empty or unreadable (noted in @port). */
+static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, unsigned int i,
+			    struct rdma_port *port, struct rdma_gid *g)
+{
+	enum link_layer ll = port->link_layer;
 	char name[16], buf[64];
+	int ret;
 
 	snprintf(name, sizeof(name), "%u", i);
-	if (read_line_warn_at(ctx, pd->gids, pd->gids_path, name, buf, sizeof(buf)) < 0)
+	ret = read_line_warn_at(ctx, pd->gids, pd->gids_path, name, buf, sizeof(buf));
+	if (ret < 0) {
+		if (ret != -ENOENT)
+			unread(port, i, "gids", ret, NULL);
 		return -ENOENT;
+	}
 	if (gid_parse(buf, g->raw)) {
 		char path[160], why[96];
 
 		snprintf(path, sizeof(path), "%s/%s", pd->gids_path, name);
 		snprintf(why, sizeof(why), *buf ? "not a GID: '%.48s'" : "empty", buf);
 		read_warning(ctx, path, -EINVAL, why);
+		unread(port, i, "gids", -EINVAL, why);
 		return -ENOENT;
 	}
 	if (gid_unset(g->raw))
@@ -164,12 +195,25 @@ static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, u
 	g->netdev[0] = '\0';
 	if (ll == LINK_LAYER_INFINIBAND)
 		return 0;	/* no RoCE type, no netdev */
-	/* Any failed read (EINVAL in containers) leaves the attribute unknown. */
-	if (pd->types >= 0 && read_line_at(pd->types, name, buf, sizeof(buf)) > 0)
-		g->type = gid_type_parse(buf, ll);
-	if (pd->ndevs >= 0 && read_line_at(pd->ndevs, name, buf, sizeof(buf)) > 0 &&
-	    strlen(buf) < sizeof(g->netdev))
-		memcpy(g->netdev, buf, strlen(buf) + 1);
+	/*
+	 * A failed read leaves the attribute unknown; a permission error is
+	 * also noted, so that the choice says the file was not read rather
+	 * than guess at the hardware.
+	 */
+	if (pd->types >= 0) {
+		ret = read_line_at(pd->types, name, buf, sizeof(buf));
+		if (ret > 0)
+			g->type = gid_type_parse(buf, ll);
+		else if (attr_unread(ret))
+			unread(port, i, "gid_attrs/types", ret, NULL);
+	}
+	if (pd->ndevs >= 0) {
+		ret = read_line_at(pd->ndevs, name, buf, sizeof(buf));
+		if (ret > 0 && strlen(buf) < sizeof(g->netdev))
+			memcpy(g->netdev, buf, strlen(buf) + 1);
+		else if (attr_unread(ret))
+			unread(port, i, "gid_attrs/ndevs", ret, NULL);
+	}
 	return 0;
 }
 
@@ -181,6 +225,8 @@ static int sysfs_load_port(const struct ctx *ctx, const struct rdma_dev *dev,
 	size_t n = 0;
 	int len, i, ret;
 
+	port->gid_unread = 0;
+	port->gid_unread_why[0] = '\0';
 	ret = port_dirs_open(ctx, dev, port, &pd);
 	if (ret)
 		return ret;
@@ -196,7 +242,7 @@ static int sysfs_load_port(const struct ctx *ctx, const struct rdma_dev *dev,
 		goto err_dirs;
 	}
 	for (i = 0; i < len; i++)
-		n += !sysfs_read_entry(ctx, &pd, (unsigned int)i, port->link_layer, &gids[n]);
+		n += !sysfs_read_entry(ctx, &pd, (unsigned int)i, port, &gids[n]);
 	/* Most of a table is usually empty: keep only what was filled. */
 	if (!n) {
 		free(gids);
@@ -573,6 +619,17 @@ bool gid_choose(const struct rdma_port *port, bool ipv6, const char *netdev,
 			c->gid = g;
 		c->candidates++;
 	}
+	/* An entry not read, below the one found or with none found, may be the one. */
+	if (port->gid_unread && (!c->gid || port->gid_unread - 1 <= c->gid->index)) {
+		c->gid = NULL;
+		c->candidates = 0;
+		c->problem = GID_UNREADABLE;
+		snprintf(c->why, sizeof(c->why), "cannot read %s, so the GID to use is not known",
+			 port->gid_unread_why);
+		snprintf(c->fix, sizeof(c->fix), "make the port's gids and gid_attrs readable to "
+			 "this user, or run 'rdmactl gids --recommend' as root");
+		return false;
+	}
 	if (c->gid) {
 		explain_found(c, ipv6);
 		return true;
@@ -591,6 +648,7 @@ const struct rdma_gid *gid_recommend(const struct rdma_port *port, bool ipv6, co
 					"the kernel did not report the GID types" },
 		[GID_NO_ROCE_V2] = { "the IPv4 GIDs are RoCE v1 only",
 				     "the IPv6 GIDs are RoCE v1 only" },
+		[GID_UNREADABLE] = { "a GID entry could not be read", "a GID entry could not be read" },
 	};
 	struct gid_choice c;
 

@@ -42,6 +42,7 @@ enum gid_problem {
 	GID_NO_ADDRESS,		/* no GID carries an address of the family */
 	GID_TYPES_UNKNOWN,	/* the kernel would not say which are RoCE v2 */
 	GID_NO_ROCE_V2,		/* the addresses sit only on RoCE v1 entries */
+	GID_UNREADABLE,		/* an entry at or below the one to choose could not be read */
 };
 
 struct gid_choice {

@@ -51,6 +51,13 @@ struct rdma_port {
 	int gid_tbl_len;
 	struct rdma_gid *gids;	/* the non-empty entries */
 	size_t n_gids;
+	/*
+	 * The lowest index whose entry, RoCE type or netdev could not be
+	 * read (permission, a bad value), plus one; 0 when every file read.
+	 * A choice past it may be wrong: gid_choose() says so.
+	 */
+	unsigned int gid_unread;
+	char gid_unread_why[96];	/* "gid_attrs/ndevs/5: Permission denied" */
 };
 
 struct rdma_dev {

@@ -29,7 +29,7 @@ check healthy-ports found ports 'mlx5_0/1 ACTIVE LinkUp \(ens19f0np0\)'
 check healthy-ipv4 found roce.ipv4 'mlx5_0/1 ens19f0np0 has 192.168.88.1'
 # The field notes' table: index 5 is RoCE v2 with 192.168.88.1.
 check healthy-gid found roce.gid 'mlx5_0/1: use GID index 5 \(RoCE v2, 192.168.88.1\)'
-check healthy-gid-nccl found roce.gid 'NCCL 2.21.5 .* finds it itself'
+check healthy-gid-nccl found roce.gid "need GID indexes 5 and 3: no NCCL_IB_GID_INDEX, NCCL 2.21.5 finds each port's entry itself"
 check healthy-mtu found mtu 'mlx5_0/1 active MTU 4096 \(max 4096\), ens19f0np0 MTU 9000'
 check healthy-memlock-login found memlock.login 'unlimited \(/etc/security/limits.d/99-nccl.conf:1\)'
 check healthy-memlock-systemd found memlock.systemd '90-memlock.conf:2'
@@ -336,9 +336,13 @@ run --root "$OK" doctor --only nosuchthing
 check only-unknown err_has "Unknown check 'nosuchthing' in --only. 'rdmactl doctor --list' lists the checks."
 run --root "$OK" doctor --only devices,,ports
 check only-empty-item rc_is 2
-run --root "$OK" doctor --for mpi
+run --root "$OK" doctor --for tcp
 check for-bad rc_is 2
-check for-bad-msg err_has "invalid --for value 'mpi': use nccl, ucx or perftest"
+check for-bad-msg err_has "invalid --for value 'tcp': use nccl, ucx, mpi or perftest"
+# mpi means what env --for mpi means: Open MPI over UCX, UCX's checks.
+run --root "$OK" -j doctor --for mpi
+check for-mpi json_ok '(.checks[] | select(.id == "env.nccl") | .found) == "--for mpi: NCCL'"'"'s variables do not apply"'
+check for-mpi-ucx json_ok '(.checks[] | select(.id == "env.ucx") | .status | ascii_downcase) == "ok"'
 run --root "$OK" doctor --port 0
 check port-bad rc_is 2
 check port-bad-msg err_has "Failed to read --port '0'"
@@ -360,7 +364,7 @@ check mtu-unknown-found found mtu '^rxe0/1: it has no netdev and its active MTU 
 
 # ---- --help names the values of every option that takes one of a list ----
 run doctor --help
-check help-for-values out_has '^ +--for JOB +.*: nccl, ucx or perftest$'
+check help-for-values out_has '^ +--for JOB +.*: nccl, ucx, mpi or perftest$'
 check help-launcher-values out_has '^ +--launcher NAME +.*: srun, pdsh, clush, ssh or local$'
 # ---- the man page as rendered ----
 MAN=$TOP/man/rdmactl-doctor.8

@@ -11,6 +11,21 @@ NOTES=$FIXTURES/mlx5-6gids	# RoCE v2 IPv4 at GID index 5
 ORDER=$FIXTURES/gid-order	# the same port with IPv6 added first: index 7
 TASKPROLOG=$TOP/contrib/slurm/rdmactl-taskprolog
 
+# with_ucx FIXTURE [VERSION]: a copy of FIXTURE where dpkg has libucx0
+# installed (1.16.0 unless VERSION); its path.  UCX's variables, and Open
+# MPI's pml=ucx, are printed only where UCX is.
+with_ucx() {
+	local dst
+	dst=$TMPD/ucx-$(basename "$1")-${2:-1.16.0}
+	if [ ! -d "$dst" ]; then
+		cp -a "$1" "$dst"
+		mkdir -p "$dst/var/lib/dpkg"
+		printf 'Package: libucx0\nStatus: install ok installed\nVersion: %s-1\n\n' \
+			"${2:-1.16.0}" >>"$dst/var/lib/dpkg/status"
+	fi
+	echo "$dst"
+}
+
 # exports_are NAME EXPECTED ARGS...: exit 0, exactly EXPECTED on stdout, nothing on stderr.
 exports_are() {
 	local name=$1 expected=$2
@@ -38,14 +53,26 @@ exports_are order-nccl 'export NCCL_IB_HCA==mlx5_0:1
 export NCCL_IB_GID_INDEX=7
 export NCCL_SOCKET_IFNAME==ens19f0np0' --root "$ORDER" env --for nccl
 exports_are notes-ucx 'export UCX_NET_DEVICES=mlx5_0:1
-export UCX_IB_GID_INDEX=5' --root "$NOTES" env --for ucx
+export UCX_IB_GID_INDEX=5' --root "$(with_ucx "$NOTES")" env --for ucx
 exports_are order-ucx 'export UCX_NET_DEVICES=mlx5_0:1
-export UCX_IB_GID_INDEX=7' --root "$ORDER" env --for ucx
+export UCX_IB_GID_INDEX=7' --root "$(with_ucx "$ORDER")" env --for ucx
 exports_are order-mpi 'export UCX_NET_DEVICES=mlx5_0:1
 export UCX_IB_GID_INDEX=7
 export OMPI_MCA_pml=ucx
 export OMPI_MCA_oob_tcp_if_include=ens19f0np0
+export OMPI_MCA_btl_tcp_if_include=ens19f0np0' --root "$(with_ucx "$ORDER")" env --for mpi
+# No UCX here: no UCX variable, and no pml=ucx that would stop Open MPI.
+exports_are order-mpi-no-ucx 'export OMPI_MCA_oob_tcp_if_include=ens19f0np0
 export OMPI_MCA_btl_tcp_if_include=ens19f0np0' --root "$ORDER" env --for mpi
+exports_are order-ucx-no-ucx '' --root "$ORDER" env --for ucx
+for fx in sriov-cx6dx bluefield2-arm; do
+	run --root "$FIXTURES/$fx" env --for mpi
+	check "$fx-mpi-no-pml" bash -c '! grep -q "OMPI_MCA_pml\|UCX_" <<<"$0"' "$OUT"
+	run --root "$FIXTURES/$fx" doctor --only ucx.ud_dgid
+	check "$fx-doctor-says-no-ucx" out_has 'UCX is not installed'
+done
+run -v --root "$ORDER" env --for mpi
+check no-ucx-said err_has '^rdmactl env: UCX is not installed here \(no libucp.so.0, no libucx0 package\): no UCX variable and no OMPI_MCA_pml=ucx$'
 
 # The index is the one gids --recommend and the doctor's roce.gid name.
 run --root "$ORDER" gids --recommend
@@ -58,19 +85,61 @@ exports_are dual-nccl 'export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1
 export NCCL_IB_GID_INDEX=3
 export NCCL_SOCKET_IFNAME==ens19f0np0,ens19f1np1' --root "$FIXTURES/dual-port" env --for nccl
 exports_are dual-one-port 'export UCX_NET_DEVICES=mlx5_1:1
-export UCX_IB_GID_INDEX=3' --root "$FIXTURES/dual-port" env --for ucx -d mlx5_1/1
+export UCX_IB_GID_INDEX=3' --root "$(with_ucx "$FIXTURES/dual-port")" env --for ucx -d mlx5_1/1
 
 # --- InfiniBand: the port GID, no netdev to name for sockets ---
 exports_are ib-nccl 'export NCCL_IB_HCA==mlx5_0:1
 export NCCL_IB_GID_INDEX=0' --root "$FIXTURES/ib-hca" env --for nccl
 exports_are ib-mpi 'export UCX_NET_DEVICES=mlx5_0:1
 export UCX_IB_GID_INDEX=0
-export OMPI_MCA_pml=ucx' --root "$FIXTURES/ib-hca" env --for mpi
+export OMPI_MCA_pml=ucx' --root "$(with_ucx "$FIXTURES/ib-hca")" env --for mpi
 
-# --- ports that need different indexes: refused, and -d chooses ---
+# --- ports that need different indexes (5, 3, 3) ---
 HEALTHY=$FIXTURES/doctor-healthy
-refused healthy-two-indexes "rdmactl env: Failed to find one GID index for mlx5_0/1 and mlx5_1/1: they need 5 and 3 (doctor check roce.gid), and NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX hold one index for every device. Fix: choose the ports with -d, as in -d mlx5_0/1" \
-	--root "$HEALTHY" env --for nccl
+# NCCL 2.21.5 is installed: it finds each port's entry itself, so no index.
+exports_are healthy-nccl-finds-each 'export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_10:1
+export NCCL_SOCKET_IFNAME==ens19f0np0,ens19f1np1,ens20f0np0' --root "$HEALTHY" env --for nccl
+run -v --root "$HEALTHY" env --for nccl
+check healthy-nccl-says-why err_has "^rdmactl env: mlx5_0/1 and mlx5_1/1 need GID indexes 5 and 3: no NCCL_IB_GID_INDEX, NCCL 2.21.5 finds each port's entry itself$"
+run --root "$HEALTHY" doctor --for nccl
+check healthy-doctor-passes rc_is 0
+check healthy-doctor-same-words out_has "need GID indexes 5 and 3: no NCCL_IB_GID_INDEX, NCCL 2.21.5 finds each port's entry itself"
+# UCX 1.16 picks each port's RoCE v2 IPv4 entry itself (UCX_IB_GID_INDEX=auto).
+exports_are healthy-ucx-finds-each 'export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_10:1
+export OMPI_MCA_pml=ucx
+export OMPI_MCA_oob_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0
+export OMPI_MCA_btl_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0' --root "$(with_ucx "$HEALTHY")" env --for mpi
+# gids --recommend says the ports differ and prints env's lines.
+run --root "$HEALTHY" gids --recommend
+check healthy-gids-says-differ out_has '^The ports need different GID indexes: no one NCCL_IB_GID_INDEX or UCX_IB_GID_INDEX is right for all of them'
+check healthy-gids-env-lines [ "$(sed -n '/^rdmactl env --for nccl:/,/^rdmactl env --for ucx:/{s/^  export /export /p}' <<<"$OUT")" == "$("$RDMACTL" --root "$HEALTHY" env --for nccl)" ]
+run -j --root "$HEALTHY" gids --recommend
+check healthy-gids-json json_ok '.env.nccl == {"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1,mlx5_10:1", "NCCL_SOCKET_IFNAME": "=ens19f0np0,ens19f1np1,ens20f0np0"}'
+run --root "$NOTES" gids --recommend
+check one-port-gids-no-differ bash -c '! grep -q "different GID indexes" <<<"$0"' "$OUT"
+
+# Where no value is right for the installed library: refused, and the doctor fails the node alike.
+old_nccl() {
+	rm -rf "$TMPD/old"
+	cp -a "$HEALTHY" "$TMPD/old"
+	mv "$TMPD/old/usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5" "$TMPD/old/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3"
+}
+old_nccl
+OLD_WHY="mlx5_0/1 and mlx5_1/1 need GID indexes 5 and 3, and NCCL 2.18.3 (/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3), older than 2.21, takes one NCCL_IB_GID_INDEX for every device"
+OLD_FIX="install NCCL 2.21 or later (it finds each port's entry), or give each job ports that agree: RDMACTL_ENV_DEVICES=mlx5_0/1 for the TaskProlog (rdmactl env -d mlx5_0/1)"
+refused old-nccl-two-indexes "rdmactl env: Failed to find a GID index for the job's ports: $OLD_WHY (doctor check roce.gid). Fix: $OLD_FIX" \
+	--root "$TMPD/old" env --for nccl
+run -j --root "$TMPD/old" doctor --for nccl --only roce.gid
+check old-nccl-doctor-fails json_ok "(.checks[0].status | ascii_downcase) == \"fail\" and (.checks[0].found | contains(\"$OLD_WHY\")) and .checks[0].fix == \"$OLD_FIX\""
+exports_are old-nccl-one-rail 'export NCCL_IB_HCA==mlx5_0:1
+export NCCL_IB_GID_INDEX=5
+export NCCL_SOCKET_IFNAME==ens19f0np0' --root "$TMPD/old" env --for nccl -d mlx5_0/1
+UCX_OLD_WHY="mlx5_0/1 and mlx5_1/1 need GID indexes 5 and 3, and UCX 1.6.0 (dpkg: libucx0 1.6.0-1), older than 1.7, does not pick each port's RoCE v2 entry itself: UCX_IB_GID_INDEX holds one index for every device"
+run --root "$(with_ucx "$HEALTHY" 1.6.0)" env --for mpi
+check old-ucx-refused-rc rc_is 1
+check old-ucx-refused [ "${ERR#*"$UCX_OLD_WHY"}" != "$ERR" ]
+run -j --root "$(with_ucx "$HEALTHY" 1.6.0)" doctor --for mpi --only roce.gid
+check old-ucx-doctor-fails json_ok '(.checks[0].status | ascii_downcase) == "fail" and (.checks[0].found | contains("older than 1.7"))'
 # '=': mlx5_1 names mlx5_1 alone, not mlx5_10 too.
 exports_are healthy-exact 'export NCCL_IB_HCA==mlx5_1:1
 export NCCL_IB_GID_INDEX=3
@@ -80,7 +149,7 @@ export NCCL_IB_GID_INDEX=3
 export NCCL_SOCKET_IFNAME==ens19f1np1,ens20f0np0' --root "$HEALTHY" env --for nccl -d mlx5_10/1 -d mlx5_1 -d mlx5_1/1
 
 # --- a DPU's Arm side: the representors are left out, the SF's device used ---
-BF=$FIXTURES/bluefield2-arm
+BF=$(with_ucx "$FIXTURES/bluefield2-arm")
 exports_are bf-ucx 'export UCX_NET_DEVICES=mlx5_2:1
 export UCX_IB_GID_INDEX=3' --root "$BF" env --for ucx
 refused bf-representor "rdmactl env: Failed to use the port asked for: mlx5_0/1 is the representor pf0hpf (host PF 0): a port of the eswitch, not one of this node's own (doctor check ports)" \
@@ -130,22 +199,81 @@ echo "IB/RoCE v1" >"$PORT/gid_attrs/types/7"
 refused roce-v1-only "rdmactl env: Failed to find a GID index for mlx5_0/1: the 2 GID(s) with an IPv4 address are RoCE v1 only (doctor check roce.gid). Fix: enable RoCE v2 in the device's firmware or driver" \
 	--root "$TMPD/tree" env --for ucx
 
-# A GID entry that cannot be read: the index chosen past it may be wrong, so none.
+# A GID entry that cannot be read below the one chosen: it may be the one, so none, said as such.
 copy_order
 echo junk >"$PORT/gids/3"
-run --root "$TMPD/tree" env --for ucx
-check unreadable-rc rc_is 1
-check unreadable-stdout-empty out_empty
-check unreadable-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
-check unreadable-refused err_has '^rdmactl env: Failed to trust the values: 1 file\(s\) could not be read \(see the warnings above\)$'
+run --root "$TMPD/tree" env --for nccl
+check unreadable-below-rc rc_is 1
+check unreadable-below-stdout-empty out_empty
+check unreadable-below-said err_has "^rdmactl env: Failed to find a GID index for mlx5_0/1: cannot read gids/3: not a GID: 'junk', so the GID to use is not known \(doctor check roce.gid\). Fix: make the port's gids and gid_attrs readable to this user, or run 'rdmactl gids --recommend' as root$"
+check unreadable-below-warned err_has "^rdmactl env: warning: cannot read .*/gids/3: not a GID: 'junk'$"
+# Above it: no value depends on it.
+copy_order
+echo junk >"$PORT/gids/9" 2>/dev/null || echo junk >"$PORT/gids/8"
+run --root "$TMPD/tree" env --for nccl
+check unreadable-above-rc rc_is 0
+check unreadable-above-index out_has '^export NCCL_IB_GID_INDEX=7$'
+
+# --- as an ordinary user (the TaskProlog runs as the job's): unreadable is not wrong ---
+if [ "$(id -u)" = 0 ]; then
+	# A tree and a binary the user can reach, wherever the checkout is.
+	UDIR=$(mktemp -d /tmp/rdmactl-env-user.XXXXXX)
+	chmod 755 "$UDIR"
+	cp "$RDMACTL" "$UDIR/rdmactl"
+	as_user() {
+		RC=0
+		OUT=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UDIR/rdmactl" "$@" 2>"$TMPD/err") || RC=$?
+		ERR=$(cat "$TMPD/err")
+	}
+	user_tree() {
+		rm -rf "$UDIR/tree"
+		cp -a "$ORDER" "$UDIR/tree"
+		chmod -R a+rX "$UDIR/tree"
+		UPORT=$UDIR/tree/sys/class/infiniband/mlx5_0/ports/1
+	}
+	# Files no value depends on: warned, the lines printed, exit 0.
+	user_tree
+	chmod 000 "$UDIR/tree/sys/class/infiniband/mlx5_0/fw_ver" "$UDIR/tree/sys/class/infiniband/mlx5_0/node_guid"
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-unrelated-rc rc_is 0
+	check user-unrelated-lines [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl)" ]
+	# The netdev of an entry below the chosen one: said as unreadable, not as RoCE v1.
+	user_tree
+	chmod 000 "$UPORT/gid_attrs/ndevs/5"
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-ndevs-rc rc_is 1
+	check user-ndevs-said err_has "^rdmactl env: Failed to find a GID index for mlx5_0/1: cannot read gid_attrs/ndevs/5: Permission denied, so the GID to use is not known \(doctor check roce.gid\)"
+	check user-ndevs-not-v1 bash -c '! grep -q "RoCE v1" <<<"$0"' "$ERR"
+	as_user --root "$UDIR/tree" doctor --only roce.gid
+	check user-ndevs-doctor-same out_has 'cannot read gid_attrs/ndevs/5: Permission denied'
+	# Above the chosen one: nothing depends on it.
+	user_tree
+	chmod 000 "$UPORT/gid_attrs/types/"*
+	chmod 444 "$UPORT/gid_attrs/types/"[0-7]
+	as_user --root "$UDIR/tree" env --for nccl
+	check user-types-rc rc_is 0
+	rm -rf "$UDIR"
+else
+	skip user-unreadable "needs root to run as another user"
+fi
+
+# A GID whose netdev is not in /sys/class/net (a container): never exported.
+copy_order
+for i in 0 1 2 3 4 5 6 7; do echo ghost0 >"$PORT/gid_attrs/ndevs/$i"; done
+rm -rf "$TMPD/tree/sys/class/net/ens19f0np0"
+run --root "$TMPD/tree" -v env --for nccl
+check ghost-rc rc_is 0
+check ghost-not-exported bash -c '! grep -q ghost0 <<<"$0"' "$OUT"
+check ghost-said err_has 'its netdev ghost0 is not in /sys/class/net here'
 
 # --- names a TaskProlog or a shell would misread: refused, escaped ---
 # netdev_name NAME: the port's netdev (gid_attrs/ndevs) named NAME.
 netdev_name() {
 	copy_order
 	for i in 0 1 2 3 4 5 6 7; do printf '%s\n' "$1" >"$PORT/gid_attrs/ndevs/$i"; done
+	mkdir -p "$TMPD/tree/sys/class/net/$1"
 }
-NETDEV_FIX="Fix: ip link set dev IF name NEWNAME, or choose other ports with -d"
+NETDEV_FIX="Fix: ip link set dev IF name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)"
 NAME_RULE="a value Slurm's TaskProlog and a shell both read as written may hold only letters, digits, '.', '_' and '-'."
 # shellcheck disable=SC2016 # the name holds the '$(' itself
 netdev_name 'ens1$(reboot)'
@@ -165,16 +293,16 @@ refused netdev-quote "rdmactl env: Failed to export netdev 'ens1'x': $NAME_RULE 
 # A device renamed (rdma dev set mlx5_0 name ...) to something a shell expands.
 copy_order
 mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5_\`id\`"
-refused dev-backquote "rdmactl env: Failed to export RDMA device 'mlx5_\`id\`': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with -d" \
+refused dev-backquote "rdmactl env: Failed to export RDMA device 'mlx5_\`id\`': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" \
 	--root "$TMPD/tree" env --for nccl
 copy_order
 mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5"$'\e[2J'
-refused dev-escape "rdmactl env: Failed to export RDMA device 'mlx5\\x1b[2J': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with -d" \
+refused dev-escape "rdmactl env: Failed to export RDMA device 'mlx5\\x1b[2J': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" \
 	--root "$TMPD/tree" env --for ucx
 
 # --- what the lines are: a shell and Slurm read them the same ---
 for f in nccl ucx mpi; do
-	run --root "$FIXTURES/dual-port" env --for "$f"
+	run --root "$(with_ucx "$FIXTURES/dual-port")" env --for "$f"
 	check "plain-lines-$f" [ "$(grep -cvE '^export [A-Za-z_]+=[=A-Za-z0-9_.:,-]+$' <<<"$OUT")" -eq 0 ]
 done
 # shellcheck disable=SC2016
@@ -186,9 +314,10 @@ check sourced-by-sh [ "$(env -i sh -c 'eval "$1"; printf "%s|%s|%s" "$NCCL_IB_HC
 # active port, also those UCX_NET_DEVICES leaves out.)
 for fx in mlx5-6gids gid-order dual-port bluefield2-arm ib-hca sriov-cx6dx; do
 	for f in nccl ucx; do
-		vars=$("$RDMACTL" --root "$FIXTURES/$fx" env --for "$f" | sed 's/^export //')
+		root=$(with_ucx "$FIXTURES/$fx")
+		vars=$("$RDMACTL" --root "$root" env --for "$f" | sed 's/^export //')
 		# shellcheck disable=SC2086 # the values are plain words: that is the point
-		status=$(env $vars "$RDMACTL" --root "$FIXTURES/$fx" -j doctor --for "$f" --only "env.$f" |
+		status=$(env $vars "$RDMACTL" --root "$root" -j doctor --for "$f" --only "env.$f" |
 			jq -r '.checks[0].status')
 		RC=0 OUT=$vars ERR=$status
 		check "doctor-passes-$fx-$f-printed" [ -n "$vars" ]
@@ -224,9 +353,9 @@ taskprolog() {
 taskprolog "$ORDER"
 check taskprolog-rc rc_is 0
 check taskprolog-lines [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl; "$RDMACTL" --root "$ORDER" env --for mpi)" ]
-taskprolog "$ORDER" RDMACTL_ENV_FOR=ucx
+taskprolog "$(with_ucx "$ORDER")" RDMACTL_ENV_FOR=ucx
 check taskprolog-ucx [ "$OUT" == $'export UCX_NET_DEVICES=mlx5_0:1\nexport UCX_IB_GID_INDEX=7' ]
-taskprolog "$HEALTHY" RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=mlx5_1,mlx5_10/1
+taskprolog "$(with_ucx "$HEALTHY")" RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=mlx5_1,mlx5_10/1
 check taskprolog-devices [ "$OUT" == $'export UCX_NET_DEVICES=mlx5_1:1,mlx5_10:1\nexport UCX_IB_GID_INDEX=3' ]
 taskprolog "$FIXTURES/doctor-broken"
 check taskprolog-refused-rc rc_is 1
@@ -239,6 +368,84 @@ taskprolog "$ORDER" RDMACTL_ENV_FOR="ucx bogus"
 check taskprolog-all-or-nothing-rc rc_is 1
 check taskprolog-all-or-nothing [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
 check taskprolog-bad-for out_has "^print rdmactl-taskprolog: rdmactl env: invalid --for value 'bogus'"
+# A refusal names the job's knobs, not -d.
+taskprolog "$TMPD/old"
+check taskprolog-old-nccl-rc rc_is 1
+check taskprolog-old-nccl-knob out_has 'RDMACTL_ENV_DEVICES=mlx5_0/1 for the TaskProlog'
+check taskprolog-old-nccl-stopped out_has '^print rdmactl-taskprolog: no RDMA variables for this node \(RDMACTL_ENV_FOR=nccl\): the task is stopped; choose its ports with RDMACTL_ENV_DEVICES=DEV\[/PORT\], or RDMACTL_ENV_FOR=none runs it without them$'
+taskprolog "$TMPD/old" RDMACTL_ENV_DEVICES=mlx5_1,mlx5_10
+check taskprolog-old-nccl-one-rail rc_is 0
+check taskprolog-old-nccl-one-rail-lines out_has '^export NCCL_IB_GID_INDEX=3$'
+# A site (or job) that prefers a warning: the task runs, without the variables.
+taskprolog "$TMPD/old" RDMACTL_ENV_ON_REFUSAL=warn
+check taskprolog-warn-rc rc_is 0
+check taskprolog-warn-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-warn-said out_has 'the task runs without them \(RDMACTL_ENV_ON_REFUSAL=warn\)$'
+# The healthy three-rail node: the default (nccl mpi) lets the job start.
+taskprolog "$HEALTHY"
+check taskprolog-healthy-rc rc_is 0
+check taskprolog-healthy-lines [ "$OUT" == "$("$RDMACTL" --root "$HEALTHY" env --for nccl; "$RDMACTL" --root "$HEALTHY" env --for mpi)" ]
+# The job's own forced index, wrong on a port: stopped with the doctor's reason.
+taskprolog "$HEALTHY" NCCL_IB_GID_INDEX=5
+check taskprolog-forced-index-rc rc_is 1
+check taskprolog-forced-index-why out_has "^print rdmactl-taskprolog: rdmactl env: Failed to keep the job's NCCL variables: NCCL_IB_GID_INDEX=5: .*mlx5_1/1 has no GID 5 \(use 3\).*\(doctor check env.nccl\)"
+check taskprolog-forced-index-fix out_has "Fix: unset NCCL_IB_GID_INDEX: the job's ports need different GID indexes, and NCCL 2.21 and later find each port's entry \(see roce.gid\)$"
+
+# --- the job's own hostile values: refused naming the value, escaped as the doctor does ---
+UCXH=$(with_ucx "$HEALTHY")
+# shellcheck disable=SC2016 # the values hold '$(' and '`' themselves
+for pair in 'NCCL_IB_HCA=$(id)' "NCCL_IB_HCA=mlx5_0'" $'NCCL_IB_HCA=mlx5_0\e[31m' $'NCCL_IB_HCA=mlx5_\xff' \
+	'NCCL_IB_HCA=mlx5_0:x' 'NCCL_IB_HCA=mlx5_0:1:2' 'NCCL_IB_HCA=mlx5_0;id' $'NCCL_IB_HCA=mlx5_0\nexport EVIL=1' \
+	'NCCL_SOCKET_IFNAME=`id`' $'NCCL_SOCKET_IFNAME=ens\e]0;x\a' 'UCX_NET_DEVICES=mlx5_0:1,$(id)' $'UCX_NET_DEVICES=\xff:1' \
+	'UCX_IB_GID_INDEX=3;id' 'NCCL_IB_GID_INDEX=$((1))'; do
+	name=${pair%%=*} val=${pair#*=} k=$((${k:-0} + 1))
+	case $name in UCX_*) root=$UCXH f=ucx ;; *) root=$HEALTHY f=nccl ;; esac
+	RC=0
+	OUT=$(env "$name=$val" "$RDMACTL" --root "$root" env --for "$f" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+	DOC=$(env "$name=$val" "$RDMACTL" --root "$root" doctor --for "$f" --only "env.$f" | sed -n 's/^FAIL *env\.[a-z]* *//p')
+	check "hostile-$k-$name-refused" rc_is 1
+	check "hostile-$k-$name-no-export" out_empty
+	check "hostile-$k-$name-one-line" err_one_line
+	check "hostile-$k-$name-no-raw-controls" [ "$(tr -d -c '\000-\011\013-\037\177' <<<"$ERR" | wc -c)" -eq 0 ]
+	check "hostile-$k-$name-doctor-words" bash -c '[ -n "$1" ] && [ "${0#*"$1"}" != "$0" ]' "$ERR" "$DOC"
+done
+# Through the TaskProlog: nothing a job variable holds becomes an export line.
+taskprolog "$HEALTHY" NCCL_IB_HCA=$'mlx5_0\nexport EVIL=1'
+check taskprolog-hostile-rc rc_is 1
+check taskprolog-hostile-no-export [ "$(grep -c '^export ' <<<"$OUT")" -eq 0 ]
+check taskprolog-hostile-print-only [ "$(grep -cv '^print ' <<<"$OUT")" -eq 0 ]
+# Warnings on stderr stay out of the task's environment when env succeeds:
+# a device no value depends on, named with a newline and an export line.
+copy_order
+EVILDEV="$TMPD/tree/sys/class/infiniband/x"$'\n'"export EVIL=1"
+cp -a "$TMPD/tree/sys/class/infiniband/mlx5_0" "$EVILDEV"
+echo "1: DOWN" >"$EVILDEV/ports/1/state"
+echo junk >"$EVILDEV/ports/1/gids/0"
+run --root "$TMPD/tree" env --for nccl
+check warning-escaped err_has '^rdmactl env: warning: cannot read .*/x\\x0aexport EVIL=1/ports/1/gids/0: not a GID'
+taskprolog "$TMPD/tree" RDMACTL_ENV_FOR=nccl
+check taskprolog-warning-rc rc_is 0
+check taskprolog-warning-no-evil [ "$(grep -c EVIL <<<"$OUT")" -eq 0 ]
+
+# --- the mpirun/sbatch wrapper of rdmactl-env(8): a refusal ends the job ---
+# shellcheck disable=SC2016 # the wrapper's own text, as the man page gives it
+WRAPPER='vars=$("$RDMACTL" env --for nccl) && eval "$vars" && exec sh -c '"'"'echo "ran with NCCL_IB_HCA=$NCCL_IB_HCA"'"'"
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
+wrapped() {
+	RC=0
+	OUT=$(env -i RDMACTL="$RDMACTL" RDMACTL_ROOT="$1" sh -c "$WRAPPER" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+}
+wrapped "$HEALTHY"
+check wrapper-runs rc_is 0
+check wrapper-runs-with out_has '^ran with NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_10:1$'
+wrapped "$TMPD/old"
+check wrapper-refused-rc rc_is 1
+check wrapper-refused-not-run out_empty
+check wrapper-refused-why err_has "^rdmactl env: Failed to find a GID index for the job's ports: "
+check man-wrapper bash -c 'grep -qF "vars=\$(rdmactl env \-\-for mpi) && eval \\(dq\$vars\\(dq && exec ./allreduce" "$0"' "$TOP/man/rdmactl-env.8"
+check man-no-bare-eval bash -c '! grep -qF "eval \\(dq\$(rdmactl env \\-\\-for" "$0"' "$TOP/man/rdmactl-env.8"
 taskprolog "$FIXTURES/doctor-nodev" RDMACTL_ENV_FOR=none
 check taskprolog-none-rc rc_is 0
 check taskprolog-none-empty out_empty
@@ -253,5 +460,19 @@ run --root "$FIXTURES/ucx-rxe" env --for nccl
 check ucx-rxe-nccl-without bash -c '! grep -q DGID <<<"$0"' "$OUT"
 UCX_UD_VERBS_ETH_DGID_CHECK=n run --root "$FIXTURES/ucx-rxe" doctor --for ucx --only ucx.ud_dgid
 check ucx-rxe-doctor-agrees out_has '^ok +ucx.ud_dgid'
+
+# --- on every fixture: a node the doctor passes for a job gets its lines, and the TaskProlog starts its tasks ---
+for fx in "$FIXTURES"/*/; do
+	fx=${fx%/}
+	for f in nccl ucx mpi; do
+		"$RDMACTL" --root "$fx" doctor --for "$f" >/dev/null 2>&1 || continue
+		run --root "$fx" env --for "$f"
+		check "doctor-passes-env-runs-$(basename "$fx")-$f" rc_is 0
+	done
+	if "$RDMACTL" --root "$fx" doctor >/dev/null 2>&1; then
+		taskprolog "$fx"
+		check "doctor-passes-taskprolog-starts-$(basename "$fx")" rc_is 0
+	fi
+done
 
 finish

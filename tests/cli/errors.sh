@@ -11,8 +11,8 @@ COMMANDS="devices, ports, gids, limits, snapshot, doctor, env, probe, report, co
 fails_with unknown-command 2 "rdmactl: Unknown command 'nosuch'. Commands: $COMMANDS." nosuch
 fails_with missing-option-value 2 "rdmactl doctor: option '--only' needs an argument (ID,...)" \
 	doctor --only
-fails_with bad-choice 2 "rdmactl doctor: invalid --for value 'mpi': use nccl, ucx or perftest" \
-	doctor --for mpi
+fails_with bad-choice 2 "rdmactl doctor: invalid --for value 'tcp': use nccl, ucx, mpi or perftest" \
+	doctor --for tcp
 fails_with bad-value 2 "rdmactl probe: Failed to parse -s '12Q': expected bytes from 1 to 2G, with an optional K, M or G" \
 	probe 127.0.0.1 -s 12Q
 fails_with too-many-args 2 "rdmactl devices: unexpected argument 'b'. Usage: rdmactl devices [DEV]" \

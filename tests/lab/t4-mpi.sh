@@ -33,10 +33,13 @@
 # memlock fault shows only in a user's.  The doctor runs as root (the
 # firewall check reads nftables) and checks that user's logins (--user).
 #
-# Last, lab-d's GID table ordered otherwise (its IPv4 entry at index 2):
+# Then lab-d's GID table ordered otherwise (its IPv4 entry at index 2):
 # one UCX_IB_GID_INDEX for the job against the doctor and the collective,
 # then each node's own value from rdmactl env through Slurm's TaskProlog
-# (contrib/slurm/rdmactl-taskprolog) under srun.
+# (contrib/slurm/rdmactl-taskprolog) under srun.  Last, lab-d's second
+# rail so ordered: MPI_Allreduce over both rails with each node's lines
+# from rdmactl env (TaskProlog under srun, the wrapper under mpirun), and
+# one index forced for the whole job.
 #
 # A collective that hangs is killed and counted as failed: after COLL_S
 # seconds where it is expected to run, sooner in the fault rounds, where a
@@ -46,8 +49,11 @@
 # lab-timeout: 900
 
 lab_need_guests 4
+# The build's rdmactl where the jobs' user can run it: the TaskProlog and
+# the ranks' wrapper run it as that user, and the checkout may sit under a
+# directory only root may enter (root's home).
 BIN=/run/lab/bin/rdmactl
-mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
+mkdir -p /run/lab/bin && chmod 755 /run/lab/bin && install -m 755 "$RDMACTL" "$BIN"
 COLL_S=90
 # 2 MiB at most, once a size: the emulated links move a few MB/s.
 COLL_MAX=2097152
@@ -488,8 +494,9 @@ if [[ $LAB_NODE == d ]]; then
 		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/2"
 	echo "lab-d GID 1 $(gid_at 1), GID 2 $(gid_at 2)"
 fi
-# Slurm's TaskProlog on every node; RDMACTL_ENV_FOR=none turns it off.
-ln -sf "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog
+# Slurm's TaskProlog on every node (a copy the jobs' user can read, as
+# rdmactl above); RDMACTL_ENV_FOR=none turns it off.
+install -m 755 "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog
 lab_barrier order-set 120
 if [[ $LAB_NODE == a ]]; then
 	# The job's environment, the TaskProlog off (its srun tasks would get
@@ -501,8 +508,9 @@ if [[ $LAB_NODE == a ]]; then
 	one=$(outcome order-one "$rc" "$hung_s")
 	no_mpi_left order-one
 	# The fix: each node's own values, through the TaskProlog (rdmactl env),
-	# for rail 0's port (on lab-d the two rails' IPv4 entries now have
-	# different indexes, which rdmactl env refuses to fold into one value).
+	# for rail 0's port, which the job's UCX_NET_DEVICES names (env keeps
+	# the job's own list and fills in the index; both rails, whose indexes
+	# differ on lab-d, are section 5's).
 	rc=$(RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES=rxe0/1 srun_job order-env $COLL_S \
 		-N2 -w lab-a,lab-d \
 		sh -c 'echo "$(hostname): UCX_IB_GID_INDEX=$UCX_IB_GID_INDEX"; exec "$@"' sh $COLL $COLL_MAX 1)
@@ -519,21 +527,141 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "gid order: the collective runs with the TaskProlog's values" passed "$env_out"
 	row "lab-d GID order, one index" "$v; drift gid_index" "$one" \
 		"$env_out (rdmactl env in TaskProlog)"
-	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
-	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-b UCX_NET_DEVICES=mlx_1" \
-		"lab-c UCX_IB_GID_INDEX=0" "lab-d bootstrap ports dropped" "lab-b no IPv4 on eth1" \
-		"lab-d GID order, one index"; do
-		echo "TABLE ${TABLE[$k]}"
-	done
 fi
-lab_barrier all-done 600
-rm -f /run/lab/taskprolog
+lab_barrier order-done 600
 if [[ $LAB_NODE == d ]]; then
 	# Back to the order the other tests know: IPv4 at index 1.
 	ip addr del "$LAB_IP/24" dev eth0 && ip -6 addr del fd99::4/64 dev eth0 &&
 		ip addr add "$LAB_IP/24" dev eth0 || fail "could not restore lab-d's addresses"
 	lab__await "lab-d's IPv4 GID back at index 1" 30 bash -c \
 		"grep -q ':ffff:0a63:0004\$' /sys/class/infiniband/rxe0/ports/1/gids/1"
+fi
+
+# ---- 5. two rails, lab-d's second rail ordered otherwise: its eth1 got
+# an IPv6 address (fd99:1::4) before its IPv4 one, so rxe1's IPv4 entry is
+# index 2 where rxe0's, and every other node's on both rails, is 1.  No
+# one UCX_IB_GID_INDEX is right on lab-d; rdmactl env leaves it out there
+# (UCX 1.7 and later pick each port's RoCE v2 IPv4 entry themselves) and
+# names both rails in UCX_NET_DEVICES.  Held: the doctor passes lab-d and
+# MPI_Allreduce runs over both rails with each node's own lines, through
+# the TaskProlog under srun and through the wrapper of rdmactl-env(8)
+# under mpirun; one UCX_IB_GID_INDEX=1 forced for the whole job fails the
+# collective and the doctor fails lab-d; the TaskProlog, given that
+# forced index, stops the job with the doctor's reason.  The rails are
+# two subnets: UCX_IB_ROCE_LOCAL_SUBNET=y keeps UCX from pairing rxe0 of
+# one node with rxe1 of another (UCX 1.13 assumes every RoCE v2 address
+# reachable from any port otherwise).
+RAILS_START=$SECONDS
+if [[ $LAB_NODE == d ]]; then
+	ip addr del "$LAB_IP1/24" dev eth1 && ip -6 addr add fd99:1::4/64 dev eth1 nodad &&
+		ip addr add "$LAB_IP1/24" dev eth1 || fail "could not reorder lab-d's eth1 addresses"
+	lab__await "lab-d's rail-1 IPv4 GID at index 2" 30 bash -c \
+		"grep -q ':ffff:0a63:0104\$' /sys/class/infiniband/rxe1/ports/1/gids/2"
+	echo "lab-d rxe1 GID 1 $(cat /sys/class/infiniband/rxe1/ports/1/gids/1), GID 2 $(cat /sys/class/infiniband/rxe1/ports/1/gids/2)"
+	# What a job that names no devices of its own gets here.
+	env -u UCX_NET_DEVICES "$BIN" -v env --for mpi 2>&1 | sed 's/^/lab-d rdmactl env --for mpi: /'
+fi
+# The wrapper of rdmactl-env(8): env's status ends the rank on a refusal.
+# shellcheck disable=SC2016 # the wrapper's own text
+printf '#!/bin/sh\nvars=$(%s env --for mpi) && eval "$vars" && exec "$@"\n' "$BIN" >/run/lab/mpi/envrun
+chmod 755 /run/lab/mpi/envrun
+lab_barrier rails-set 120
+if [[ $LAB_NODE == a ]]; then
+	# rails_doctor NAME: the doctor of the GID and env checks for Open MPI
+	# jobs, given the job's environment as it stands (its srun steps are
+	# tasks too: the TaskProlog off, or it would judge them first).
+	rails_doctor() {
+		RDMACTL_ENV_FOR=none timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun \
+			--rdmactl "$BIN" --for mpi --only roce,env >"$1.json" 2>"$1.err" || true
+		sed "s/^/$1 stderr: /" "$1.err"
+		jq -r '.checks[] | "\(.status) \(.id) \(.nodes // ""): \(.found)"' "$1.json" | sed "s/^/$1: /"
+	}
+	# rxe_pkts DEV: packets lab-a's rxe DEV sent.
+	rxe_pkts() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
+	(
+		unset UCX_NET_DEVICES UCX_IB_GID_INDEX
+		export UCX_IB_ROCE_LOCAL_SUBNET=y
+		rails_doctor rails-env
+		# Each node's lines from the TaskProlog (srun), then from the wrapper (mpirun).
+		p0=$(rxe_pkts rxe0) p1=$(rxe_pkts rxe1)
+		# shellcheck disable=SC2016 # expanded by the task's shell
+		rc=$(RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=mpi srun_job rails-srun $COLL_S -N2 -w lab-a,lab-d \
+			sh -c 'echo "$(hostname): UCX_NET_DEVICES=$UCX_NET_DEVICES UCX_IB_GID_INDEX=${UCX_IB_GID_INDEX-unset}"; exec "$@"' \
+			sh $COLL $COLL_MAX 1)
+		outcome rails-srun "$rc" $COLL_S >rails-srun.outcome
+		echo "$(($(rxe_pkts rxe0) - p0)) $(($(rxe_pkts rxe1) - p1))" >rails-srun.pkts
+		no_mpi_left rails-srun
+		rc=0 start=$SECONDS
+		as_job timeout -k 5 $COLL_S mpirun -H lab-a,lab-d -np 2 --mca pml ucx \
+			-x UCX_TLS -x UCX_IB_ROCE_LOCAL_SUBNET -x UCX_UD_VERBS_ETH_DGID_CHECK \
+			/run/lab/mpi/envrun $COLL $COLL_MAX 1 >rails-mpirun.out 2>&1 || rc=$?
+		sed "s/^/rails-mpirun: /" rails-mpirun.out >&2
+		echo "rails-mpirun: exit $rc in $((SECONDS - start)) s" >&2
+		outcome rails-mpirun "$rc" $COLL_S >rails-mpirun.outcome
+		no_mpi_left rails-mpirun
+		# One index for the whole job: the TaskProlog off, then on.
+		export UCX_NET_DEVICES=rxe0:1,rxe1:1 UCX_IB_GID_INDEX=1
+		rails_doctor rails-one
+		p0=$(rxe_pkts rxe0) p1=$(rxe_pkts rxe1)
+		rc=$(RDMACTL_ENV_FOR=none srun_job rails-one "$hung_s" -N2 -w lab-a,lab-d $COLL $COLL_MAX 1)
+		outcome rails-one "$rc" "$hung_s" >rails-one.outcome
+		echo "$(($(rxe_pkts rxe0) - p0)) $(($(rxe_pkts rxe1) - p1))" >rails-one.pkts
+		# UCX leaves out a lane whose GIDs are of two families (rxe1's
+		# IPv6 entry on lab-d against IPv4 elsewhere): the job asked for
+		# both rails and ran on one.
+		read -r d0 d1 <rails-one.pkts
+		if [[ $(<rails-one.outcome) == passed ]] && ((d1 == 0)); then
+			echo "ran on rail 0 only (lab-a's rxe1 sent no packet)" >rails-one.outcome
+		fi
+		no_mpi_left rails-one
+		rc=$(RDMACTL_BIN=$BIN RDMACTL_ENV_FOR=mpi srun_job rails-refused 60 -K1 -N2 -w lab-a,lab-d \
+			$COLL $COLL_MAX 1)
+		echo "$rc" >rails-refused.rc
+		no_mpi_left rails-refused
+	)
+	echo "lab-a rxe0, rxe1 packets sent during the TaskProlog's collective: $(<rails-srun.pkts)," \
+		"during the one-index one: $(<rails-one.pkts)"
+	for n in rails-env rails-one; do
+		cp "$n.json" "$LAB_SHARE/doctor-$n.json"
+		check_eq "$n: the doctor reached lab-d" yes "$(jq -e '.nodes["lab-d"]' "$n.json" >/dev/null && echo yes)"
+	done
+	sed 's/^/TASKPROLOG REFUSAL: /' rails-refused.out
+	env_v=$(verdict rails-env lab-d)
+	one_v=$(verdict rails-one lab-d)
+	check_eq "rails: the doctor passes lab-d with no index set" ok "$env_v"
+	check_eq "rails: the doctor says UCX finds each port's entry on lab-d" yes \
+		"$(jq -r '.nodes["lab-d"].checks[] | select(.id == "roce.gid") | .found' \
+			rails-env.json | grep -q "rxe0/1 and rxe1/1 need GID indexes 1 and 2: no UCX_IB_GID_INDEX, UCX 1.7 and later pick each port's entry themselves" && echo yes)"
+	check_eq "rails: each node's lines from the TaskProlog" \
+		"lab-a: UCX_NET_DEVICES=rxe0:1,rxe1:1 UCX_IB_GID_INDEX=1 lab-d: UCX_NET_DEVICES=rxe0:1,rxe1:1 UCX_IB_GID_INDEX=unset" \
+		"$(grep -o '^lab-[ad]: UCX_NET_DEVICES=.*' rails-srun.out | sort | xargs)"
+	check_eq "rails: allreduce over both rails with the TaskProlog's lines (srun)" passed "$(<rails-srun.outcome)"
+	read -r d0 d1 <rails-srun.pkts
+	check_eq "rails: both of lab-a's rails carried the collective" yes "$( ((d0 > 0 && d1 > 0)) && echo yes)"
+	check_eq "rails: allreduce over both rails with the wrapper's lines (mpirun)" passed "$(<rails-mpirun.outcome)"
+	agrees "rails, no index: lab-d" "$env_v" "$(<rails-srun.outcome)"
+	agrees "rails, one index: lab-d" "$one_v" "$(<rails-one.outcome)"
+	check_eq "rails: the doctor fails lab-d's forced index" "FAIL env.ucx" "$one_v"
+	check_eq "rails: the TaskProlog stops the job with one index forced" yes \
+		"$(grep -q "rdmactl-taskprolog: rdmactl env: Failed to keep the job's UCX variables: .*UCX_IB_GID_INDEX=1: rxe1/1 GID 1 is IPv6" rails-refused.out &&
+			grep -q 'the task is stopped' rails-refused.out && [[ $(<rails-refused.rc) != 0 ]] && echo yes)"
+	row "lab-d rail 1 GID order" "$env_v; one index: $one_v" "$(<rails-one.outcome)" \
+		"$(<rails-srun.outcome) (both rails; rdmactl env in TaskProlog and mpirun wrapper)"
+	echo "rails: section took $((SECONDS - RAILS_START)) s"
+	echo "TABLE $(printf '%-24s | %-24s | %-40s | %s' scenario doctor collective 'after the fix')"
+	for k in healthy "lab-b MTU 1500" "lab-c UDP 4791 dropped" "lab-d memlock 64 KiB" "lab-b UCX_NET_DEVICES=mlx_1" \
+		"lab-c UCX_IB_GID_INDEX=0" "lab-d bootstrap ports dropped" "lab-b no IPv4 on eth1" \
+		"lab-d GID order, one index" "lab-d rail 1 GID order"; do
+		echo "TABLE ${TABLE[$k]}"
+	done
+fi
+lab_barrier all-done 600
+rm -f /run/lab/taskprolog
+if [[ $LAB_NODE == d ]]; then
+	ip addr del "$LAB_IP1/24" dev eth1 && ip -6 addr del fd99:1::4/64 dev eth1 &&
+		ip addr add "$LAB_IP1/24" dev eth1 || fail "could not restore lab-d's eth1 addresses"
+	lab__await "lab-d's rail-1 IPv4 GID back at index 1" 30 bash -c \
+		"grep -q ':ffff:0a63:0104\$' /sys/class/infiniband/rxe1/ports/1/gids/1"
 fi
 nft delete table inet rocefw 2>/dev/null || true
 # The fixes' ssh connections.

@@ -25,6 +25,8 @@ static void two_ports(struct jobenv *e)
 	e->ports[1] = (struct jobenv_port){ .dev = &devs[1], .port = &ports[1], .gid = &gid3 };
 	e->n = 2;
 	e->gid_index = 3;
+	e->index_set = true;
+	e->have_ucx = true;
 	snprintf(e->ifnames, sizeof(e->ifnames), "ens19f1np1,ens20f0np0");
 }
 
