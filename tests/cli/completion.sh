@@ -99,7 +99,7 @@ OUT=$(bash_complete "rdmactl doctor --skip = ro")
 check bash-skip-equals [ "$OUT" == $'roce\nroce.gid\nroce.ipv4' ]
 # --for's values, for doctor and env alike.
 OUT=$(bash_complete "rdmactl doctor --for ")
-check bash-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+check bash-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
 OUT=$(bash_complete "rdmactl env --for ")
 check bash-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
 
@@ -142,7 +142,7 @@ if command -v fish >/dev/null; then
 	OUT=$(fish_complete 'rdmactl env --for ')
 	check fish-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
 	OUT=$(fish_complete 'rdmactl doctor --for ')
-	check fish-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+	check fish-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
 	OUT=$(fish_complete "rdmactl --root $ROOT2 gids --netdev ")
 	check fish-root-netdevs [ "$OUT" == "eth_snap" ]
 	OUT=$(fish_complete "rdmactl --root=$ROOT2 devices ")
@@ -179,7 +179,7 @@ if command -v zsh >/dev/null; then
 	OUT=$(zsh_complete 'rdmactl env --for ')
 	check zsh-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
 	OUT=$(zsh_complete 'rdmactl doctor --for ')
-	check zsh-doctor-for [ "$OUT" == $'nccl\nperftest\nucx' ]
+	check zsh-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
 	OUT=$(zsh_complete "rdmactl --root $ROOT2 gids --netdev ")
 	check zsh-root-netdevs [ "$OUT" == "eth_snap" ]
 	OUT=$(zsh_complete "rdmactl --root=$ROOT2 devices ")

@@ -40,7 +40,7 @@ check healthy-env-skip st env.nccl skip
 check healthy-peer-skip found peer 'no --peer HOST given'
 # A note that holds for the node is said once, not after each port.
 check healthy-nccl-note-once [ "$(jq -r '.checks[] | select(.id == "roce.gid") | .found' <<<"$OUT" |
-	grep -o 'finds it itself' | wc -l)" -eq 1 ]
+	grep -o "finds each port's entry itself" | wc -l)" -eq 1 ]
 
 # ---- the text fits the terminal: FOUND folds under itself ----
 # widest: the longest line of OUT; rows: the lines of OUT from check $1 to the next check.

@@ -419,7 +419,8 @@ check taskprolog-hostile-print-only [ "$(grep -cv '^print ' <<<"$OUT")" -eq 0 ]
 # a device no value depends on, named with a newline and an export line.
 copy_order
 EVILDEV="$TMPD/tree/sys/class/infiniband/x"$'\n'"export EVIL=1"
-cp -a "$TMPD/tree/sys/class/infiniband/mlx5_0" "$EVILDEV"
+# (mlx5_0's class entry is a link into sys/devices: its contents, not the link.)
+mkdir "$EVILDEV" && cp -a "$TMPD/tree/sys/class/infiniband/mlx5_0/." "$EVILDEV"
 echo "1: DOWN" >"$EVILDEV/ports/1/state"
 echo junk >"$EVILDEV/ports/1/gids/0"
 run --root "$TMPD/tree" env --for nccl

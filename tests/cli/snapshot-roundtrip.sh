@@ -13,8 +13,8 @@ if ! command -v tar >/dev/null; then
 	finish
 fi
 
-# jqe FILTER FILE: the filter holds on FILE.
-jqe() { jq -e "$1" "$2" >/dev/null 2>&1; }
+# jqe FILTER FILE: FILE is one JSON document and the filter holds on it.
+jqe() { json_one "$1" <"$2"; }
 
 # one_doc FILE: FILE holds exactly one non-empty JSON document.
 one_doc() { [ -s "$1" ] && [ "$(jq -s 'length' "$1" 2>/dev/null)" = 1 ]; }

@@ -623,7 +623,7 @@ if [[ $LAB_NODE == a ]]; then
 		"during the one-index one: $(<rails-one.pkts)"
 	for n in rails-env rails-one; do
 		cp "$n.json" "$LAB_SHARE/doctor-$n.json"
-		check_eq "$n: the doctor reached lab-d" yes "$(jq -e '.nodes["lab-d"]' "$n.json" >/dev/null && echo yes)"
+		check_eq "$n: the doctor reached lab-d" yes "$(json_one '.nodes["lab-d"]' <"$n.json" && echo yes)"
 	done
 	sed 's/^/TASKPROLOG REFUSAL: /' rails-refused.out
 	env_v=$(verdict rails-env lab-d)
