@@ -170,7 +170,7 @@ RDMACTL=prlimit run --memlock=65536:65536 "$REAL" -j limits
 check live-64k-json [ "$(json_memlock)" = "65536 65536" ]
 RDMACTL=prlimit run --memlock=2147483648:unlimited "$REAL" -j limits
 if [ "$RC" -eq 2 ] || ! json_ok .; then
-	skip live-unlimited-hard "raising the hard memlock limit needs CAP_SYS_RESOURCE"
+	skip live-unlimited-hard "raising the hard memlock limit needs CAP_SYS_RESOURCE (the lab checks it)"
 else
 	check live-2g-warn json_ok '.limits[0] | .soft_bytes == 2147483648 and .hard_bytes == null and .verdict == "warn" and
 		(.fix | contains("ulimit -l unlimited"))'

@@ -1,7 +1,8 @@
 #!/bin/bash
 # rdmactl limits and snapshot on a real kernel: `ulimit -l 64` in a shell
 # makes its rdmactl report 64 KiB, fail and exit 1; a process started with
-# prlimit --memlock is examined with --pid; each figure is checked against
+# prlimit --memlock is examined with --pid, and one with a soft limit of
+# 2 GiB under an unlimited hard one warns; each figure is checked against
 # the kernel's own /proc/PID/limits.  Then the snapshot round trip: the
 # extracted copy, read with --root, gives the same limits, devices and GIDs
 # as the live node, and holds the guest's sysfs as it is.
@@ -53,6 +54,16 @@ grep -Eq "^process +pid $sleeper +1 MiB +1 MiB +/proc/$sleeper/limits +fail$" pi
 	fail "no '1 MiB ... fail' row for pid $sleeper"
 kill "$sleeper"
 wait "$sleeper" 2>/dev/null
+
+# --- soft 2 GiB under an unlimited hard limit: a warning, its fix the
+# unlimited soft limit (raising a hard limit needs CAP_SYS_RESOURCE, which
+# a guest's root has and a container's may not: the host's CLI test skips
+# it there) ---
+out=$(prlimit --memlock=2147483648:unlimited "$RDMACTL" -j limits)
+check_eq "soft 2 GiB, hard unlimited: the process row" "2147483648 unlimited" "$(row_memlock "$out")"
+check_eq "soft 2 GiB, hard unlimited: a warning" warn "$(jq -r '.limits[0].verdict' <<<"$out")"
+json_one '.limits[0].fix | contains("ulimit -l unlimited")' <<<"$out" ||
+	fail "no 'ulimit -l unlimited' fix for a 2 GiB soft limit under an unlimited hard one"
 "$RDMACTL" limits --pid "$sleeper" 2>gone.err
 check_eq "exit code for a process that is gone" 2 "$?"
 grep -q "no such process" gone.err || fail "no 'no such process' for pid $sleeper: $(<gone.err)"
