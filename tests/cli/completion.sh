@@ -128,6 +128,25 @@ fish_complete() {
 		"source '$TOP/completion/rdmactl.fish'; complete -C '$1'" 2>&1 | cut -f1 | sort
 }
 
+# common_cases SH: what fish and zsh both complete, through SH_complete:
+# check IDs after --only (the last word of a list) and --skip, --for's
+# values for env and doctor, names from the --root DIR on the line.
+common_cases() {
+	local sh=$1 complete=${1}_complete
+	OUT=$($complete 'rdmactl doctor --only mtu,memlock.l')
+	check "$sh-only-check-ids" [ "$OUT" == "mtu,memlock.login" ]
+	OUT=$($complete 'rdmactl doctor --skip memlock.s')
+	check "$sh-skip-check-ids" [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
+	OUT=$($complete 'rdmactl env --for ')
+	check "$sh-env-for" [ "$OUT" == $'mpi\nnccl\nucx' ]
+	OUT=$($complete 'rdmactl doctor --for ')
+	check "$sh-doctor-for" [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
+	OUT=$($complete "rdmactl --root $ROOT2 gids --netdev ")
+	check "$sh-root-netdevs" [ "$OUT" == "eth_snap" ]
+	OUT=$($complete "rdmactl --root=$ROOT2 devices ")
+	check "$sh-root-equals-devices" [ "$OUT" == "rxe_snap" ]
+}
+
 if command -v fish >/dev/null; then
 	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
 		"source '$TOP/completion/rdmactl.fish'; complete -C 'rdmactl dev'" 2>&1 | cut -f1)
@@ -135,18 +154,7 @@ if command -v fish >/dev/null; then
 	OUT=$(RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
 		"source '$TOP/completion/rdmactl.fish'; complete -C 'rdmactl devices mlx5_'" 2>&1 | cut -f1 | sort)
 	check fish-live-devices [ "$OUT" == $'mlx5_0\nmlx5_1' ]
-	OUT=$(fish_complete 'rdmactl doctor --only mtu,memlock.l')
-	check fish-only-check-ids [ "$OUT" == "mtu,memlock.login" ]
-	OUT=$(fish_complete 'rdmactl doctor --skip memlock.s')
-	check fish-skip-check-ids [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
-	OUT=$(fish_complete 'rdmactl env --for ')
-	check fish-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
-	OUT=$(fish_complete 'rdmactl doctor --for ')
-	check fish-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
-	OUT=$(fish_complete "rdmactl --root $ROOT2 gids --netdev ")
-	check fish-root-netdevs [ "$OUT" == "eth_snap" ]
-	OUT=$(fish_complete "rdmactl --root=$ROOT2 devices ")
-	check fish-root-equals-devices [ "$OUT" == "rxe_snap" ]
+	common_cases fish
 	OUT=$(fish_complete 'rdmactl doctor --skip=ro')
 	check fish-skip-equals [ "$OUT" == $'--skip=roce\n--skip=roce.gid\n--skip=roce.ipv4' ]
 else
@@ -172,18 +180,7 @@ if command -v zsh >/dev/null; then
 	check zsh-parses [ -z "$OUT" ]
 	OUT=$(zsh_complete 'rdmactl dev')
 	check zsh-command [ "$OUT" == "devices" ]
-	OUT=$(zsh_complete 'rdmactl doctor --only mtu,memlock.l')
-	check zsh-only-check-ids [ "$OUT" == "mtu,memlock.login" ]
-	OUT=$(zsh_complete 'rdmactl doctor --skip memlock.s')
-	check zsh-skip-check-ids [ "$OUT" == $'memlock.shell\nmemlock.systemd' ]
-	OUT=$(zsh_complete 'rdmactl env --for ')
-	check zsh-env-for [ "$OUT" == $'mpi\nnccl\nucx' ]
-	OUT=$(zsh_complete 'rdmactl doctor --for ')
-	check zsh-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
-	OUT=$(zsh_complete "rdmactl --root $ROOT2 gids --netdev ")
-	check zsh-root-netdevs [ "$OUT" == "eth_snap" ]
-	OUT=$(zsh_complete "rdmactl --root=$ROOT2 devices ")
-	check zsh-root-equals-devices [ "$OUT" == "rxe_snap" ]
+	common_cases zsh
 	OUT=$(zsh_complete 'rdmactl doctor --for=n')
 	check zsh-for-equals [ "$OUT" == "--for=nccl" ]
 else
