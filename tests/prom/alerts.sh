@@ -113,15 +113,24 @@ textfile_mtime() {
 		'[{series: $s, values: $v}]'
 }
 
-# failed_checks ROOT INSTANCE: the alerts RdmactlCheckFailed owes ROOT's
-# node after its for:, from the doctor's JSON (one document).
-failed_checks() {
-	local out
-	out=$("$RDMACTL" --root "$1" -j doctor 2>/dev/null)
+# json_of ROOT CMD...: `rdmactl --root ROOT -j CMD...`'s document, which
+# must be exactly one.
+json_of() {
+	local root=$1 out
+	shift
+	out=$("$RDMACTL" --root "$root" -j "$@" 2>/dev/null)
 	if ! json_one . <<<"$out"; then
-		echo "rdmactl -j doctor of $1 printed no one JSON document" >&2
+		echo "rdmactl -j $* of $root printed no one JSON document" >&2
 		return 1
 	fi
+	printf '%s\n' "$out"
+}
+
+# failed_checks ROOT INSTANCE: the alerts RdmactlCheckFailed owes ROOT's
+# node after its for:, from the doctor's JSON.
+failed_checks() {
+	local out
+	out=$(json_of "$1" doctor) || return 1
 	jq --arg i "$2" --argjson t "$TARGET_JSON" '[.checks[] | select(.status | ascii_downcase == "fail")
 		| {alertname: "RdmactlCheckFailed", eval_time: "11m",
 		   labels: ({check: .id, status: "fail", instance: $i} + $t)}]' <<<"$out"
@@ -132,11 +141,7 @@ failed_checks() {
 # node without devices has no port to alert on).
 low_mtu_ports() {
 	local out
-	out=$("$RDMACTL" --root "$1" -j ports 2>/dev/null)
-	if ! json_one . <<<"$out"; then
-		echo "rdmactl -j ports of $1 printed no one JSON document" >&2
-		return 1
-	fi
+	out=$(json_of "$1" ports) || return 1
 	jq --arg i "$2" --argjson t "$TARGET_JSON" '
 		if .ports then [.ports[] | select(.active_mtu < .max_mtu)
 			| {alertname: "RdmactlMtuBelowNetdev", eval_time: "11m", value: (.active_mtu | tostring),
