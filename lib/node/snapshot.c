@@ -936,27 +936,23 @@ static void snap_lib(struct snap *s, const char *dir, const char *name)
 		snap_path(s, pc, LEAF_FOLLOW);
 }
 
-/* The processes named firewalld: their /proc/PID/comm (firewall.c). */
+/* /proc/PID: its comm when the process is firewalld (firewall.c looks for it). */
+static void snap_if_firewalld(struct snap *s, const char *dir, const char *name)
+{
+	char path[64], comm[64];
+
+	if (name[0] < '0' || name[0] > '9' || strlen(name) > 20)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/comm", dir, name);
+	if (read_line(s->ctx, path, comm, sizeof(comm)) > 0 && !strcmp(comm, "firewalld"))
+		snap_path(s, path, LEAF_FOLLOW);
+}
+
+/* Whether firewalld runs (its process) and starts at boot (its link). */
 static void snap_firewalld(struct snap *s)
 {
-	char full[4096], path[64], comm[64];
-	struct dirent *de;
-	DIR *d;
-
 	snap_path(s, "/etc/systemd/system/multi-user.target.wants/firewalld.service", LEAF_LINK);
-	if (root_path(s->ctx, full, sizeof(full), "/proc"))
-		return;
-	d = opendir(full);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' || strlen(de->d_name) > 20)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		if (read_line(s->ctx, path, comm, sizeof(comm)) > 0 && !strcmp(comm, "firewalld"))
-			snap_path(s, path, LEAF_FOLLOW);
-	}
-	closedir(d);
+	snap_each(s, "/proc", NULL, snap_if_firewalld);
 }
 
 /* The devices libibverbs opened: the devices check tells a missing provider by them. */
