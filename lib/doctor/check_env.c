@@ -881,20 +881,7 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
  */
 static bool ucx_uses(const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	const char *val = doctor_env("UCX_NET_DEVICES");
-	char err[160];
-	struct env_list l;
-	bool all = true;
-	size_t k;
-
-	if (p->state != 4)
-		return false;
-	if (!val || ucx_list_parse(val, &l, &all, err, sizeof(err)) || all)
-		return true;
-	for (k = 0; k < l.n; k++)
-		if (!strcmp(l.items[k].name, dev->name) && l.items[k].port == (int)p->num)
-			return true;
-	return false;
+	return p->state == 4 && ucx_list_selects(doctor_env("UCX_NET_DEVICES"), dev->name, (int)p->num);
 }
 
 static void ucx_gid_index(struct doctor *d, struct check_result *r)

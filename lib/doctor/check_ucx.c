@@ -26,19 +26,7 @@ static const char *ucx_release(const struct ucx_install *u, char *buf, size_t le
 /* Whether UCX_NET_DEVICES (unset, "all", or DEV:PORT entries) lets UCX use @dev/@p. */
 static bool ucx_selects(const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	const char *val = doctor_env("UCX_NET_DEVICES");
-	struct env_list l;
-	char err[160];
-	bool all;
-	size_t k;
-
-	/* A value UCX refuses is env.ucx's finding; judge the ports as if unset. */
-	if (!val || ucx_list_parse(val, &l, &all, err, sizeof(err)) || all)
-		return true;
-	for (k = 0; k < l.n; k++)
-		if (l.items[k].port == (int)p->num && !strcmp(l.items[k].name, dev->name))
-			return true;
-	return false;
+	return ucx_list_selects(doctor_env("UCX_NET_DEVICES"), dev->name, (int)p->num);
 }
 
 /* The setting, when it is one UCX refuses: noted, and false. */

@@ -542,20 +542,11 @@ static bool job_selects(enum jobenv_for f, const struct jobenv_port *jp)
 	const char *val = doctor_env(f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
 	struct env_list l;
 	char err[160];
-	bool all = false;
-	size_t k;
 
-	if (!val)
-		return true;
-	if (f == JOBENV_NCCL)
-		return nccl_list_parse(val, &l, err, sizeof(err)) ||
-		       nccl_list_match(&l, jp->dev->name, (int)jp->port->num);
-	if (ucx_list_parse(val, &l, &all, err, sizeof(err)) || all)
-		return true;
-	for (k = 0; k < l.n; k++)
-		if (!strcmp(l.items[k].name, jp->dev->name) && l.items[k].port == (int)jp->port->num)
-			return true;
-	return false;
+	if (f != JOBENV_NCCL)
+		return ucx_list_selects(val, jp->dev->name, (int)jp->port->num);
+	return !val || nccl_list_parse(val, &l, err, sizeof(err)) ||
+	       nccl_list_match(&l, jp->dev->name, (int)jp->port->num);
 }
 
 /* Only the ports the job's own list selects: the others to the skipped list. */

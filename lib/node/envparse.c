@@ -155,6 +155,21 @@ bool nccl_list_match(const struct env_list *l, const char *name, int port)
 	return hit != l->negate;
 }
 
+bool ucx_list_selects(const char *s, const char *name, int port)
+{
+	struct env_list l;
+	char err[160];
+	bool all;
+	size_t k;
+
+	if (!s || ucx_list_parse(s, &l, &all, err, sizeof(err)) || all)
+		return true;
+	for (k = 0; k < l.n; k++)
+		if (l.items[k].port == port && !strcmp(l.items[k].name, name))
+			return true;
+	return false;
+}
+
 int ucx_list_parse(const char *s, struct env_list *out, bool *all, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));

@@ -47,6 +47,12 @@ bool nccl_item_match(const struct env_list *l, size_t i, const char *name, int p
 
 /* UCX_NET_DEVICES: "all" or "name[:port],...", exact names.  0 or -EINVAL. */
 int ucx_list_parse(const char *s, struct env_list *out, bool *all, char *err, size_t errlen);
+/*
+ * Whether the UCX_NET_DEVICES value @s lets UCX use @name:@port: true when
+ * @s is NULL, "all", names it, or is a value UCX refuses (whose finding is
+ * env.ucx's: the ports are judged as if it were unset).
+ */
+bool ucx_list_selects(const char *s, const char *name, int port);
 
 /* A whole decimal number in [min, max]; 0 or -EINVAL. */
 int env_parse_long(const char *s, long min, long max, long *out);
