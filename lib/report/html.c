@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <json-c/json.h>
@@ -381,14 +380,6 @@ void html_provenance(FILE *f, struct json_object *run, const char *hostlist, con
 	fputs("</p>\n", f);
 }
 
-/* A status word of the document, whichever its case ("FAIL", "fail"). */
-static bool status_is(struct json_object *row, const char *want)
-{
-	const char *st = jstr(row, "status");
-
-	return st && !strcasecmp(st, want);
-}
-
 /* The nodes the drift table names as differing, as a set (keys); NULL when out of memory. */
 static struct json_object *drift_odd(struct json_object *doc)
 {
@@ -435,8 +426,11 @@ static void doctor_counts(FILE *f, struct json_object *doc)
 
 		n++;
 		for (i = 0; i < jlen(checks); i++) {
-			fail |= status_is(json_object_array_get_idx(checks, i), "fail");
-			warn |= status_is(json_object_array_get_idx(checks, i), "warn");
+			/* Either spelling: an older node's document says "FAIL". */
+			int st = check_status_parse(jstr(json_object_array_get_idx(checks, i), "status"));
+
+			fail |= st == CHECK_FAIL;
+			warn |= st == CHECK_WARN;
 		}
 		failed += fail;
 		warned += !fail && (warn || (odd && json_object_object_get_ex(odd, name, NULL)));
