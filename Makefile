@@ -64,13 +64,13 @@ $(BUILD)/%.o: %.c
 $(BIN): $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/stubs.c $(LIB_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
-$(BUILD)/bench/%: bench/%.c tests/unit/stubs.c $(LIB_OBJ)
+$(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 # Completion scripts are generated from the binary's own command table.
 completion/rdmactl.bash: $(BIN)
@@ -85,9 +85,9 @@ $(BUILD)/tests/hostile-client: tests/hostile-client.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
 # A made-up probe -w document of any size, from the link map's own code.
-$(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c tests/unit/stubs.c $(LIB_OBJ)
+$(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/unit/stubs.c $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 unit: $(UNIT_BIN) $(TEST_TOOLS) $(BENCH_BIN)
 

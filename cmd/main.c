@@ -253,6 +253,7 @@ int main(int argc, char **argv)
 	struct ctx ctx;
 	int rc;
 
+	opt_commands(commands);
 	ctx_init(&ctx);
 	if (scan_early(&ctx, argc, argv, &help_cmd)) {
 		usage_print(stdout, help_cmd);

@@ -493,6 +493,14 @@ static void opt_usage(FILE *f, const struct opt *o)
 	fprintf(f, "  %-26s %s\n", left, o->help);
 }
 
+/* What opt_commands() was given: NULL-name terminated. */
+static const struct command *command_table;
+
+void opt_commands(const struct command *table)
+{
+	command_table = table;
+}
+
 void usage_print(FILE *f, const struct command *cmd)
 {
 	const struct command *c;
@@ -512,7 +520,7 @@ void usage_print(FILE *f, const struct command *cmd)
 	}
 	fputs("Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
 	      "Check RDMA nodes before NCCL, UCX or MPI jobs run on them.\n\nCommands:\n", f);
-	for (c = commands; c->name; c++)
+	for (c = command_table; c && c->name; c++)
 		if (!(c->flags & CMD_HIDDEN))
 			fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fputs("\nOptions:\n", f);

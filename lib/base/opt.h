@@ -63,9 +63,12 @@ struct command {
 /* The global options, accepted before and after the command name. */
 extern const struct opt global_opts[];
 
-/* The command table (cmd/main.c). */
-extern const struct command commands[];
-const struct command *command_find(const char *name);
+/*
+ * The program's command table, handed over once before anything is
+ * parsed (the table lives with the commands, above this layer): the
+ * top-level usage lists it.  Until then that list is empty.
+ */
+void opt_commands(const struct command *table);
 
 /* Results of opt_next() besides an option's val. */
 enum {

@@ -8,7 +8,7 @@
 #   FUZZ_TARGETS="envparse nft"   a subset
 #
 # lib/ is rebuilt with clang's coverage instrumentation and ASan+UBSan in
-# $(FUZZ_BUILD); tests/unit/stubs.c stands in for the command table.
+# $(FUZZ_BUILD).
 
 FUZZ_CC      ?= clang
 FUZZ_BUILD   ?= $(BUILD)/fuzz
@@ -21,7 +21,7 @@ FUZZ_ALL     := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fu
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_AUX_OBJ := $(FUZZ_BUILD)/tests/fuzz/util.o $(FUZZ_BUILD)/tests/unit/stubs.o
+FUZZ_AUX_OBJ := $(FUZZ_BUILD)/tests/fuzz/util.o
 
 .PHONY: fuzz fuzz-build fuzz-regress
 # Objects made through the pattern rules below are kept between builds.
