@@ -61,6 +61,23 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The report page's style and script are files of their own, made here
+# into the C strings of lib/report/page.h: each line quoted, its \ " and ?
+# escaped; the script's lines keep their newlines, the style's are joined.
+PAGE_C    := $(BUILD)/lib/report/page.c
+LIB_OBJ   += $(BUILD)/lib/report/page.o
+$(PAGE_C): lib/report/page.css lib/report/page.js
+	@mkdir -p $(dir $@)
+	{ printf '/* Made from lib/report/page.css and page.js by the Makefile: edit those. */\n'; \
+	  printf '#include "report/page.h"\n\nconst char page_style[] =\n'; \
+	  sed -e 's/[\\"?]/\\&/g' -e 's/^/"/' -e 's/$$/"/' lib/report/page.css; \
+	  printf '"";\n\nconst char page_script[] =\n'; \
+	  sed -e 's/[\\"?]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' lib/report/page.js; \
+	  printf '"";\n'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/report/page.o: $(PAGE_C)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
 $(BIN): $(CMD_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The HTML report's page, its escaper and the doctor section (see html.h). */
+/* The HTML report's page and its doctor section (see html.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -18,80 +18,10 @@
 #include "launch/hostlist.h"
 #include "doctor/doctor.h"
 #include "report/html.h"
+#include "report/html_probe.h"
 #include "report/linkview.h"
-
-void html_escape(FILE *f, const char *s)
-{
-	size_t len;
-	char *safe;
-	const char *c;
-
-	if (!s)
-		return;
-	len = strlen(s) * 4 + 1;
-	safe = malloc(len);
-	if (!safe) {
-		fputs("?", f);
-		return;
-	}
-	text_safe(s, safe, len, 0);
-	for (c = safe; *c; c++) {
-		switch (*c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*c, f);
-		}
-	}
-	free(safe);
-}
-
-/*
- * Colours: viridis in ten steps (q0 darkest, a link far under the
- * median, to q9, at the median), readable with any colour vision and in
- * grey; failed cells are hatched and carry a cross, untested ones a dot.
- */
-static const char style[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}"
-	"h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #999;margin-top:1.5em}"
-	"h3{font-size:1.05em}"
-	"table{border-collapse:collapse}td,th{padding:2px 6px;text-align:left;vertical-align:top}"
-	"table.list td,table.list th{border-bottom:1px solid #ddd}"
-	"dl.facts{display:grid;grid-template-columns:repeat(4,max-content minmax(7em,auto));gap:0 1em}"
-	"dl.facts dt{font-weight:bold}dl.facts dd{margin:0}"
-	"code,.fix{font-family:ui-monospace,monospace;font-size:.92em}"
-	".grid td{text-align:center;min-width:1.6em;border:1px solid #fff}"
-	".grid th.v,.hm th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;"
-	"white-space:nowrap;padding:2px 0}"
-	".st-ok{background:#cfe8cf}.st-warn{background:#fde725}.st-fail{background:#440154;color:#fff}"
-	".st-skip{background:#eee;color:#666}.st-unreach{background:repeating-linear-gradient(45deg,"
-	"#bbb 0 3px,#fff 3px 6px)}"
-	".hm{font-size:11px}.hm td{width:12px;height:12px;padding:0;border:1px solid #fff;"
-	"text-align:center;line-height:12px}.hm th{font-weight:normal;padding:0 4px;white-space:nowrap}"
-	".q0{background:#440154}.q1{background:#482878}.q2{background:#3e4989}.q3{background:#31688e}"
-	".q4{background:#26828e}.q5{background:#1f9e89}.q6{background:#35b779}.q7{background:#6ece58}"
-	".q8{background:#b5de2b}.q9{background:#fde725}"
-	".q0,.q1,.q2,.q3,.q4{color:#fff}"
-	".hm.wide td{width:3.2em;height:1.8em;line-height:1.8em;font-size:12px}"
-	".hm .fail,.legend .fail{background:repeating-linear-gradient(45deg,#d62728 0 2px,#fff 2px 4px);"
-	"color:#000;font-weight:bold}"
-	".hm .none,.legend .none{background:#f4f4f4;color:#999}.hm .self{background:#fff}"
-	".hm .down,.legend .down{background:repeating-linear-gradient(-45deg,#888 0 2px,#fff 2px 4px)}"
-	"td.hl{outline:2px solid #000;outline-offset:-2px}"
-	"li.fail{color:#000}li.fail b{color:#a00}li.warn b{color:#7a5c00}"
-	".legend span{display:inline-block;width:1.2em;height:1.2em;vertical-align:middle;"
-	"margin:0 .2em 0 .8em;text-align:center;line-height:1.2em;font-size:11px}"
-	"canvas.big{image-rendering:pixelated;width:min(100%,900px);border:1px solid #999}"
-	"#tip{position:fixed;display:none;background:#ffe;border:1px solid #999;padding:4px 6px;"
-	"white-space:pre;font-size:12px;pointer-events:none}"
-	".muted{color:#555}"
-	".prov span{margin-right:1.2em;color:#333}"
-	".banner{border:2px solid #b00;background:#fff3f3;padding:.4em .6em;font-weight:bold}"
-	"@media print{body{margin:0;font-size:10pt}h2{break-before:auto}table,canvas{break-inside:avoid}"
-	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}#tip{display:none}"
-	"canvas.big{width:100%}}";
+#include "report/page.h"
+#include "report/section.h"
 
 /* 'sha256-BASE64' of @text, for the policy: only this exact block may run. */
 static int csp_hash(const char *text, char *out, size_t len)
@@ -109,7 +39,7 @@ static int csp_hash(const char *text, char *out, size_t len)
 static int head(FILE *f)
 {
 	char sh[160], jh[160];
-	int ret = csp_hash(style, sh, sizeof(sh)) ?: csp_hash(html_probe_script, jh, sizeof(jh));
+	int ret = csp_hash(page_style, sh, sizeof(sh)) ?: csp_hash(page_script, jh, sizeof(jh));
 
 	if (ret)
 		return ret;
@@ -118,7 +48,7 @@ static int head(FILE *f)
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		"style-src %s; script-src %s; img-src data:; base-uri 'none'; form-action 'none'\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width\">\n"
-		"<title>rdmactl report</title>\n<style>%s</style>\n</head>\n<body>\n", sh, jh, style);
+		"<title>rdmactl report</title>\n<style>%s</style>\n</head>\n<body>\n", sh, jh, page_style);
 	return 0;
 }
 
@@ -358,28 +288,6 @@ static void unreachable(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-/* One fact of html_provenance(): its value escaped, or "not recorded". */
-static void prov_item(FILE *f, const char *name, const char *val)
-{
-	fprintf(f, "<span>%s ", name);
-	if (val && *val)
-		html_escape(f, val);
-	else
-		fputs("<i>not recorded</i>", f);
-	fputs("</span>", f);
-}
-
-void html_provenance(FILE *f, struct json_object *run, const char *hostlist, const char *src)
-{
-	fputs("<p class=\"prov\">", f);
-	prov_item(f, "hostlist", hostlist ?: jstr(run, "hostlist"));
-	prov_item(f, "started", jstr(run, "started"));
-	prov_item(f, "ended", jstr(run, "ended"));
-	prov_item(f, "from", src ?: "this run, as it ended");
-	prov_item(f, "rdmactl", jstr(run, "version"));
-	fputs("</p>\n", f);
-}
-
 /* The nodes the drift table names as differing, as a set (keys); NULL when out of memory. */
 static struct json_object *drift_odd(struct json_object *doc)
 {
@@ -465,7 +373,7 @@ int html_report(FILE *f, const struct html_runs *runs)
 	for (i = 0; !ret && i < runs->nprobe; i++)
 		ret = html_probe(f, runs->probe[i], i, runs->probe_src ? runs->probe_src[i] : NULL);
 	fputs("<div id=\"tip\"></div>\n", f);
-	fprintf(f, "<script>%s</script>\n</body></html>\n", html_probe_script);
+	fprintf(f, "<script>%s</script>\n</body></html>\n", page_script);
 	if (!ret && (fflush(f) || ferror(f)))
 		ret = -EIO;
 	return ret;

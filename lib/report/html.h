@@ -14,7 +14,7 @@
  *              cell's title (or, drawn on a canvas above HTML_TABLE_MAX
  *              nodes, a hover) gives its figures and port counters
  *
- * Every string from a node goes through html_escape().
+ * Every string from a node goes through html_escape() (section.h).
  */
 #ifndef RDMACTL_HTML_H
 #define RDMACTL_HTML_H
@@ -23,23 +23,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/section.h"
+
 struct ctx;
 struct outfile;
 struct json_object;
 struct linkmap;
 struct linkview;
-
-/* Up to this many nodes a matrix is an HTML table; above, a canvas drawn from compact data. */
-#define HTML_TABLE_MAX 64
-
-/*
- * @s as HTML text or attribute value: control bytes, format and
- * separator characters (a bidi override would reorder the page) and
- * invalid UTF-8 shown as text_safe() shows them ("\x1b", "\xe2\x80\xae"),
- * then & < > " ' as entities.
- * NULL writes nothing.
- */
-void html_escape(FILE *f, const char *s);
 
 struct html_runs {
 	const struct linkview *const *probe;	/* probe -w runs */
@@ -49,14 +39,6 @@ struct html_runs {
 	/* The file each came from (rdmactl report), or NULL (the run just ended). */
 	const char *const *probe_src, *const *doctor_src;
 };
-
-/*
- * What a section is, under its heading: the hostlist, when the run
- * started and ended, the file it came from and the rdmactl that ran it
- * (each "not recorded" when the document lacks it).  @run: the
- * document's "run", or NULL.
- */
-void html_provenance(FILE *f, struct json_object *run, const char *hostlist, const char *src);
 
 /* The page of @runs on @f.  0, -ENOMEM, or -EIO when @f failed. */
 int html_report(FILE *f, const struct html_runs *runs);
@@ -76,9 +58,5 @@ int html_write(const struct ctx *ctx, struct outfile *of, const struct html_runs
 int html_write_probe(const struct ctx *ctx, struct outfile *of, const struct linkmap *m,
 		     struct json_object *run);
 int html_write_doctor(const struct ctx *ctx, struct outfile *of, struct json_object *doc);
-
-/* The sections, for html.c (html_probe.c). */
-int html_probe(FILE *f, const struct linkview *v, size_t idx, const char *src);
-extern const char html_probe_script[];
 
 #endif

@@ -20,7 +20,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PK
 FUZZ_ALL     := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/lib/report/page.o
 FUZZ_AUX_OBJ := $(FUZZ_BUILD)/tests/fuzz/util.o
 
 .PHONY: fuzz fuzz-build fuzz-regress
@@ -28,6 +28,11 @@ FUZZ_AUX_OBJ := $(FUZZ_BUILD)/tests/fuzz/util.o
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_AUX_OBJ) $(FUZZ_ALL:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
 
 $(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# The report page's strings, made by the Makefile's rule.
+$(FUZZ_BUILD)/lib/report/page.o: $(PAGE_C)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
