@@ -32,8 +32,8 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(
 	      -D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -iquote lib -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-# lib/ in layers, lowest first; a layer includes only those before it
-# (tests/layers checks it).  See doc/layout.md.
+# lib/'s folders, lowest first; each includes and calls only what its
+# README's "Includes:" line names (tests/layers checks it).  See doc/layout.md.
 LAYERS    := base node probe doctor launch fleet mesh report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
