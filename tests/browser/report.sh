@@ -16,8 +16,10 @@
 #   stopped run's banner with what it left untested; counts from what is
 #   drawn, not from an edited summary; a name with a bidi override escaped
 #
-# and no request left any page (a page that does fetch is caught: the
-# check can fail).  Seven browser starts, a few seconds each.
+# and no request left any page, and no page said anything on its console
+# (its script parsed and ran, its policy refused nothing); a page that
+# does fetch, a script that does not parse and a refused style are each
+# caught: the checks can fail.  Nine browser starts, a few seconds each.
 AREA=browser
 . "$(dirname "$0")/../cli/lib.sh"
 GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
@@ -42,14 +44,16 @@ trap 'kill $PROXY_PID 2>/dev/null; rm -rf "$TMPD"' EXIT
 for _ in $(seq 50); do [ -s "$TMPD/proxy.port" ] && break; sleep 0.1; done
 : >"$TMPD/proxy.log"
 
-# dom NAME PAGE: load PAGE, its DOM after the scripts in NAME.dom; the seconds in NAME.s.
+# dom NAME PAGE: load PAGE, its DOM after the scripts in NAME.dom; the seconds in NAME.s;
+# Chromium's log, where the page's console messages are, in NAME.log.
 dom() {
 	local t0=$EPOCHREALTIME
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
 		--user-data-dir="$TMPD/profile" --proxy-server="127.0.0.1:$(cat "$TMPD/proxy.port")" \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--disable-extensions --disable-default-apps --no-pings \
-		--dump-dom "file://$2" >"$TMPD/$1.dom" 2>/dev/null
+		--enable-logging=stderr --log-level=0 \
+		--dump-dom "file://$2" >"$TMPD/$1.dom" 2>"$TMPD/$1.log"
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", b - a }' >"$TMPD/$1.s"
 }
 # page_requests: what the proxy saw, less Chromium's own updater and sign-in,
@@ -59,6 +63,14 @@ page_requests() {
 		"$TMPD/proxy.log"
 }
 no_requests() { [ -z "$(page_requests)" ]; }
+# console_clean NAME: the page loaded as NAME said nothing on its console:
+# its script (lib/report/page.js) parsed and ran without an exception, and
+# its policy refused no style or script (one whose bytes are not those
+# its hash was computed over is refused, and says so there).
+console_clean() {
+	OUT=$(grep -F ':CONSOLE' "$TMPD/$1.log")
+	[ -z "$OUT" ]
+}
 
 # ---- four nodes, and a hostile name ----
 "$GEN" --letters --slow lab-c --blocked lab-d --hostile h- 4 >"$TMPD/hostile.json"
@@ -66,6 +78,7 @@ run report -o "$TMPD/four.html" "$R/probe-4.json" "$R/doctor-4.json" "$TMPD/host
 check four-written rc_is 0
 dom four "$TMPD/four.html"
 check four-loaded grep -q 'data-ready="1"' "$TMPD/four.dom"
+check four-console-clean console_clean four
 check four-no-request no_requests
 
 # The DOM's cells, checked by position (python's own HTML parser, no package).
@@ -153,6 +166,7 @@ run report -o "$TMPD/what.html" "$TMPD/stopped.json" "$R/probe-4.json" "$TMPD/bi
 check what-written rc_is 0
 dom what "$TMPD/what.html"
 check what-loaded grep -q 'data-ready="1"' "$TMPD/what.dom"
+check what-console-clean console_clean what
 python3 - "$TMPD/what.dom" "$TMPD" "$R" >"$TMPD/what.check" 2>&1 <<'PY'
 import sys
 from html.parser import HTMLParser
@@ -236,6 +250,7 @@ check big-every-cell bash -c '[ "$(grep -c "data-drawn=\"999000\"" <<<"$1")" = 2
 check big-blocks out_has 'data-block="4"'
 check big-slow-stands-out bash -c '[ "$(grep -c "data-standout=\"node0500 (0\.[0-9]* of the median)\"" <<<"$1")" = 2 ]' _ "$OUT"
 check big-no-request no_requests
+check big-console-clean console_clean big
 
 # The canvases' pixels, read back: the page's own numbers above are what
 # its script counted, which a blank canvas would still report.  A copy of
@@ -284,4 +299,13 @@ echo "browser: the 1 000-node page ($SIZE bytes) loaded and painted in $(cat "$T
 printf '<!DOCTYPE html><img src="http://192.0.2.1/x.png">' >"$TMPD/leak.html"
 dom leak "$TMPD/leak.html"
 check leak-caught bash -c 'grep -q "192.0.2.1/x.png" <<<"$1"' _ "$(page_requests)"
+# ... and so is a script that does not parse, and a style the policy refuses.
+printf '<!DOCTYPE html><script>var x = ;</script>' >"$TMPD/badjs.html"
+dom badjs "$TMPD/badjs.html"
+check console-caught-script grep -q ':CONSOLE.*SyntaxError' "$TMPD/badjs.log"
+printf '<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="style-src %s">%s' \
+	"'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='" '<style>p{color:red}</style>' \
+	>"$TMPD/badcss.html"
+dom badcss "$TMPD/badcss.html"
+check console-caught-style grep -q ':CONSOLE.*Content Security Policy' "$TMPD/badcss.log"
 finish
