@@ -2,7 +2,7 @@
 # Peak memory of 'rdmactl doctor --gathered' against the size of its input
 # (issue 27): many ordinary node documents, and a few documents near the
 # 4 MiB a node may send: long findings, as many checks as a document may
-# hold (CLUSTER_DOC_OBJECTS_MAX objects), and the smallest JSON objects
+# hold (FLEET_DOC_OBJECTS_MAX objects), and the smallest JSON objects
 # past that (which cost json-c the most memory per byte; each node is
 # refused as no doctor document, unparsed).  Prints for each input its size, the peak RSS and the seconds of
 # the report (text and -j) from /usr/bin/time -v, and the same of REF (an

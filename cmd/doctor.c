@@ -6,7 +6,7 @@
  * rdmactl doctor --metrics [-o FILE]
  * One line per check (lib/doctor.c), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.  --gathered: the report of many
- * nodes' documents (lib/fleet/report.c); exit 1 when a node failed or
+ * nodes' documents (lib/fleet/summary.c); exit 1 when a node failed or
  * could not run.
  */
 #include <errno.h>
@@ -26,7 +26,8 @@
 #include "doctor/metrics.h"
 #include "fleet/fanout.h"
 #include "fleet/gather.h"
-#include "fleet/report.h"
+#include "fleet/summary.h"
+#include "launch/nodes.h"
 #include "node/limits.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
@@ -399,28 +400,28 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 /* The report of the documents in @path (a file, "-" or a directory). */
 static int doctor_gathered(struct ctx *ctx, const char *path)
 {
-	struct report_counts counts;
-	struct cluster cl;
+	struct fleet_counts counts;
+	struct fleet cl;
 	char err[512];
 	int ret;
 
-	cluster_init(&cl);
-	ret = cluster_read_gathered(&cl, path, err, sizeof(err));
+	fleet_init(&cl);
+	ret = fleet_read_gathered(&cl, path, err, sizeof(err));
 	if (!ret)
-		ret = cluster_finish(&cl, err, sizeof(err));
+		ret = fleet_finish(&cl, err, sizeof(err));
 	if (ret) {
 		log_err_errno(ctx, ret, "Failed to read gathered output '%s': %s", path,
 			      ret == -ENOMEM ? strerror(ENOMEM) : err);
-		cluster_free(&cl);
+		fleet_free(&cl);
 		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
 	}
-	ret = cluster_report(ctx, &cl, &counts);
-	cluster_free(&cl);
+	ret = fleet_summary(ctx, &cl, &counts);
+	fleet_free(&cl);
 	if (ret) {
 		log_err_errno(ctx, ret, "Failed to make the report: %s", strerror(-ret));
 		return RC_PROBLEM;
 	}
-	return report_rc(&counts);
+	return fleet_rc(&counts);
 }
 
 /* ---- many nodes: -w, and Slurm's health checks ---- */
@@ -490,7 +491,7 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 {
 	struct launch l = { .fanout = (unsigned int)a->c.fanout,
 			    .node_timeout = (unsigned int)a->c.node_timeout };
-	struct report_counts counts;
+	struct fleet_counts counts;
 	struct json_object *doc = NULL;
 	char *argv[24], port[16];
 	struct outfile of;
@@ -509,7 +510,7 @@ static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const st
 	else if (a->c.html)
 		ret = html_write_doctor(ctx, &of, doc);
 	json_object_put(doc);
-	return ret ? RC_PROBLEM : report_rc(&counts);
+	return ret ? RC_PROBLEM : fleet_rc(&counts);
 }
 
 /*
@@ -734,7 +735,7 @@ static int maybe_cluster(struct ctx *ctx, const struct doctor_args *a)
 
 	if (a->c.local || a->c.health || a->gathered || a->list || a->metrics)
 		return -1;
-	if (fanout_nodes(ctx, a->c.w, a->c.x, &nodes))
+	if (launch_nodes(ctx, a->c.w, a->c.x, &nodes))
 		ret = RC_USAGE;
 	else if (nodes.n)
 		ret = doctor_cluster(ctx, a, &nodes);

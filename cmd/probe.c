@@ -23,7 +23,7 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "cmds.h"
-#include "fleet/fanout.h"
+#include "launch/nodes.h"
 #include "mesh/agent.h"
 #include "mesh/coord.h"
 #include "mesh/resume.h"
@@ -1083,7 +1083,7 @@ static int maybe_cluster(struct ctx *ctx, struct probe_args *a, const char *peer
 
 	if (!a->w && (peer || a->server))
 		return -1;
-	if (fanout_nodes(ctx, a->w, a->x, &nodes))
+	if (launch_nodes(ctx, a->w, a->x, &nodes))
 		rc = RC_USAGE;
 	else if (nodes.n)
 		rc = probe_cluster(ctx, a, &nodes, peer);

@@ -27,7 +27,7 @@ struct group {
 
 /* What a fix is made from. */
 struct fix_in {
-	const struct cluster *cl;
+	const struct fleet *cl;
 	const char *arg;	/* the fact's argument: a variable, a model, a path */
 	const char *value;	/* the majority's */
 	const char *nodes;	/* the majority's nodes, folded */
@@ -267,7 +267,7 @@ static char *odd_netdev(const struct fix_in *in)
 	size_t i;
 
 	for (i = 0; i < in->ns && one; i++) {
-		struct json_object *doc = cluster_doc(in->cl->nodes[in->s[i].node]);
+		struct json_object *doc = fleet_doc(in->cl->nodes[in->s[i].node]);
 
 		one = port_netdev(doc, in->value, &name);
 		json_object_put(doc);
@@ -376,7 +376,7 @@ static size_t group_samples(const struct sample *s, size_t n, struct group *g)
 }
 
 /* The nodes of groups @g[from..ng-1] folded into one hostlist. */
-static char *fold_groups(const struct cluster *cl, const struct sample *s, const struct group *g,
+static char *fold_groups(const struct fleet *cl, const struct sample *s, const struct group *g,
 			 size_t from, size_t ng)
 {
 	size_t i, k, n = 0, *idx;
@@ -390,7 +390,7 @@ static char *fold_groups(const struct cluster *cl, const struct sample *s, const
 	for (n = 0, i = from; i < ng; i++)
 		for (k = 0; k < g[i].n; k++)
 			idx[n++] = s[g[i].first + k].node;
-	out = cluster_fold(cl, idx, n);
+	out = fleet_fold(cl, idx, n);
 	free(idx);
 	return out;
 }
@@ -400,7 +400,7 @@ static struct json_object *value_json(const char *v)
 	return v ? json_object_new_string(v) : NULL;
 }
 
-static struct json_object *differs(const struct cluster *cl, const struct sample *s,
+static struct json_object *differs(const struct fleet *cl, const struct sample *s,
 				   const struct group *g, size_t from, size_t ng)
 {
 	struct json_object *arr = json_object_new_array(), *o;
@@ -420,7 +420,7 @@ static struct json_object *differs(const struct cluster *cl, const struct sample
 }
 
 /* The fix of @f for the nodes outside the majority group g[0]. */
-static char *make_fix(const struct cluster *cl, const struct fact *f, struct sample *s,
+static char *make_fix(const struct fleet *cl, const struct fact *f, struct sample *s,
 		      const struct group *g, size_t ng, const char *maj_nodes)
 {
 	struct fix_in in = { .cl = cl, .arg = f->arg, .value = s[g[0].first].value,
@@ -448,14 +448,14 @@ static char *make_fix(const struct cluster *cl, const struct fact *f, struct sam
  * or NULL (JSON null) when none did.  Never a value: they are in no group,
  * get no fix and are not marked odd.
  */
-static struct json_object *not_read(const struct cluster *cl, const size_t *unread, size_t nu)
+static struct json_object *not_read(const struct fleet *cl, const size_t *unread, size_t nu)
 {
 	struct json_object *o;
 	char *nodes;
 
 	if (!nu || !(o = json_object_new_object()))
 		return NULL;
-	nodes = cluster_fold(cl, unread, nu);
+	nodes = fleet_fold(cl, unread, nu);
 	json_object_object_add(o, "count", json_object_new_int64((int64_t)nu));
 	json_object_object_add(o, "nodes", nodes ? json_object_new_string(nodes) : NULL);
 	free(nodes);
@@ -467,7 +467,7 @@ static struct json_object *not_read(const struct cluster *cl, const size_t *unre
  * node read it); marks the odd nodes, and makes a fix only for nodes of a
  * value other than the majority's.
  */
-static struct json_object *fact_row(const struct cluster *cl, const struct fact *f,
+static struct json_object *fact_row(const struct fleet *cl, const struct fact *f,
 				    struct sample *s, size_t n, const struct group *g, size_t ng,
 				    bool *odd)
 {
@@ -498,7 +498,7 @@ static struct json_object *fact_row(const struct cluster *cl, const struct fact 
  * Add the row of @f, of its @n samples @s, to @rows when its nodes differ
  * or @nu nodes @unread could not read it.  0 or -ENOMEM.
  */
-static int tally(const struct cluster *cl, const struct fact *f, struct sample *s, size_t n,
+static int tally(const struct fleet *cl, const struct fact *f, struct sample *s, size_t n,
 		 const size_t *unread, size_t nu, struct json_object *rows, bool *odd)
 {
 	struct group *g = calloc(n + 1, sizeof(*g));
@@ -567,7 +567,7 @@ static void names_in(struct json_object *node, const char *key, struct json_obje
 }
 
 /* Every node's HCA models and variables, each node's document read in turn.  0 or -ENOMEM. */
-static int names_of(const struct cluster *cl, struct json_object *models, struct json_object *env)
+static int names_of(const struct fleet *cl, struct json_object *models, struct json_object *env)
 {
 	struct json_object *doc, *node;
 	size_t i;
@@ -575,7 +575,7 @@ static int names_of(const struct cluster *cl, struct json_object *models, struct
 	for (i = 0; i < cl->n; i++) {
 		if (!cl->nodes[i]->doc)
 			continue;
-		if (!(doc = cluster_doc(cl->nodes[i])))
+		if (!(doc = fleet_doc(cl->nodes[i])))
 			return -ENOMEM;
 		if (json_object_object_get_ex(doc, "node", &node)) {
 			names_in(node, "devices", models);
@@ -720,7 +720,7 @@ static int node_samples(const struct facts *fs, struct json_object *node, size_t
  * The value of every fact on every node that has it, node by node: each
  * document is parsed once for all facts, not once a fact.  0 or -ENOMEM.
  */
-static int collect(const struct cluster *cl, const struct facts *fs, struct samples *sm)
+static int collect(const struct fleet *cl, const struct facts *fs, struct samples *sm)
 {
 	struct json_object *doc, *node;
 	size_t i, k;
@@ -740,7 +740,7 @@ static int collect(const struct cluster *cl, const struct facts *fs, struct samp
 	for (i = 0; !ret && i < cl->n; i++) {
 		if (!cl->nodes[i]->doc)
 			continue;
-		if (!(doc = cluster_doc(cl->nodes[i])))
+		if (!(doc = fleet_doc(cl->nodes[i])))
 			return -ENOMEM;
 		if (json_object_object_get_ex(doc, "node", &node))
 			ret = node_samples(fs, node, i, sm);
@@ -749,7 +749,7 @@ static int collect(const struct cluster *cl, const struct facts *fs, struct samp
 	return ret;
 }
 
-struct json_object *drift_rows(const struct cluster *cl, bool *odd)
+struct json_object *drift_rows(const struct fleet *cl, bool *odd)
 {
 	struct json_object *rows = json_object_new_array(), *models = json_object_new_object(),
 			   *env = json_object_new_object();

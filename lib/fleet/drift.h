@@ -32,7 +32,7 @@
 
 #include <stdbool.h>
 
-struct cluster;
+struct fleet;
 struct json_object;
 
 /*
@@ -48,6 +48,6 @@ struct json_object;
  * @odd[i] is set for each node cl->nodes[i] singled out by a majority.
  * NULL when out of memory.
  */
-struct json_object *drift_rows(const struct cluster *cl, bool *odd);
+struct json_object *drift_rows(const struct fleet *cl, bool *odd);
 
 #endif

@@ -12,24 +12,24 @@
 #include "base/progress.h"
 #include "fleet/fanout.h"
 #include "fleet/gather.h"
-#include "fleet/report.h"
+#include "fleet/summary.h"
 
 /* The run as the launcher's lines fill it. */
 struct fan {
-	struct cluster cl;
+	struct fleet cl;
 	struct progress pr;
 	unsigned long done;	/* nodes with a whole document or a failure */
 };
 
 /* A node is done once its document has ended or it has failed. */
-static bool node_done(const struct cluster_node *nd)
+static bool node_done(const struct fleet_node *nd)
 {
 	return nd && (nd->ended || nd->error);
 }
 
 static void count(struct fan *f, const char *node, bool before)
 {
-	if (before || !node_done(cluster_find(&f->cl, node)))
+	if (before || !node_done(fleet_find(&f->cl, node)))
 		return;
 	f->done++;
 	progress_show(&f->pr, f->done, "doctor: %lu of %lu nodes done", f->done, f->pr.total);
@@ -38,57 +38,19 @@ static void count(struct fan *f, const char *node, bool before)
 static void on_line(void *arg, const char *node, const char *line)
 {
 	struct fan *f = arg;
-	bool before = node_done(cluster_find(&f->cl, node));
+	bool before = node_done(fleet_find(&f->cl, node));
 
-	cluster_feed_line(&f->cl, node, line);
+	fleet_feed_line(&f->cl, node, line);
 	count(f, node, before);
 }
 
 static void on_fail(void *arg, const char *node, const char *why)
 {
 	struct fan *f = arg;
-	bool before = node_done(cluster_find(&f->cl, node));
+	bool before = node_done(fleet_find(&f->cl, node));
 
-	cluster_node_fail(&f->cl, node, "%s", why);
+	fleet_node_fail(&f->cl, node, "%s", why);
 	count(f, node, before);
-}
-
-static int parse_list(const struct ctx *ctx, const char *what, const char *arg,
-		      struct hostlist *hl)
-{
-	char err[512];
-
-	if (!hostlist_parse_arg(hl, arg, err, sizeof(err)))
-		return 0;
-	log_err(ctx, "Failed to read %s: %s", what, err);
-	return -EINVAL;
-}
-
-int fanout_nodes(const struct ctx *ctx, const char *w, const char *x, struct hostlist *nodes)
-{
-	const char *slurm = getenv("SLURM_JOB_NODELIST");
-	struct hostlist ex;
-	int ret;
-
-	hostlist_init(nodes);
-	if (!w && slurm && *slurm && !getenv("SLURM_STEP_ID"))
-		w = slurm;
-	if (!w)
-		return 0;
-	ret = parse_list(ctx, w == slurm ? "SLURM_JOB_NODELIST" : "-w", w, nodes);
-	if (ret || !x)
-		return ret;
-	hostlist_init(&ex);
-	/* --exclude: probe's -x is --gid-index, as in perftest. */
-	ret = parse_list(ctx, "--exclude", x, &ex);
-	if (!ret && hostlist_exclude(nodes, &ex))
-		ret = -ENOMEM;
-	hostlist_free(&ex);
-	if (!ret && !nodes->n) {
-		log_err(ctx, "Failed to choose nodes: --exclude '%s' leaves none of -w '%s'; leave some in", x, w);
-		ret = -EINVAL;
-	}
-	return ret;
 }
 
 /*
@@ -137,7 +99,7 @@ static struct json_object *run_facts(const struct hostlist *nodes, const struct 
 }
 
 int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct launch *l,
-		  struct report_counts *counts, struct json_object **doc)
+		  struct fleet_counts *counts, struct json_object **doc)
 {
 	time_t started = time(NULL);
 	struct json_object *run;
@@ -149,11 +111,11 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 	size_t i;
 	int ret = 0;
 
-	cluster_init(&f.cl);
+	fleet_init(&f.cl);
 	sink.arg = &f;
 	/* Every node first: one that never answers is still in the report. */
 	for (i = 0; !ret && i < nodes->n; i++)
-		ret = cluster_add(&f.cl, nodes->names[i], NULL);
+		ret = fleet_add(&f.cl, nodes->names[i], NULL);
 	if (ret)
 		goto out;
 	fit_fanout(ctx, &fit, nodes->n);
@@ -166,7 +128,7 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 		log_err(ctx, "Failed to run %s: %s", launcher_name(l->launcher), strerror(-ret));
 	log_info(ctx, "%zu nodes through %s in %.1f s", nodes->n, launcher_name(l->launcher),
 		 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	ret = cluster_finish(&f.cl, err, sizeof(err));
+	ret = fleet_finish(&f.cl, err, sizeof(err));
 	if (ret) {
 		log_err(ctx, "Failed to read the nodes' documents: %s", ret == -ENOMEM ? strerror(ENOMEM) : err);
 		goto out;
@@ -174,13 +136,13 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 	run = run_facts(nodes, l, started);
 	if (ctx->json && run)
 		json_attach(ctx, "run", json_object_get(run));
-	ret = cluster_report(ctx, &f.cl, counts);
+	ret = fleet_summary(ctx, &f.cl, counts);
 	if (!ret && doc)
-		*doc = cluster_report_doc(ctx, &f.cl);
+		*doc = fleet_summary_doc(ctx, &f.cl);
 	if (!ret && doc && *doc && run)
 		json_object_object_add(*doc, "run", json_object_get(run));
 	json_object_put(run);
 out:
-	cluster_free(&f.cl);
+	fleet_free(&f.cl);
 	return ret;
 }

@@ -20,12 +20,12 @@
 /* Lines opening '{' tried as the start of a document among other lines. */
 #define EMBED_TRIES 16
 
-void cluster_init(struct cluster *cl)
+void fleet_init(struct fleet *cl)
 {
 	memset(cl, 0, sizeof(*cl));
 }
 
-static void node_free(struct cluster_node *nd)
+static void node_free(struct fleet_node *nd)
 {
 	free(nd->name);
 	free(nd->doc);
@@ -36,7 +36,7 @@ static void node_free(struct cluster_node *nd)
 	free(nd);
 }
 
-void cluster_free(struct cluster *cl)
+void fleet_free(struct fleet *cl)
 {
 	size_t i;
 
@@ -45,10 +45,10 @@ void cluster_free(struct cluster *cl)
 	free(cl->nodes);
 	free(cl->slots);
 	json_object_put(cl->notes);
-	cluster_init(cl);
+	fleet_init(cl);
 }
 
-bool cluster_host_ok(const char *s, size_t len)
+bool fleet_host_ok(const char *s, size_t len)
 {
 	size_t i;
 
@@ -76,7 +76,7 @@ static size_t name_hash(const char *s)
 }
 
 /* The slot holding @name, or the free slot where it would go. */
-static size_t slot_of(const struct cluster *cl, const char *name)
+static size_t slot_of(const struct fleet *cl, const char *name)
 {
 	size_t mask = cl->nslots - 1, i = name_hash(name) & mask;
 
@@ -85,7 +85,7 @@ static size_t slot_of(const struct cluster *cl, const char *name)
 	return i;
 }
 
-static int rehash(struct cluster *cl, size_t nslots)
+static int rehash(struct fleet *cl, size_t nslots)
 {
 	size_t i, *old = cl->slots;
 
@@ -101,7 +101,7 @@ static int rehash(struct cluster *cl, size_t nslots)
 	return 0;
 }
 
-struct cluster_node *cluster_find(const struct cluster *cl, const char *name)
+struct fleet_node *fleet_find(const struct fleet *cl, const char *name)
 {
 	size_t i;
 
@@ -111,10 +111,10 @@ struct cluster_node *cluster_find(const struct cluster *cl, const char *name)
 	return cl->slots[i] ? cl->nodes[cl->slots[i] - 1] : NULL;
 }
 
-static int grow_nodes(struct cluster *cl)
+static int grow_nodes(struct fleet *cl)
 {
 	size_t cap = cl->cap ? cl->cap * 2 : 64;
-	struct cluster_node **nodes;
+	struct fleet_node **nodes;
 
 	if (cl->n < cl->cap)
 		return 0;
@@ -126,13 +126,13 @@ static int grow_nodes(struct cluster *cl)
 	return 0;
 }
 
-int cluster_add(struct cluster *cl, const char *name, struct cluster_node **out)
+int fleet_add(struct fleet *cl, const char *name, struct fleet_node **out)
 {
-	struct cluster_node *nd = cluster_find(cl, name);
+	struct fleet_node *nd = fleet_find(cl, name);
 
 	if (nd)
 		goto found;
-	if (cl->n >= CLUSTER_NODES_MAX)
+	if (cl->n >= FLEET_NODES_MAX)
 		return -E2BIG;
 	if ((cl->n + 1) * 2 >= cl->nslots && rehash(cl, cl->nslots ? cl->nslots * 2 : 128))
 		return -ENOMEM;
@@ -158,9 +158,9 @@ found:
 /*
  * Follow the JSON nesting of @s, to see where a document ends and whether
  * another begins after it: -EEXIST then.  Text that is not JSON is left
- * for cluster_finish() to judge.
+ * for fleet_finish() to judge.
  */
-static int scan(struct cluster_node *nd, const char *s)
+static int scan(struct fleet_node *nd, const char *s)
 {
 	for (; *s; s++) {
 		if (nd->in_str) {
@@ -187,7 +187,7 @@ static int scan(struct cluster_node *nd, const char *s)
 }
 
 /* Refuse the rest of @nd's text, saying why; returns @ret. */
-static int reject(struct cluster *cl, struct cluster_node *nd, int ret, const char *why)
+static int reject(struct fleet *cl, struct fleet_node *nd, int ret, const char *why)
 {
 	char buf[256];
 
@@ -204,7 +204,7 @@ static int reject(struct cluster *cl, struct cluster_node *nd, int ret, const ch
 	return nd->rejected ? ret : -ENOMEM;
 }
 
-static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
+static int append(struct fleet *cl, struct fleet_node *nd, const char *line)
 {
 	size_t n = strlen(line), cap;
 	char *text;
@@ -216,9 +216,9 @@ static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
 	nd->in_str = nd->esc = false;	/* no JSON string holds a newline */
 	if (scan(nd, line) == -EEXIST)
 		return reject(cl, nd, -EEXIST, "a second document began after the first ended");
-	if (nd->len + n + 1 > CLUSTER_DOC_MAX)
+	if (nd->len + n + 1 > FLEET_DOC_MAX)
 		return reject(cl, nd, -EFBIG, "output over 4 MiB: no doctor document is that long");
-	if (cl->total + n + 1 > CLUSTER_TOTAL_MAX)
+	if (cl->total + n + 1 > FLEET_TOTAL_MAX)
 		return -ENOSPC;
 	if (nd->len + n + 2 > nd->cap) {
 		/* A document on one line (the usual) takes its size, not a page more. */
@@ -239,34 +239,34 @@ static int append(struct cluster *cl, struct cluster_node *nd, const char *line)
 	return 0;
 }
 
-int cluster_feed_line(struct cluster *cl, const char *host, const char *line)
+int fleet_feed_line(struct fleet *cl, const char *host, const char *line)
 {
-	struct cluster_node *nd;
-	int ret = cluster_add(cl, host, &nd);
+	struct fleet_node *nd;
+	int ret = fleet_add(cl, host, &nd);
 
 	return ret ? ret : append(cl, nd, line);
 }
 
-int cluster_feed_task(struct cluster *cl, unsigned long task, const char *line)
+int fleet_feed_task(struct fleet *cl, unsigned long task, const char *line)
 {
-	struct cluster_node *nd;
+	struct fleet_node *nd;
 	char name[32];
 	int ret;
 
 	snprintf(name, sizeof(name), "task %lu", task);
-	ret = cluster_add(cl, name, &nd);
+	ret = fleet_add(cl, name, &nd);
 	if (ret)
 		return ret;
 	nd->task = (long)task;
 	return append(cl, nd, line);
 }
 
-int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...)
+int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
 {
-	struct cluster_node *nd;
+	struct fleet_node *nd;
 	char *why, *joined;
 	va_list ap;
-	int ret = cluster_add(cl, host, &nd), n;
+	int ret = fleet_add(cl, host, &nd), n;
 
 	if (ret)
 		return ret;
@@ -288,7 +288,7 @@ int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...
 	return 0;
 }
 
-int cluster_note(struct cluster *cl, const char *fmt, ...)
+int fleet_note(struct fleet *cl, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -306,10 +306,10 @@ int cluster_note(struct cluster *cl, const char *fmt, ...)
 	return n ? -ENOMEM : 0;
 }
 
-int cluster_node_rc(struct cluster *cl, const char *host, int rc)
+int fleet_node_rc(struct fleet *cl, const char *host, int rc)
 {
-	struct cluster_node *nd;
-	int ret = cluster_add(cl, host, &nd);
+	struct fleet_node *nd;
+	int ret = fleet_add(cl, host, &nd);
 
 	if (!ret)
 		nd->rc = rc;
@@ -363,7 +363,7 @@ static bool str_or_null(struct json_object *o, const char *key)
 }
 
 /*
- * The shape report.c relies on: checks[] of {id, status, found, fix}, node{}.
+ * The shape summary.c relies on: checks[] of {id, status, found, fix}, node{}.
  * A status in another case ("FAIL", from an older rdmactl) is rewritten as
  * doctor/doctor.h spells it, so the cluster's document has one spelling.
  */
@@ -424,7 +424,7 @@ static int parse_at(const char *text, size_t len, struct json_object **o,
 }
 
 /* Parse @nd's text; 1 and *@doc when it is a doctor document, else 0 and @why. */
-static int parse_doc(const struct cluster_node *nd, struct json_object **doc, char *why,
+static int parse_doc(const struct fleet_node *nd, struct json_object **doc, char *why,
 		     size_t len)
 {
 	struct json_object *o;
@@ -469,7 +469,7 @@ static bool blank(const char *s, size_t n)
  * opening '{' where one does is taken.  The text beside it is quoted in
  * @beside.  1 and *@doc, 0 when there is none, or -ENOMEM.
  */
-static int embedded_doc(const struct cluster_node *nd, struct json_object **doc, char *beside,
+static int embedded_doc(const struct fleet_node *nd, struct json_object **doc, char *beside,
 			size_t len)
 {
 	struct json_object *o;
@@ -499,7 +499,7 @@ static int embedded_doc(const struct cluster_node *nd, struct json_object **doc,
 }
 
 /* The reason @nd has no document: its launcher's causes, then what its text was. */
-static int node_error(struct cluster_node *nd, const char *what)
+static int node_error(struct fleet_node *nd, const char *what)
 {
 	char raw[ERROR_MAX * 2], safe[ERROR_MAX], rc[32] = "";
 
@@ -516,7 +516,7 @@ static int node_error(struct cluster_node *nd, const char *what)
  * An srun task takes the name its document gives (node.hostname), else
  * the one srun's own notes gave it, when either is a host name.
  */
-static int name_task(struct cluster_node *nd, struct json_object *doc)
+static int name_task(struct fleet_node *nd, struct json_object *doc)
 {
 	struct json_object *node, *host;
 	const char *name = nd->hint;
@@ -527,9 +527,9 @@ static int name_task(struct cluster_node *nd, struct json_object *doc)
 	if (doc && json_object_object_get_ex(doc, "node", &node) &&
 	    json_object_object_get_ex(node, "hostname", &host) &&
 	    json_object_is_type(host, json_type_string) &&
-	    cluster_host_ok(json_object_get_string(host), strlen(json_object_get_string(host))))
+	    fleet_host_ok(json_object_get_string(host), strlen(json_object_get_string(host))))
 		name = json_object_get_string(host);
-	if (!name || !cluster_host_ok(name, strlen(name)))
+	if (!name || !fleet_host_ok(name, strlen(name)))
 		return 0;
 	copy = strdup(name);
 	if (!copy)
@@ -545,7 +545,7 @@ static int name_task(struct cluster_node *nd, struct json_object *doc)
  * which for 65 536 nodes is more than a login node has.  The report
  * parses each document again, one at a time, when it reads it.
  */
-static int keep_doc(struct cluster_node *nd, struct json_object *doc)
+static int keep_doc(struct fleet_node *nd, struct json_object *doc)
 {
 	int ret = name_task(nd, doc);
 
@@ -562,7 +562,7 @@ static int keep_doc(struct cluster_node *nd, struct json_object *doc)
 	return 0;
 }
 
-static int finish_node(struct cluster *cl, struct cluster_node *nd)
+static int finish_node(struct fleet *cl, struct fleet_node *nd)
 {
 	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "", beside[SNIPPET_MAX];
 	struct json_object *doc = NULL;
@@ -574,15 +574,15 @@ static int finish_node(struct cluster *cl, struct cluster_node *nd)
 		return node_error(nd, nd->rejected) ?: name_task(nd, NULL);
 	if (!nd->len || !nd->text[strspn(nd->text, " \t\r\n")])
 		return node_error(nd, nd->error ? NULL : "no output") ?: name_task(nd, NULL);
-	if (nd->opened > CLUSTER_DOC_OBJECTS_MAX) {
+	if (nd->opened > FLEET_DOC_OBJECTS_MAX) {
 		snprintf(what, sizeof(what), "output is not a doctor document%s: it opens %zu JSON "
 			 "objects and arrays, and no doctor document has over %u", at, nd->opened,
-			 CLUSTER_DOC_OBJECTS_MAX);
+			 FLEET_DOC_OBJECTS_MAX);
 		return node_error(nd, what) ?: name_task(nd, NULL);
 	}
 	ret = parse_doc(nd, &doc, why, sizeof(why));
 	if (!ret && (ret = embedded_doc(nd, &doc, beside, sizeof(beside))) > 0 &&
-	    cluster_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside)) {
+	    fleet_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside)) {
 		json_object_put(doc);
 		return -ENOMEM;
 	}
@@ -596,24 +596,24 @@ static int finish_node(struct cluster *cl, struct cluster_node *nd)
 
 static int by_name(const void *a, const void *b)
 {
-	return strverscmp((*(struct cluster_node *const *)a)->name,
-			  (*(struct cluster_node *const *)b)->name);
+	return strverscmp((*(struct fleet_node *const *)a)->name,
+			  (*(struct fleet_node *const *)b)->name);
 }
 
 /* After renaming, two nodes of one name: two tasks on one host, or a task and a host. */
-static int duplicates(const struct cluster *cl, char *err, size_t errlen)
+static int duplicates(const struct fleet *cl, char *err, size_t errlen)
 {
 	static const char one_task[] = "run one srun task per node (srun --ntasks-per-node=1)";
 	char lines[64];
 	size_t i;
 
 	for (i = 1; i < cl->n; i++) {
-		const struct cluster_node *a = cl->nodes[i - 1], *b = cl->nodes[i];
+		const struct fleet_node *a = cl->nodes[i - 1], *b = cl->nodes[i];
 
 		if (strcmp(a->name, b->name))
 			continue;
 		if (a->line > b->line) {
-			const struct cluster_node *t = a;
+			const struct fleet_node *t = a;
 
 			a = b, b = t;
 		}
@@ -632,7 +632,7 @@ static int duplicates(const struct cluster *cl, char *err, size_t errlen)
 	return 0;
 }
 
-int cluster_finish(struct cluster *cl, char *err, size_t errlen)
+int fleet_finish(struct fleet *cl, char *err, size_t errlen)
 {
 	size_t i;
 	int ret;
@@ -640,7 +640,7 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	if (cl->finished)
 		return 0;
 	for (i = 0; i < cl->n; i++) {
-		struct cluster_node *nd = cl->nodes[i];
+		struct fleet_node *nd = cl->nodes[i];
 
 		if ((ret = finish_node(cl, nd)))
 			return ret;
@@ -658,12 +658,12 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	return 0;
 }
 
-struct json_object *cluster_doc(const struct cluster_node *nd)
+struct json_object *fleet_doc(const struct fleet_node *nd)
 {
 	return nd->doc ? json_tokener_parse(nd->doc) : NULL;
 }
 
-size_t cluster_reached(const struct cluster *cl)
+size_t fleet_reached(const struct fleet *cl)
 {
 	size_t i, n = 0;
 
@@ -672,7 +672,7 @@ size_t cluster_reached(const struct cluster *cl)
 	return n;
 }
 
-char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n)
+char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n)
 {
 	const char **hosts = malloc((n + 1) * sizeof(*hosts));
 	size_t i, nh = 0, extra = 0;
@@ -683,7 +683,7 @@ char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n)
 	for (i = 0; i < n; i++) {
 		const char *name = cl->nodes[idx[i]]->name;
 
-		if (cluster_host_ok(name, strlen(name)))
+		if (fleet_host_ok(name, strlen(name)))
 			hosts[nh++] = name;
 		else
 			extra += strlen(name) + 1;
@@ -701,7 +701,7 @@ char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n)
 	for (i = 0; i < n; i++) {
 		const char *name = cl->nodes[idx[i]]->name;
 
-		if (!cluster_host_ok(name, strlen(name)))
+		if (!fleet_host_ok(name, strlen(name)))
 			sprintf(out + strlen(out), "%s%s", out[0] ? "," : "", name);
 	}
 	return out;

@@ -5,12 +5,12 @@
  *
  *  - a launcher (launch.h), line by line as each node prints, with the
  *    causes it sees itself (a timeout, ssh refused, exit code 127):
- *      cluster_feed_line(cl, "lab-c", "{\"checks\": [");
- *      cluster_node_fail(cl, "lab-e", "ssh: connect: Connection refused");
- *  - cluster_read_gathered(), from output gathered before by any tool
+ *      fleet_feed_line(cl, "lab-c", "{\"checks\": [");
+ *      fleet_node_fail(cl, "lab-e", "ssh: connect: Connection refused");
+ *  - fleet_read_gathered(), from output gathered before by any tool
  *    (`rdmactl doctor --gathered FILE|-|DIR`).
  *
- * Then cluster_finish() parses each node's text, and report.h judges the
+ * Then fleet_finish() parses each node's text, and summary.h judges the
  * whole.  Nothing a node sent is trusted: a node whose text is not a
  * doctor document is failed with the reason, never dropped.
  */
@@ -25,30 +25,30 @@
 struct json_object;
 
 /* Text one node may send: a doctor document is a few KiB (4 KiB a port at most). */
-#define CLUSTER_DOC_MAX (4u << 20)
+#define FLEET_DOC_MAX (4u << 20)
 /*
  * JSON objects and arrays one node's text may open: a doctor document of
  * 64 ports has a few hundred.  Parsed, each costs json-c about a
  * kilobyte, so 4 MiB of "{}" would take a gigabyte.
  */
-#define CLUSTER_DOC_OBJECTS_MAX 16384
+#define FLEET_DOC_OBJECTS_MAX 16384
 /* Text of all nodes together. */
-#define CLUSTER_TOTAL_MAX (512u << 20)
+#define FLEET_TOTAL_MAX (512u << 20)
 /*
  * Nodes in one cluster.  A launcher's are one hostlist's (HOSTLIST_MAX);
  * gathered output may join several runs', so the bound is the memory a
  * node costs (a few hundred bytes besides its text), not a hostlist's.
  */
-#define CLUSTER_NODES_MAX (1u << 20)
+#define FLEET_NODES_MAX (1u << 20)
 
-struct cluster_node {
+struct fleet_node {
 	char *name;		/* host name; "task N" for an srun task not yet named */
 	char *doc;		/* its doctor document as it sent it, compact JSON text
-				 * (cluster_doc() parses it); NULL: see error */
+				 * (fleet_doc() parses it); NULL: see error */
 	char *error;		/* why there is no document (one line, escaped); NULL with doc */
 	int rc;			/* its rdmactl's exit code; -1 when not known */
 
-	/* Collecting (cluster_feed_line); freed by cluster_finish. */
+	/* Collecting (fleet_feed_line); freed by fleet_finish. */
 	char *text;
 	size_t len, cap;
 	unsigned long line;	/* input line of its first text, for messages; 0: none */
@@ -60,8 +60,8 @@ struct cluster_node {
 	bool in_str, esc, ended;/* in a string, after a backslash, a document ended */
 };
 
-struct cluster {
-	struct cluster_node **nodes;	/* n nodes; sorted by name once finished */
+struct fleet {
+	struct fleet_node **nodes;	/* n nodes; sorted by name once finished */
 	size_t n, cap;
 	size_t *slots;		/* hash of names: index + 1, 0 when free */
 	size_t nslots;		/* a power of two, more than twice n */
@@ -72,31 +72,31 @@ struct cluster {
 	bool finished;
 };
 
-void cluster_init(struct cluster *cl);
-void cluster_free(struct cluster *cl);
+void fleet_init(struct fleet *cl);
+void fleet_free(struct fleet *cl);
 
 /*
  * The node named @name, added (with no text) when new: a launcher adds
  * every node it starts, so one that never answers is still reported.
- * 0; -ENOMEM; -E2BIG past CLUSTER_NODES_MAX.
+ * 0; -ENOMEM; -E2BIG past FLEET_NODES_MAX.
  */
-int cluster_add(struct cluster *cl, const char *name, struct cluster_node **out);
-struct cluster_node *cluster_find(const struct cluster *cl, const char *name);
+int fleet_add(struct fleet *cl, const char *name, struct fleet_node **out);
+struct fleet_node *fleet_find(const struct fleet *cl, const char *name);
 
 /*
  * Append @line (without its newline) to what @host printed.  A document
  * may come over many lines (pretty-printed) or one.  0; -ENOMEM; -E2BIG
- * past CLUSTER_NODES_MAX; -ENOSPC when all nodes' text passes
- * CLUSTER_TOTAL_MAX.  Text the node may not
+ * past FLEET_NODES_MAX; -ENOSPC when all nodes' text passes
+ * FLEET_TOTAL_MAX.  Text the node may not
  * send is its failure, with the reason, and also returned so that a
  * reader of gathered output can refuse the input:
- *   -EFBIG   its text passes CLUSTER_DOC_MAX
+ *   -EFBIG   its text passes FLEET_DOC_MAX
  *   -EEXIST  a second document begins after the first ended
  */
-int cluster_feed_line(struct cluster *cl, const char *host, const char *line);
+int fleet_feed_line(struct fleet *cl, const char *host, const char *line);
 
 /* The same for an srun task known only by its number (srun -l's "N: "). */
-int cluster_feed_task(struct cluster *cl, unsigned long task, const char *line);
+int fleet_feed_task(struct fleet *cl, unsigned long task, const char *line);
 
 /*
  * @host did not run rdmactl to its end: the cause, one line ("command
@@ -104,7 +104,7 @@ int cluster_feed_task(struct cluster *cl, unsigned long task, const char *line);
  * "; ".  A complete document wins over them (the node did answer).
  * 0 or -ENOMEM.
  */
-int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...)
+int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
@@ -112,10 +112,10 @@ int cluster_node_fail(struct cluster *cl, const char *host, const char *fmt, ...
  * naming no node, text beside a node's document).  Shown as escaped.
  * 0 or -ENOMEM.
  */
-int cluster_note(struct cluster *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int fleet_note(struct fleet *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* @host's rdmactl exited with @rc (as its launcher said). 0 or -ENOMEM. */
-int cluster_node_rc(struct cluster *cl, const char *host, int rc);
+int fleet_node_rc(struct fleet *cl, const char *host, int rc);
 
 /*
  * Parse each node's text into its document, or fail it with the reason
@@ -127,27 +127,27 @@ int cluster_node_rc(struct cluster *cl, const char *host, int rc);
  * -ENOMEM; -EEXIST when two tasks' documents name the same host, with
  * the message in @err.
  */
-int cluster_finish(struct cluster *cl, char *err, size_t errlen);
+int fleet_finish(struct fleet *cl, char *err, size_t errlen);
 
 /*
  * The document of @nd as a tree (a new reference to put), parsed from its
  * text each time: one node's tree at a time is what the report holds.
  * NULL when @nd has none, or out of memory.
  */
-struct json_object *cluster_doc(const struct cluster_node *nd);
+struct json_object *fleet_doc(const struct fleet_node *nd);
 
 /* How many nodes have a document. */
-size_t cluster_reached(const struct cluster *cl);
+size_t fleet_reached(const struct fleet *cl);
 
 /*
  * The names of nodes @idx[0..n-1] folded into one hostlist (hostlist_fold),
  * names that are no host names ("task 3") after it, comma-separated.
  * malloc'd; NULL when out of memory.
  */
-char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n);
+char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n);
 
 /*
- * Read output gathered before into @cl (then cluster_finish() it): @path
+ * Read output gathered before into @cl (then fleet_finish() it): @path
  * is a file, "-" for stdin, or a directory of HOST.json files (one
  * document each; other names are not read).  Each line of a file or
  * stream is one of
@@ -159,22 +159,22 @@ char *cluster_fold(const struct cluster *cl, const size_t *idx, size_t n);
  *                    code, or the cause of its failure
  * Blank lines are skipped.  0.  -EINVAL for input that is not such output
  * (no prefix, a name that is no host name, a NUL byte, a line longer than
- * CLUSTER_DOC_MAX, a second document for one node, a directory without a
- * HOST.json), -E2BIG past CLUSTER_NODES_MAX, -ENOSPC past
- * CLUSTER_TOTAL_MAX (the input too), -errno when @path cannot be
+ * FLEET_DOC_MAX, a second document for one node, a directory without a
+ * HOST.json), -E2BIG past FLEET_NODES_MAX, -ENOSPC past
+ * FLEET_TOTAL_MAX (the input too), -errno when @path cannot be
  * read, -ENOMEM; each with one line in @err naming the bad value and its
  * line number.
  */
-int cluster_read_gathered(struct cluster *cl, const char *path, char *err, size_t errlen);
+int fleet_read_gathered(struct fleet *cl, const char *path, char *err, size_t errlen);
 
 /*
  * One line of such output (without its newline), as the reader takes it:
- * @lineno names it in messages.  Same results as cluster_read_gathered().
+ * @lineno names it in messages.  Same results as fleet_read_gathered().
  */
-int cluster_feed_output(struct cluster *cl, const char *line, unsigned long lineno, char *err,
+int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, char *err,
 			size_t errlen);
 
 /* A host name as hostlist.h takes it: letters, digits, '.', '_', '-', not first '-'. */
-bool cluster_host_ok(const char *s, size_t len);
+bool fleet_host_ok(const char *s, size_t len);
 
 #endif

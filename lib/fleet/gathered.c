@@ -46,30 +46,30 @@ static const char *quote(const char *s, size_t len, char *buf, size_t buflen)
 /* ---- the launchers' own lines ---- */
 
 /* A launcher's word on one node: its exit code, or the cause of its failure. */
-static int note_node(struct cluster *cl, const char *node, const char *who, const char *msg)
+static int note_node(struct fleet *cl, const char *node, const char *who, const char *msg)
 {
 	const char *code = strstr(msg, "exit code ");
 	char *end;
 	long rc;
 
 	if (code && (rc = strtol(code + 10, &end, 10)) >= 0 && rc <= 255 && end > code + 10) {
-		if (cluster_node_rc(cl, node, (int)rc))
+		if (fleet_node_rc(cl, node, (int)rc))
 			return -ENOMEM;
 		/* 1 is rdmactl's own "a check failed": its document says more. */
 		if (rc == 0 || rc == 1)
 			return 0;
 	}
-	return cluster_node_fail(cl, node, "%s: %s", who, msg);
+	return fleet_node_fail(cl, node, "%s: %s", who, msg);
 }
 
 /* A line of a launcher that names no node: kept for the report to show. */
-static int note(struct cluster *cl, const char *line)
+static int note(struct fleet *cl, const char *line)
 {
-	return cluster_note(cl, "line %lu: %.200s", cl->lineno, line);
+	return fleet_note(cl, "line %lu: %.200s", cl->lineno, line);
 }
 
 /* "node[5-6] (2): MSG" (clush): each node of the list gets MSG. */
-static int clush_note(struct cluster *cl, const char *line, const char *rest)
+static int clush_note(struct fleet *cl, const char *line, const char *rest)
 {
 	const char *colon = strstr(rest, ": ");
 	char list[1024], err[256];
@@ -93,7 +93,7 @@ static int clush_note(struct cluster *cl, const char *line, const char *rest)
 }
 
 /* "lab-e: task 3: MSG" or "lab-e: tasks 2-3: MSG" (srun): those tasks ran there. */
-static int srun_note(struct cluster *cl, const char *line, const char *rest)
+static int srun_note(struct fleet *cl, const char *line, const char *rest)
 {
 	const char *t = strstr(rest, ": task"), *msg;
 	char tasks[128], key[32], err[256];
@@ -101,7 +101,7 @@ static int srun_note(struct cluster *cl, const char *line, const char *rest)
 	size_t i, n = t ? (size_t)(t - rest) : 0;
 	int ret = 0;
 
-	if (!n || !cluster_host_ok(rest, n) || !(msg = strstr(t + 2, ": ")))
+	if (!n || !fleet_host_ok(rest, n) || !(msg = strstr(t + 2, ": ")))
 		return note(cl, line);
 	t += 7 + (t[6] == 's');		/* past ": task " or ": tasks " */
 	if (t >= msg)
@@ -113,10 +113,10 @@ static int srun_note(struct cluster *cl, const char *line, const char *rest)
 		return note(cl, line);
 	}
 	for (i = 0; i < hl.n && !ret; i++) {
-		struct cluster_node *nd;
+		struct fleet_node *nd;
 
 		snprintf(key, sizeof(key), "task %lu", strtoul(hl.names[i], NULL, 10));
-		if (!(ret = cluster_add(cl, key, &nd))) {
+		if (!(ret = fleet_add(cl, key, &nd))) {
 			nd->task = (long)strtoul(hl.names[i], NULL, 10);
 			if (!nd->line)
 				nd->line = cl->lineno;	/* where the task is named, for messages */
@@ -130,19 +130,19 @@ static int srun_note(struct cluster *cl, const char *line, const char *rest)
 }
 
 /* "lab-e: MSG" after "pdsh@LOCAL: ". */
-static int pdsh_note(struct cluster *cl, const char *line, const char *rest)
+static int pdsh_note(struct fleet *cl, const char *line, const char *rest)
 {
 	const char *colon = strstr(rest, ": ");
 	char host[HOSTLIST_NAME_MAX + 1];
 
-	if (!colon || !cluster_host_ok(rest, (size_t)(colon - rest)))
+	if (!colon || !fleet_host_ok(rest, (size_t)(colon - rest)))
 		return note(cl, line);
 	snprintf(host, sizeof(host), "%.*s", (int)(colon - rest), rest);
 	return note_node(cl, host, "pdsh", colon + 2);
 }
 
 /* 1 when @line is a launcher's own (handled), 0 when not, -errno. */
-static int launcher_line(struct cluster *cl, const char *line)
+static int launcher_line(struct fleet *cl, const char *line)
 {
 	const char *rest;
 	int ret;
@@ -192,26 +192,26 @@ static long task_number(const char *s, size_t len)
 }
 
 /* A feeding error as the reader's message. */
-static int fed(const struct cluster *cl, int ret, const char *host, char *err, size_t errlen)
+static int fed(const struct fleet *cl, int ret, const char *host, char *err, size_t errlen)
 {
-	const struct cluster_node *nd = cluster_find(cl, host);
+	const struct fleet_node *nd = fleet_find(cl, host);
 
 	if (ret == -EEXIST)
 		snprintf(err, errlen, "a second document for '%s' (its first began on line %lu): "
 			 "give each node's output once", host, nd ? nd->line : 0);
 	else if (ret == -EFBIG)
 		snprintf(err, errlen, "the output of '%s' passes %u MiB: no doctor document is that long",
-			 host, CLUSTER_DOC_MAX >> 20);
+			 host, FLEET_DOC_MAX >> 20);
 	else if (ret == -ENOSPC)
-		snprintf(err, errlen, "over %u MiB of node output in all", CLUSTER_TOTAL_MAX >> 20);
+		snprintf(err, errlen, "over %u MiB of node output in all", FLEET_TOTAL_MAX >> 20);
 	else if (ret == -E2BIG)
-		snprintf(err, errlen, "more than %u nodes", CLUSTER_NODES_MAX);
+		snprintf(err, errlen, "more than %u nodes", FLEET_NODES_MAX);
 	else if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret == -EEXIST || ret == -EFBIG ? -EINVAL : ret;
 }
 
-int cluster_feed_output(struct cluster *cl, const char *line, unsigned long lineno, char *err,
+int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, char *err,
 			size_t errlen)
 {
 	const char *text;
@@ -233,18 +233,18 @@ int cluster_feed_output(struct cluster *cl, const char *line, unsigned long line
 	task = task_number(line, n);
 	if (task >= 0) {
 		snprintf(host, sizeof(host), "task %ld", task);
-		return fed(cl, cluster_feed_task(cl, (unsigned long)task, text), host, err, errlen);
+		return fed(cl, fleet_feed_task(cl, (unsigned long)task, text), host, err, errlen);
 	}
-	if (!cluster_host_ok(line, n))
+	if (!fleet_host_ok(line, n))
 		return bad_prefix(line, n, err, errlen);
 	snprintf(host, sizeof(host), "%.*s", (int)n, line);
-	return fed(cl, cluster_feed_line(cl, host, text), host, err, errlen);
+	return fed(cl, fleet_feed_line(cl, host, text), host, err, errlen);
 }
 
 /* ---- a file or stdin ---- */
 
 struct reader {
-	struct cluster *cl;
+	struct fleet *cl;
 	char *line;		/* the line being assembled */
 	size_t len, cap;
 	unsigned long lineno;
@@ -258,9 +258,9 @@ static int line_add(struct reader *r, const char *s, size_t n)
 	char *line;
 	size_t cap;
 
-	if (r->len + n >= CLUSTER_DOC_MAX) {
+	if (r->len + n >= FLEET_DOC_MAX) {
 		snprintf(r->err, r->errlen, "line %lu is longer than %u MiB: no doctor output has "
-			 "such lines", r->lineno, CLUSTER_DOC_MAX >> 20);
+			 "such lines", r->lineno, FLEET_DOC_MAX >> 20);
 		return -EINVAL;
 	}
 	if (r->len + n + 1 > r->cap) {
@@ -286,7 +286,7 @@ static int line_end(struct reader *r)
 
 	if (r->len && r->line[r->len - 1] == '\r')
 		r->line[--r->len] = '\0';
-	ret = cluster_feed_output(r->cl, r->len ? r->line : "", r->lineno, msg, sizeof(msg));
+	ret = fleet_feed_output(r->cl, r->len ? r->line : "", r->lineno, msg, sizeof(msg));
 	if (ret)
 		snprintf(r->err, r->errlen, "line %lu: %s", r->lineno, msg);
 	r->len = 0;
@@ -337,8 +337,8 @@ static int read_stream(struct reader *r, int fd)
 			break;
 		}
 		r->bytes += (size_t)n;
-		if (r->bytes > CLUSTER_TOTAL_MAX) {
-			snprintf(r->err, r->errlen, "over %u MiB of input", CLUSTER_TOTAL_MAX >> 20);
+		if (r->bytes > FLEET_TOTAL_MAX) {
+			snprintf(r->err, r->errlen, "over %u MiB of input", FLEET_TOTAL_MAX >> 20);
 			ret = -ENOSPC;
 			break;
 		}
@@ -374,7 +374,7 @@ static ssize_t read_all(int fd, char *buf, size_t len)
 }
 
 /* The document of @host from @fd (a file of the directory), or its failure. */
-static int read_doc(struct cluster *cl, int fd, const char *file, const char *host)
+static int read_doc(struct fleet *cl, int fd, const char *file, const char *host)
 {
 	struct stat st;
 	char *text;
@@ -382,35 +382,35 @@ static int read_doc(struct cluster *cl, int fd, const char *file, const char *ho
 	int ret;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return cluster_node_fail(cl, host, "%s is not a regular file", file);
-	if (st.st_size > CLUSTER_DOC_MAX)
-		return cluster_node_fail(cl, host, "%s is %lld bytes: over the %u MiB a document "
-					 "may have", file, (long long)st.st_size, CLUSTER_DOC_MAX >> 20);
+		return fleet_node_fail(cl, host, "%s is not a regular file", file);
+	if (st.st_size > FLEET_DOC_MAX)
+		return fleet_node_fail(cl, host, "%s is %lld bytes: over the %u MiB a document "
+					 "may have", file, (long long)st.st_size, FLEET_DOC_MAX >> 20);
 	text = malloc((size_t)st.st_size + 1);
 	if (!text)
 		return -ENOMEM;
 	n = read_all(fd, text, (size_t)st.st_size);
 	if (n < 0)
-		ret = cluster_node_fail(cl, host, "cannot read %s: %s", file, strerror((int)-n));
+		ret = fleet_node_fail(cl, host, "cannot read %s: %s", file, strerror((int)-n));
 	else if (memchr(text, '\0', (size_t)n))
-		ret = cluster_node_fail(cl, host, "%s holds a NUL byte: binary, not a doctor "
+		ret = fleet_node_fail(cl, host, "%s holds a NUL byte: binary, not a doctor "
 					"document", file);
 	else {
 		text[n] = '\0';
-		ret = cluster_feed_line(cl, host, text);
+		ret = fleet_feed_line(cl, host, text);
 		ret = ret == -EFBIG || ret == -EEXIST ? 0 : ret;	/* the node's failure */
 	}
 	free(text);
 	return ret;
 }
 
-static int dir_entry(struct cluster *cl, int dfd, const char *file, char *err, size_t errlen)
+static int dir_entry(struct fleet *cl, int dfd, const char *file, char *err, size_t errlen)
 {
 	size_t n = strlen(file) - 5;
 	char host[HOSTLIST_NAME_MAX + 1], q[QUOTE_MAX];
 	int fd, ret;
 
-	if (!cluster_host_ok(file, n)) {
+	if (!fleet_host_ok(file, n)) {
 		snprintf(err, errlen, "'%s' does not name a host (letters, digits, '.', '_', '-'): "
 			 "name each file HOST.json", quote(file, strlen(file), q, sizeof(q)));
 		return -EINVAL;
@@ -418,21 +418,21 @@ static int dir_entry(struct cluster *cl, int dfd, const char *file, char *err, s
 	snprintf(host, sizeof(host), "%.*s", (int)n, file);
 	fd = openat(dfd, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		ret = cluster_node_fail(cl, host, "cannot open %s: %s", file, strerror(errno));
+		ret = fleet_node_fail(cl, host, "cannot open %s: %s", file, strerror(errno));
 	else
 		ret = read_doc(cl, fd, file, host);
 	if (fd >= 0)
 		close(fd);
 	if (ret == -ENOSPC)
-		snprintf(err, errlen, "over %u MiB of documents in all", CLUSTER_TOTAL_MAX >> 20);
+		snprintf(err, errlen, "over %u MiB of documents in all", FLEET_TOTAL_MAX >> 20);
 	else if (ret == -E2BIG)
-		snprintf(err, errlen, "more than %u files", CLUSTER_NODES_MAX);
+		snprintf(err, errlen, "more than %u files", FLEET_NODES_MAX);
 	else if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret;
 }
 
-static int read_dir(struct cluster *cl, const char *path, char *err, size_t errlen)
+static int read_dir(struct fleet *cl, const char *path, char *err, size_t errlen)
 {
 	struct dirent **list;
 	int i, n, dfd, ret = 0;
@@ -460,7 +460,7 @@ static int read_dir(struct cluster *cl, const char *path, char *err, size_t errl
 	return ret;
 }
 
-int cluster_read_gathered(struct cluster *cl, const char *path, char *err, size_t errlen)
+int fleet_read_gathered(struct fleet *cl, const char *path, char *err, size_t errlen)
 {
 	struct reader r = { .cl = cl, .lineno = 1, .err = err, .errlen = errlen };
 	struct stat st;

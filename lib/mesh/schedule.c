@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The cluster probe's schedule: patterns, --pairs files, the agents' string (see linkmap.h). */
+/* The cluster probe's schedule: patterns, --pairs files, the agents' string (see schedule.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/linkmap.h"
+#include "mesh/schedule.h"
 
 static const char *const pattern_names[] = {
 	[PATTERN_PAIRS] = "pairs",

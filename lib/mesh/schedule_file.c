@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/linkmap.h"
+#include "mesh/schedule.h"
 
 /* A value quoted in a message is cut to this many bytes. */
 #define QUOTE_MAX 40

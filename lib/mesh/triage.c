@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The triage pattern (--pattern triage, see linkmap.h): a few steps in
+ * The triage pattern (--pattern triage, see schedule.h): a few steps in
  * which every node writes to one partner and is written to by another at
  * the same time, so that each node is measured against many partners in
  * a number of steps that grows with log2 N, not N.
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh/linkmap.h"
+#include "mesh/schedule.h"
 
 /* splitmix64: small, and the same numbers on every platform. */
 static uint64_t next_rand(uint64_t *x)

@@ -52,7 +52,7 @@ int html_write(const struct ctx *ctx, struct outfile *of, const struct html_runs
 
 /*
  * html_write() of one run: a probe -w's analysed link map and its facts
- * (coord_cfg.done), or a doctor -w's -j document (cluster_report_doc()).
+ * (coord_cfg.done), or a doctor -w's -j document (fleet_summary_doc()).
  * Each says "Wrote the report to FILE" on stderr.
  */
 int html_write_probe(const struct ctx *ctx, struct outfile *of, const struct linkmap *m,

@@ -24,7 +24,7 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "fleet/gather.h"
-#include "fleet/report.h"
+#include "fleet/summary.h"
 #include "fuzz.h"
 
 static const char *const prefixes[] = { "g/", NULL };
@@ -46,12 +46,12 @@ static void check_err(int ret, const char *err)
 	check_line(err, "the error");
 }
 
-static void check_nodes(const struct cluster *cl)
+static void check_nodes(const struct fleet *cl)
 {
 	size_t i;
 
 	for (i = 0; i < cl->n; i++) {
-		const struct cluster_node *nd = cl->nodes[i];
+		const struct fleet_node *nd = cl->nodes[i];
 
 		if (!nd->doc == !nd->error)
 			fuzz_fail("node '%s': a document and a reason, or neither", nd->name);
@@ -59,15 +59,15 @@ static void check_nodes(const struct cluster *cl)
 			check_line(nd->error, "a node's reason");
 		if (i && !strcmp(cl->nodes[i - 1]->name, nd->name))
 			fuzz_fail("node '%s' twice", nd->name);
-		if (cluster_find(cl, nd->name) != nd)
+		if (fleet_find(cl, nd->name) != nd)
 			fuzz_fail("node '%s' not found by name", nd->name);
 	}
 }
 
 /* The text report, into a file: each line within the width. */
-static void check_text(const struct cluster *cl)
+static void check_text(const struct fleet *cl)
 {
-	struct report_counts c;
+	struct fleet_counts c;
 	struct ctx ctx = { .root = "" };
 	char path[300], line[8192];
 	int fd, saved;
@@ -78,30 +78,30 @@ static void check_text(const struct cluster *cl)
 	saved = dup(1);
 	fflush(stdout);
 	dup2(fd, 1);
-	if (cluster_report(&ctx, cl, &c) || output_finish(&ctx))
+	if (fleet_summary(&ctx, cl, &c) || output_finish(&ctx))
 		fuzz_fail("the text report failed");
 	dup2(saved, 1);
 	close(saved);
 	close(fd);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (strlen(line) > REPORT_WIDTH + 1)
+		if (strlen(line) > FLEET_WIDTH + 1)
 			fuzz_fail("a line of %zu columns: '%.120s'", strlen(line) - 1, line);
 	if (f)
 		fclose(f);
 }
 
-static void check_report(const struct cluster *cl)
+static void check_report(const struct fleet *cl)
 {
-	struct report_counts c;
+	struct fleet_counts c;
 	struct ctx ctx = { .json = true, .root = "" };
 	const char *text;
 	struct json_object *back;
 
-	if (cluster_report(&ctx, cl, &c))
+	if (fleet_summary(&ctx, cl, &c))
 		fuzz_fail("the report failed");
 	if (c.nodes != cl->n || c.failed + c.warned + c.unreachable > c.nodes ||
-	    c.unreachable != cl->n - cluster_reached(cl))
+	    c.unreachable != cl->n - fleet_reached(cl))
 		fuzz_fail("counts: %zu nodes, %zu failed, %zu warned, %zu unreachable", c.nodes,
 			  c.failed, c.warned, c.unreachable);
 	json_make_utf8(ctx.jroot);
@@ -135,24 +135,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cluster cl;
+	struct fleet cl;
 	char err[1024];
 	int ret;
 
 	if (size > 1 << 20)
 		return 0;
 	fuzz_root_init();
-	cluster_init(&cl);
+	fleet_init(&cl);
 	err[0] = '\0';
-	ret = cluster_read_gathered(&cl, input_path(data, size), err, sizeof(err));
+	ret = fleet_read_gathered(&cl, input_path(data, size), err, sizeof(err));
 	if (!ret)
-		ret = cluster_finish(&cl, err, sizeof(err));
+		ret = fleet_finish(&cl, err, sizeof(err));
 	if (ret) {
 		check_err(ret, err);
 	} else {
 		check_nodes(&cl);
 		check_report(&cl);
 	}
-	cluster_free(&cl);
+	fleet_free(&cl);
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mesh/linkmap.h"
+#include "mesh/schedule.h"
 
 #define NODES 8
 

@@ -111,6 +111,18 @@ man_versions() {
 	if [ -z "$bad" ]; then pass "$name-man-version"; else fail "$name-man-version" "not $VERSION:$bad"; fi
 }
 
+# readme_links NAME DIR: every page README.md links to (doc/commands.md,
+# the report's picture ...) is installed beside it, uncompressed, so the
+# links of the README an operator reads on a node lead somewhere.
+readme_links() {
+	local name=$1 dir=$2/usr/share/doc/rdmactl l bad=""
+	[ -f "$dir/README.md" ] || bad+=" README.md"
+	while read -r l; do
+		[ -f "$dir/$l" ] || bad+=" $l"
+	done < <(grep -oE '\]\([^)#:]+\)' README.md | sed 's/^](//; s/)$//' | sort -u)
+	if [ -z "$bad" ]; then pass "$name-readme-links"; else fail "$name-readme-links" "not installed:$bad"; fi
+}
+
 if have deb dpkg-buildpackage dpkg-dev && have deb-lintian lintian lintian &&
 	have deb-debhelper dh debhelper && build_deb; then
 	contents deb "$TMPD/deb.files" '\.gz' /usr/share/zsh/vendor-completions /lib/systemd/system \
@@ -121,6 +133,7 @@ if have deb dpkg-buildpackage dpkg-dev && have deb-lintian lintian lintian &&
 		bash -c '[[ $(dpkg-deb -f "$0" Depends) == *libibverbs1* && $(dpkg-deb -f "$0" Depends) == *librdmacm1* ]]' "$DEB"
 	mkdir -p "$TMPD/deb" && dpkg-deb -x "$DEB" "$TMPD/deb"
 	man_versions deb "$TMPD/deb"
+	readme_links deb "$TMPD/deb"
 	check deb-examples-executable "the Slurm scripts are not executable" \
 		test -x "$TMPD/deb/usr/share/doc/rdmactl/examples/slurm/rdmactl-healthcheck"
 	check deb-taskprolog-executable "the TaskProlog example is not executable" \
@@ -145,6 +158,7 @@ if have rpm rpmbuild rpm && have rpm-rpmlint rpmlint rpmlint; then
 		mkdir -p "$TMPD/rpm" && (cd "$TMPD/rpm" && rpm2archive -n <"$RPM" | tar -xf - 2>/dev/null ||
 			rpm2cpio "$RPM" | cpio -idm --quiet)
 		man_versions rpm "$TMPD/rpm"
+		readme_links rpm "$TMPD/rpm"
 	else
 		fail rpm "make rpm failed: $(grep -E ' E: |error' "$TMPD/rpm.log" | tail -5 | tr '\n' ' ')"
 	fi

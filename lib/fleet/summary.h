@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One report for a whole cluster, from its nodes' doctor documents
- * (gather.h, once cluster_finish()ed):
+ * (gather.h, once fleet_finish()ed):
  *
  *   checks       per check, the nodes of each status folded into hostlists;
  *                failing and warning nodes grouped by their fix, given once
@@ -14,19 +14,19 @@
  * document.  Text fits 100 columns however many nodes: long hostlists are
  * cut ("... (998 nodes)"), in full under -j.
  */
-#ifndef RDMACTL_REPORT_H
-#define RDMACTL_REPORT_H
+#ifndef RDMACTL_FLEET_SUMMARY_H
+#define RDMACTL_FLEET_SUMMARY_H
 
 #include <stddef.h>
 
 struct ctx;
-struct cluster;
+struct fleet;
 struct json_object;
 
 /* Text lines of the report fit this many columns. */
-#define REPORT_WIDTH 100
+#define FLEET_WIDTH 100
 
-struct report_counts {
+struct fleet_counts {
 	size_t nodes, failed, warned, unreachable;
 };
 
@@ -35,15 +35,15 @@ struct report_counts {
  * the document (nodes, checks, drift, unreachable, summary; the caller's
  * output_finish() prints it).  Fills @counts.  0 or -ENOMEM.
  */
-int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_counts *counts);
+int fleet_summary(struct ctx *ctx, const struct fleet *cl, struct fleet_counts *counts);
 
 /*
  * The report's -j document of @cl whatever ctx->json says (for the HTML
  * page of doctor -w --html), to put; NULL when out of memory.
  */
-struct json_object *cluster_report_doc(const struct ctx *ctx, const struct cluster *cl);
+struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *cl);
 
 /* The exit code the report calls for: RC_PROBLEM when a node failed or was unreachable. */
-int report_rc(const struct report_counts *c);
+int fleet_rc(const struct fleet_counts *c);
 
 #endif

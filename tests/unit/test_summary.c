@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cluster report (lib/fleet/report.c, drift.c): drift with a
+ * The cluster report (lib/fleet/summary.c, drift.c): drift with a
  * majority, with ties and with variables set on some nodes only; checks
  * grouped by fix; the outcome of each node; and a 1 000-node cluster with
  * two odd nodes, whose text report is checked whole.
@@ -18,7 +18,7 @@
 #include "base/output.h"
 #include "fleet/drift.h"
 #include "fleet/gather.h"
-#include "fleet/report.h"
+#include "fleet/summary.h"
 #include "test.h"
 
 /* What makes one node's document differ from a healthy one's. */
@@ -58,20 +58,20 @@ static char *make_doc(const struct spec *s)
 }
 
 /* A cluster of @n nodes named @fmt % i (1-based), node i made from @specs[i - 1]. */
-static void build(struct cluster *cl, size_t n, const char *fmt, const struct spec *specs)
+static void build(struct fleet *cl, size_t n, const char *fmt, const struct spec *specs)
 {
 	char name[64], err[256];
 	size_t i;
 
-	cluster_init(cl);
+	fleet_init(cl);
 	for (i = 1; i <= n; i++) {
 		char *doc = make_doc(&specs[i - 1]);
 
 		snprintf(name, sizeof(name), fmt, (int)i);
-		CHECK_INT(cluster_feed_line(cl, name, doc), 0);
+		CHECK_INT(fleet_feed_line(cl, name, doc), 0);
 		free(doc);
 	}
-	CHECK_INT(cluster_finish(cl, err, sizeof(err)), 0);
+	CHECK_INT(fleet_finish(cl, err, sizeof(err)), 0);
 }
 
 static const char *json(struct json_object *o)
@@ -95,7 +95,7 @@ static const char *row_of(struct json_object *rows, const char *fact)
 static void drift_majority_singles_out(void)
 {
 	struct spec s[4] = { { 0 }, { 0 }, { .mtu = 1500 }, { 0 } };
-	struct cluster cl;
+	struct fleet cl;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
@@ -113,7 +113,7 @@ static void drift_majority_singles_out(void)
 		  "\"nodes\":\"lab3\"}],\"fix\":null,\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 /* No strict majority: every value with its nodes, nobody singled out, no fix. */
@@ -122,7 +122,7 @@ static void drift_ties_single_out_none(void)
 	struct spec s[4] = { { .kernel = "6.1" }, { .kernel = "6.2" }, { .kernel = "6.1" },
 			     { .kernel = "6.2" } };
 	struct spec t[4] = { { .fw = "1" }, { .fw = "2" }, { .fw = "1" }, { .fw = "3" } };
-	struct cluster cl;
+	struct fleet cl;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
@@ -133,7 +133,7 @@ static void drift_ties_single_out_none(void)
 		  "{\"value\":\"6.2\",\"count\":2,\"nodes\":\"n[2,4]\"}],\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 	/* 2 of 4 is the largest group, but no majority either. */
 	build(&cl, 4, "n%d", t);
 	rows = drift_rows(&cl, odd);
@@ -143,7 +143,7 @@ static void drift_ties_single_out_none(void)
 		  "\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 /* A variable set on some nodes only is drift; so is one value on one node. */
@@ -152,7 +152,7 @@ static void drift_of_variables(void)
 	struct spec s[3] = { { .env = "\"NCCL_IB_HCA\":\"mlx5_0\"" }, { 0 }, { 0 } };
 	struct spec t[4] = { { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" }, { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" },
 			     { .env = "\"NCCL_IB_GID_INDEX\":\"5\"" }, { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" } };
-	struct cluster cl;
+	struct fleet cl;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
@@ -163,7 +163,7 @@ static void drift_of_variables(void)
 		  "\"nodes\":\"gpu01\"}],\"fix\":\"unset NCCL_IB_HCA, as on the others\",\"not_read\":null}]");
 	CHECK(odd[0] && !odd[1] && !odd[2]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 	memset(odd, 0, sizeof(odd));
 	build(&cl, 4, "lab-%d", t);
 	rows = drift_rows(&cl, odd);
@@ -173,7 +173,7 @@ static void drift_of_variables(void)
 		  "\"nodes\":\"lab-3\"}],\"fix\":\"set NCCL_IB_GID_INDEX=3, as on lab-[1-2,4]\",\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 /* Firmware is compared per HCA model: two models are no drift by themselves. */
@@ -181,7 +181,7 @@ static void drift_firmware_per_model(void)
 {
 	struct spec s[5] = { { .model = "MT4127" }, { .model = "MT4127" }, { .model = "MT4129", .fw = "28.39.1002" },
 			     { .model = "MT4127", .fw = "26.35.1012" }, { .model = "MT4129", .fw = "28.39.1002" } };
-	struct cluster cl;
+	struct fleet cl;
 	struct json_object *rows;
 	bool odd[5] = { 0 };
 
@@ -193,13 +193,13 @@ static void drift_firmware_per_model(void)
 		  "on the others\",\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && odd[3] && !odd[4]);
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 static void no_drift_when_alike(void)
 {
 	struct spec s[3] = { { 0 }, { 0 }, { 0 } };
-	struct cluster cl;
+	struct fleet cl;
 	struct json_object *rows;
 	bool odd[3] = { 0 };
 
@@ -207,17 +207,17 @@ static void no_drift_when_alike(void)
 	rows = drift_rows(&cl, odd);
 	CHECK_STR(json(rows), "[]");
 	json_object_put(rows);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 /* Run the report under -j; the document's key @key as text. */
-static const char *report_key(const struct cluster *cl, const char *key, struct report_counts *c)
+static const char *report_key(const struct fleet *cl, const char *key, struct fleet_counts *c)
 {
 	static char out[8192];
 	struct ctx ctx = { .json = true, .root = "" };
 	struct json_object *v = NULL;
 
-	CHECK_INT(cluster_report(&ctx, cl, c), 0);
+	CHECK_INT(fleet_summary(&ctx, cl, c), 0);
 	json_object_object_get_ex(ctx.jroot, key, &v);
 	snprintf(out, sizeof(out), "%s", json(v));
 	json_object_put(ctx.jroot);
@@ -230,8 +230,8 @@ static void checks_grouped_by_fix(void)
 	struct spec s[4] = { { .mtu = 1500, .fix = "ip link set eth0 mtu 9000" },
 			     { .mtu = 1500, .fix = "ip link set ens1 mtu 9000" },
 			     { .mtu = 2000, .fix = "ip link set eth0 mtu 9000" }, { 0 } };
-	struct report_counts c;
-	struct cluster cl;
+	struct fleet_counts c;
+	struct fleet cl;
 	const char *checks;
 
 	build(&cl, 4, "lab%d", s);
@@ -250,40 +250,40 @@ static void checks_grouped_by_fix(void)
 	/* lab4 passes, but its active MTU (4096) is not the majority's (1024): a warning too. */
 	CHECK_INT(c.warned, 4);
 	CHECK_INT(c.failed, 0);
-	CHECK_INT(report_rc(&c), RC_OK);
-	cluster_free(&cl);
+	CHECK_INT(fleet_rc(&c), RC_OK);
+	fleet_free(&cl);
 }
 
 /* Failed beats warned; drift warns a node whose own checks pass; no document: unreachable. */
 static void outcome_of_each_node(void)
 {
 	struct spec s[4] = { { 0 }, { .kernel = "5.15" }, { 0 }, { 0 } };
-	struct report_counts c;
-	struct cluster cl;
+	struct fleet_counts c;
+	struct fleet cl;
 	char err[256];
 
-	cluster_init(&cl);
+	fleet_init(&cl);
 	for (int i = 0; i < 4; i++) {
 		char *doc = make_doc(&s[i]), name[8];
 
 		snprintf(name, sizeof(name), "n%d", i + 1);
-		CHECK_INT(cluster_feed_line(&cl, name, doc), 0);
+		CHECK_INT(fleet_feed_line(&cl, name, doc), 0);
 		free(doc);
 	}
-	CHECK_INT(cluster_feed_line(&cl, "n5", "{\"checks\":[{\"status\":\"FAIL\",\"id\":\"x\",\"found\":\"y\",\"fix\":null}]}"), 0);
-	CHECK_INT(cluster_node_fail(&cl, "n6", "ssh: connect to host n6 port 22: Connection refused"), 0);
-	CHECK_INT(cluster_finish(&cl, err, sizeof(err)), 0);
+	CHECK_INT(fleet_feed_line(&cl, "n5", "{\"checks\":[{\"status\":\"FAIL\",\"id\":\"x\",\"found\":\"y\",\"fix\":null}]}"), 0);
+	CHECK_INT(fleet_node_fail(&cl, "n6", "ssh: connect to host n6 port 22: Connection refused"), 0);
+	CHECK_INT(fleet_finish(&cl, err, sizeof(err)), 0);
 	CHECK_STR(report_key(&cl, "summary", &c),
 		  "{\"nodes\":6,\"failed\":1,\"warned\":1,\"unreachable\":1,\"failed_nodes\":\"n5\","
 		  "\"warned_nodes\":\"n2\",\"unreachable_nodes\":\"n6\"}");
 	CHECK_STR(report_key(&cl, "unreachable", &c),
 		  "[{\"node\":\"n6\",\"error\":\"ssh: connect to host n6 port 22: Connection refused\",\"rc\":null}]");
-	CHECK_INT(report_rc(&c), RC_PROBLEM);
-	cluster_free(&cl);
+	CHECK_INT(fleet_rc(&c), RC_PROBLEM);
+	fleet_free(&cl);
 }
 
 /* Run the text report of @cl with stdout in a file; its text. */
-static char *report_text(const struct cluster *cl, struct report_counts *c)
+static char *report_text(const struct fleet *cl, struct fleet_counts *c)
 {
 	struct ctx ctx = { .root = "" };
 	char path[] = "/tmp/rdmactl-report.XXXXXX", *text = malloc(1 << 20);
@@ -292,7 +292,7 @@ static char *report_text(const struct cluster *cl, struct report_counts *c)
 
 	fflush(stdout);
 	dup2(fd, 1);
-	CHECK_INT(cluster_report(&ctx, cl, c), 0);
+	CHECK_INT(fleet_summary(&ctx, cl, c), 0);
 	CHECK_INT(output_finish(&ctx), 0);
 	dup2(saved, 1);
 	close(saved);
@@ -336,8 +336,8 @@ static int too_wide(const char *text, size_t width)
 static void thousand_nodes_two_odd(void)
 {
 	struct spec *s = calloc(1000, sizeof(*s));
-	struct report_counts c;
-	struct cluster cl;
+	struct fleet_counts c;
+	struct fleet cl;
 	clock_t t0;
 	char *text;
 
@@ -348,11 +348,11 @@ static void thousand_nodes_two_odd(void)
 	text = report_text(&cl, &c);
 	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
 	CHECK_STR(text, thousand_text);
-	CHECK_INT(too_wide(text, REPORT_WIDTH), 0);
+	CHECK_INT(too_wide(text, FLEET_WIDTH), 0);
 	CHECK_INT(c.warned, 2);
 	free(text);
 	free(s);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 static const char cut_text[] =
@@ -376,8 +376,8 @@ static const char cut_text[] =
 static void thousand_nodes_lists_cut(void)
 {
 	struct spec *s = calloc(1000, sizeof(*s));
-	struct report_counts c;
-	struct cluster cl;
+	struct fleet_counts c;
+	struct fleet cl;
 	char *text;
 	size_t i;
 
@@ -386,11 +386,11 @@ static void thousand_nodes_lists_cut(void)
 	build(&cl, 1000, "node%04d", s);
 	text = report_text(&cl, &c);
 	CHECK_STR(text, cut_text);
-	CHECK_INT(too_wide(text, REPORT_WIDTH), 0);
+	CHECK_INT(too_wide(text, FLEET_WIDTH), 0);
 	CHECK_INT(c.warned, 142);
 	free(text);
 	free(s);
-	cluster_free(&cl);
+	fleet_free(&cl);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The report of a whole cluster (see report.h). */
+/* The report of a whole cluster (see summary.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,11 +15,11 @@
 #include "doctor/doctor.h"
 #include "fleet/drift.h"
 #include "fleet/gather.h"
-#include "fleet/report.h"
+#include "fleet/summary.h"
 
 /*
  * Text cells that come from the documents are cut to these widths (a
- * hostlist keeping its node count), so that a line fits REPORT_WIDTH
+ * hostlist keeping its node count), so that a line fits FLEET_WIDTH
  * whatever a node sent.
  */
 #define NODES_TEXT_MAX 30
@@ -339,7 +339,7 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
  * Every check result of every node, each node's document parsed in turn;
  * @ids maps a check ID to its order, @pool holds the entries' strings.
  */
-static struct entry *collect(const struct cluster *cl, struct json_object *ids,
+static struct entry *collect(const struct fleet *cl, struct json_object *ids,
 			     struct json_object *pool, size_t *n)
 {
 	struct entry *e = NULL;
@@ -348,7 +348,7 @@ static struct entry *collect(const struct cluster *cl, struct json_object *ids,
 
 	*n = 0;
 	for (i = 0; !ret && i < cl->n; i++) {
-		struct json_object *doc = cluster_doc(cl->nodes[i]);
+		struct json_object *doc = fleet_doc(cl->nodes[i]);
 
 		if (!doc && cl->nodes[i]->doc)
 			ret = -ENOMEM;
@@ -363,7 +363,7 @@ static struct entry *collect(const struct cluster *cl, struct json_object *ids,
 	return e;
 }
 
-static int group_row(const struct cluster *cl, struct table *t, const struct entry *e, size_t n)
+static int group_row(const struct fleet *cl, struct table *t, const struct entry *e, size_t n)
 {
 	size_t i, *idx = malloc(n * sizeof(*idx));
 	struct json_object *row;
@@ -376,7 +376,7 @@ static int group_row(const struct cluster *cl, struct table *t, const struct ent
 		idx[i] = e[i].node;
 		varies = varies || str_cmp(e[i].found, e[0].found);
 	}
-	nodes = cluster_fold(cl, idx, n);
+	nodes = fleet_fold(cl, idx, n);
 	free(idx);
 	if (!nodes || !(row = table_row(t))) {
 		free(nodes);
@@ -395,7 +395,7 @@ static int group_row(const struct cluster *cl, struct table *t, const struct ent
 }
 
 /* The rows of the checks table, and each node's worst status in @worst. */
-static int check_rows(const struct cluster *cl, struct table *t, enum rank *worst)
+static int check_rows(const struct fleet *cl, struct table *t, enum rank *worst)
 {
 	struct json_object *ids = json_object_new_object(), *pool = json_object_new_object();
 	struct entry *e;
@@ -440,7 +440,7 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, REPORT_WIDTH);
+	table_fit(t, FLEET_WIDTH);
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		struct json_object *row = table_row(t);
 
@@ -501,7 +501,7 @@ static int by_cause(const void *a, const void *b)
 }
 
 /* One run of nodes of one cause: its row, the nodes folded. */
-static int cause_row(const struct cluster *cl, struct table *t, const struct cause *c, size_t n,
+static int cause_row(const struct fleet *cl, struct table *t, const struct cause *c, size_t n,
 		     size_t *idx)
 {
 	struct json_object *row;
@@ -510,7 +510,7 @@ static int cause_row(const struct cluster *cl, struct table *t, const struct cau
 
 	for (i = 0; i < n; i++)
 		idx[i] = c[i].node;
-	nodes = cluster_fold(cl, idx, n);
+	nodes = fleet_fold(cl, idx, n);
 	if (!nodes)
 		return -ENOMEM;
 	row = table_row(t);
@@ -532,7 +532,7 @@ static int by_first(const void *a, const void *b, void *arg)
 }
 
 /* Rows of @c (@n, sorted by cause) one a cause, in the order of their first node. */
-static int cause_rows(const struct cluster *cl, struct table *t, struct cause *c, size_t n)
+static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, size_t n)
 {
 	size_t *start = malloc((n + 1) * sizeof(*start)), *idx = malloc((n + 1) * sizeof(*idx));
 	size_t i, k, runs = 0;
@@ -557,7 +557,7 @@ static int cause_rows(const struct cluster *cl, struct table *t, struct cause *c
  * Five thousand names that do not resolve are one row, not five
  * thousand: "lab-[0001-5000]  ssh failed: ... hostname <node>: ...".
  */
-static int unreachable_by_cause(struct ctx *ctx, const struct cluster *cl)
+static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
 {
 	struct cause *c = calloc(cl->n + 1, sizeof(*c));
 	struct table *t = table_new(cause_cols);
@@ -574,7 +574,7 @@ static int unreachable_by_cause(struct ctx *ctx, const struct cluster *cl)
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
-		table_fit(t, REPORT_WIDTH);
+		table_fit(t, FLEET_WIDTH);
 		ret = cause_rows(cl, t, c, n);
 	}
 	if (!ret)
@@ -587,7 +587,7 @@ static int unreachable_by_cause(struct ctx *ctx, const struct cluster *cl)
 	return ret;
 }
 
-static int unreachable_table(struct ctx *ctx, const struct cluster *cl)
+static int unreachable_table(struct ctx *ctx, const struct fleet *cl)
 {
 	struct table *t;
 	size_t i;
@@ -597,9 +597,9 @@ static int unreachable_table(struct ctx *ctx, const struct cluster *cl)
 	t = table_new(unreachable_cols);
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, REPORT_WIDTH);
+	table_fit(t, FLEET_WIDTH);
 	for (i = 0; i < cl->n; i++) {
-		const struct cluster_node *nd = cl->nodes[i];
+		const struct fleet_node *nd = cl->nodes[i];
 		struct json_object *row;
 
 		if (nd->doc)
@@ -624,21 +624,21 @@ struct outcome {
 /* "  failed: lab-c" under the summary line, its hostlist cut to the line. */
 static void outcome_line(struct ctx *ctx, const char *name, const char *nodes, size_t n)
 {
-	char cut[REPORT_WIDTH + 1], tail[40];
+	char cut[FLEET_WIDTH + 1], tail[40];
 	int t;
 
 	if (!nodes || !n)
 		return;
-	if (strlen(name) + strlen(nodes) + 4 > REPORT_WIDTH) {
+	if (strlen(name) + strlen(nodes) + 4 > FLEET_WIDTH) {
 		t = snprintf(tail, sizeof(tail), "... (%zu node%s)", n, n == 1 ? "" : "s");
-		snprintf(cut, sizeof(cut), "%.*s%s", REPORT_WIDTH - 4 - (int)strlen(name) - t, nodes,
+		snprintf(cut, sizeof(cut), "%.*s%s", FLEET_WIDTH - 4 - (int)strlen(name) - t, nodes,
 			 tail);
 		nodes = cut;
 	}
 	print_text(ctx, "  %s: %s\n", name, nodes);
 }
 
-static void summary_line(struct ctx *ctx, const struct report_counts *c)
+static void summary_line(struct ctx *ctx, const struct fleet_counts *c)
 {
 	enum color color = c->failed || c->unreachable ? COLOR_RED
 			   : c->warned			 ? COLOR_YELLOW
@@ -651,8 +651,8 @@ static void summary_line(struct ctx *ctx, const struct report_counts *c)
 		       c->unreachable, color_off(ctx));
 }
 
-static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
-		   const struct report_counts *c)
+static int summary(struct ctx *ctx, const struct fleet *cl, struct outcome *o,
+		   const struct fleet_counts *c)
 {
 	struct json_object *s = json_object_new_object();
 	size_t i;
@@ -665,7 +665,7 @@ static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
 	json_object_object_add(s, "unreachable", json_object_new_int64((int64_t)c->unreachable));
 	summary_line(ctx, c);
 	for (i = 0; i < 3; i++) {
-		char key[32], *nodes = o[i].n ? cluster_fold(cl, o[i].idx, o[i].n) : NULL;
+		char key[32], *nodes = o[i].n ? fleet_fold(cl, o[i].idx, o[i].n) : NULL;
 
 		if (o[i].n && !nodes) {
 			json_object_put(s);
@@ -684,8 +684,8 @@ static int summary(struct ctx *ctx, const struct cluster *cl, struct outcome *o,
 }
 
 /* Each node's outcome from its worst check and its drift; the counts. */
-static int outcomes(const struct cluster *cl, const enum rank *worst, const bool *odd,
-		    struct outcome *o, struct report_counts *c)
+static int outcomes(const struct fleet *cl, const enum rank *worst, const bool *odd,
+		    struct outcome *o, struct fleet_counts *c)
 {
 	size_t i;
 
@@ -739,7 +739,7 @@ static int doc_to_json(struct json_object *jso, struct printbuf *pb, int level, 
 }
 
 /* Under -j, each node's own document, untouched, by name. */
-static int node_docs(struct ctx *ctx, const struct cluster *cl)
+static int node_docs(struct ctx *ctx, const struct fleet *cl)
 {
 	struct json_object *nodes = json_object_new_object(), *d;
 	size_t i;
@@ -767,7 +767,7 @@ static int node_docs(struct ctx *ctx, const struct cluster *cl)
 }
 
 /* The launchers' lines that named no node: "notes" under -j, else after the tables. */
-static void notes(struct ctx *ctx, const struct cluster *cl)
+static void notes(struct ctx *ctx, const struct fleet *cl)
 {
 	size_t i;
 
@@ -776,16 +776,16 @@ static void notes(struct ctx *ctx, const struct cluster *cl)
 		return;
 	}
 	for (i = 0; cl->notes && i < json_object_array_length(cl->notes); i++) {
-		char buf[REPORT_WIDTH * 4];
+		char buf[FLEET_WIDTH * 4];
 
 		print_text(ctx, "%snote: %s\n", i ? "" : "\n",
 			   cut_safe(json_object_get_string(json_object_array_get_idx(cl->notes, i)),
-				    REPORT_WIDTH - 6, buf, sizeof(buf)));
+				    FLEET_WIDTH - 6, buf, sizeof(buf)));
 	}
 }
 
 /* The checks table, then drift (or the word that there is none). */
-static int checks_and_drift(struct ctx *ctx, const struct cluster *cl, enum rank *worst,
+static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *worst,
 			    bool *odd)
 {
 	struct table *t = table_new(check_cols);
@@ -794,7 +794,7 @@ static int checks_and_drift(struct ctx *ctx, const struct cluster *cl, enum rank
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, REPORT_WIDTH);
+	table_fit(t, FLEET_WIDTH);
 	ret = check_rows(cl, t, worst);
 	if (ret) {
 		table_free(t);
@@ -806,15 +806,15 @@ static int checks_and_drift(struct ctx *ctx, const struct cluster *cl, enum rank
 		return -ENOMEM;
 	if (json_object_array_length(drift))
 		print_text(ctx, "\n");
-	else if (cluster_reached(cl) > 1)
+	else if (fleet_reached(cl) > 1)
 		print_text(ctx, "\nno drift: the %zu nodes with a document agree on every fact compared\n",
-			   cluster_reached(cl));
+			   fleet_reached(cl));
 	ret = drift_table(ctx, drift);
 	json_object_put(drift);
 	return ret;
 }
 
-int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_counts *counts)
+int fleet_summary(struct ctx *ctx, const struct fleet *cl, struct fleet_counts *counts)
 {
 	enum rank *worst = malloc((cl->n + 1) * sizeof(*worst));
 	bool *odd = calloc(cl->n + 1, sizeof(*odd));
@@ -829,7 +829,7 @@ int cluster_report(struct ctx *ctx, const struct cluster *cl, struct report_coun
 		ret = node_docs(ctx, cl);
 	if (!ret)
 		ret = checks_and_drift(ctx, cl, worst, odd);
-	if (!ret && cl->n > cluster_reached(cl)) {
+	if (!ret && cl->n > fleet_reached(cl)) {
 		print_text(ctx, "\n");
 		ret = unreachable_table(ctx, cl);
 	} else if (!ret && ctx->json) {
@@ -872,23 +872,23 @@ static int parse_node_docs(struct json_object *root)
 	return 0;
 }
 
-struct json_object *cluster_report_doc(const struct ctx *ctx, const struct cluster *cl)
+struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *cl)
 {
 	struct ctx jc = *ctx;
-	struct report_counts counts;
+	struct fleet_counts counts;
 
 	/* The same report, built as -j builds it and printed nowhere. */
 	jc.json = true;
 	jc.warnings = NULL;
 	jc.jroot = json_object_new_object();
-	if (!jc.jroot || cluster_report(&jc, cl, &counts) || parse_node_docs(jc.jroot)) {
+	if (!jc.jroot || fleet_summary(&jc, cl, &counts) || parse_node_docs(jc.jroot)) {
 		json_object_put(jc.jroot);
 		return NULL;
 	}
 	return jc.jroot;
 }
 
-int report_rc(const struct report_counts *c)
+int fleet_rc(const struct fleet_counts *c)
 {
 	return c->failed || c->unreachable ? RC_PROBLEM : RC_OK;
 }
