@@ -17,9 +17,10 @@
 #   drawn, not from an edited summary; a name with a bidi override escaped
 #
 # and no request left any page, and no page said anything on its console
-# (its script parsed and ran, its policy refused nothing); a page that
+# (its script parsed and ran, its policy refused nothing), and the browser
+# made as many rules of the style as it has; a page that
 # does fetch, a script that does not parse and a refused style are each
-# caught: the checks can fail.  Nine browser starts, a few seconds each.
+# caught: the checks can fail.  Ten browser starts, a few seconds each.
 AREA=browser
 . "$(dirname "$0")/../cli/lib.sh"
 GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
@@ -151,6 +152,40 @@ RC=$?
 OUT=$(cat "$TMPD/four.check")
 [ -n "${VERBOSE:-}" ] && cat "$TMPD/four.check" >&2
 check four-dom rc_is 0
+
+# ---- the style as the browser parsed it ----
+# Chromium says nothing of a rule it could not parse: it drops it.  A copy
+# of the four-node page gets a second script (its hash added to the
+# policy) that counts the rules the browser made of the page's style
+# (lib/report/page.css); a count of the blocks the style's text opens at
+# its top level (it has no braces in strings or comments) says how many
+# were written.  A stray or missing brace loses rules, and the counts part.
+python3 - "$TMPD/four.html" "$TMPD/four-css.html" >"$TMPD/css.want" <<'PY'
+import base64, hashlib, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+depth = rules = 0
+for c in css:
+    if c == "{":
+        rules += depth == 0
+        depth += 1
+    elif c == "}":
+        depth = max(depth - 1, 0)
+print(rules)
+js = "document.body.dataset.rules = document.styleSheets[0].cssRules.length;"
+h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
+assert k == 1, "no script-src in the page's policy"
+page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
+dom fourcss "$TMPD/four-css.html"
+OUT="browser: $(sed -n 's/.*data-rules="\([0-9]*\)".*/\1/p' "$TMPD/fourcss.dom"), written: $(cat "$TMPD/css.want")"
+# rules_all_parsed: the browser made as many rules of the style as were
+# written, and more than ten (a missing brace swallows the rest into one).
+rules_all_parsed() { [[ $OUT =~ ^browser:\ ([0-9]+),\ written:\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[1]}" -gt 10 ]; }
+check style-every-rule-parsed rules_all_parsed
+check style-console-clean console_clean fourcss
 
 # ---- what each section is: its source, a stopped run, a bidi name, counts drawn ----
 # A run stopped after 4 of its 6 steps (8 links measured, 4 left); the same
