@@ -92,6 +92,14 @@ int schedule_parse(const char *text, const char *file, char *const *names, size_
 char *schedule_encode(const struct schedule *s);
 int schedule_decode(const char *text, uint32_t nodes, struct schedule *s);
 
+/*
+ * Building a schedule (pattern.c, schedule_file.c, the agents' string):
+ * append an empty step of @round with room for @cap pairs (NULL when out of
+ * memory; @s stays for schedule_free()), and a pair to a step with room.
+ */
+struct sched_step *schedule_step_add(struct schedule *s, uint32_t round, size_t cap);
+void schedule_pair_add(struct sched_step *st, uint32_t client, uint32_t server);
+
 void schedule_free(struct schedule *s);
 
 #endif
