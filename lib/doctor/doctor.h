@@ -3,7 +3,7 @@
  * rdmactl doctor: the check table and its runner.  Each check is one row of
  * doctor_checks[] (a stable ID, a one-line description, a function) and
  * gives one result: a status, what it found, and for anything not ok the
- * exact fix.  The checks live in lib/check_*.c, grouped by subject.
+ * exact fix.  The checks live in check_*.c beside this file, grouped by subject.
  */
 #ifndef RDMACTL_DOCTOR_H
 #define RDMACTL_DOCTOR_H
@@ -143,7 +143,7 @@ void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct docto
 /* The environment variable @name, or NULL when unset or empty. */
 const char *doctor_env(const char *name);
 
-/* The checks (lib/check_*.c). */
+/* The checks (check_*.c). */
 void check_devices(struct doctor *d, struct check_result *r);
 void check_ports(struct doctor *d, struct check_result *r);
 void check_roce_ipv4(struct doctor *d, struct check_result *r);

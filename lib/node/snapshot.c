@@ -638,7 +638,7 @@ static void snap_attrs(struct snap *s, const char *dir, const char *const *attrs
 			snap_path(s, path, LEAF_FOLLOW);
 }
 
-/* What lib/rdma_sysfs.c and lib/gids.c read of a port. */
+/* What rdma_sysfs.c and gids.c read of a port. */
 static void snap_port(struct snap *s, const char *dir, const char *name)
 {
 	static const char *const attrs[] = {
@@ -714,7 +714,7 @@ static void snap_uverbs(struct snap *s, const char *dir, const char *name)
 		snap_path(s, path, LEAF_FOLLOW);
 }
 
-/* What lib/rdma_sysfs.c reads of a device (keep the two in step). */
+/* What rdma_sysfs.c reads of a device (keep the two in step). */
 static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 {
 	static const char *const attrs[] = {
@@ -739,7 +739,7 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	/* What lib/netdev.c reads with --root, the address, and what says a representor. */
+	/* What netdev.c reads with --root, the address, and what says a representor. */
 	static const char *const attrs[] = {
 		"mtu", "ifindex", "operstate", "flags", "address", "carrier", "phys_port_name",
 		"phys_switch_id",
