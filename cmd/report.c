@@ -20,6 +20,7 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "cmds.h"
+#include "doctor/doc.h"
 #include "report/html.h"
 #include "report/linkview.h"
 
@@ -99,7 +100,7 @@ static bool is_doctor(struct json_object *doc)
 
 	return json_object_object_get_ex(doc, "nodes", &nodes) &&
 	       json_object_is_type(nodes, json_type_object) &&
-	       json_object_object_get_ex(doc, "checks", &checks) &&
+	       json_object_object_get_ex(doc, DOC_CHECKS, &checks) &&
 	       json_object_is_type(checks, json_type_array);
 }
 

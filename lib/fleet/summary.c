@@ -12,7 +12,7 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "base/text.h"
-#include "doctor/doctor.h"
+#include "doctor/doc.h"
 #include "fleet/drift.h"
 #include "fleet/gather.h"
 #include "fleet/summary.h"
@@ -30,7 +30,7 @@
 /* Statuses in the order rows show them; the index is a node's worst. */
 enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
 
-/* The status of each rank, as doctor/doctor.h names them. */
+/* The status of each rank, as doctor/doc.h names them. */
 static const enum check_status rank_status[] = {
 	[RANK_FAIL] = CHECK_FAIL, [RANK_WARN] = CHECK_WARN, [RANK_OK] = CHECK_OK, [RANK_SKIP] = CHECK_SKIP,
 };
@@ -120,7 +120,7 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 	struct json_object *v;
 
 	if (!json_object_object_get_ex(row, "found_varies", &v) || !json_object_get_boolean(v) ||
-	    rank_of(str_of(row, "status")) > RANK_WARN)
+	    rank_of(str_of(row, DOC_STATUS)) > RANK_WARN)
 		return NULL;
 	snprintf(buf, len, "%" PRId64 " nodes, findings differ in detail (this is %s's): see -j",
 		 int_of(row, "count"), str_of(row, "found_on"));
@@ -128,11 +128,11 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 }
 
 static const struct column check_cols[] = {
-	{ "status", "STATUS", 0, check_status_color, check_status_cell },
-	{ "id", "CHECK", 0, NULL, id_text },
+	{ DOC_STATUS, "STATUS", 0, check_status_color, check_status_cell },
+	{ DOC_ID, "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
-	{ "found", "FOUND", COL_FILL, NULL },
-	{ "fix", "FIX", COL_BELOW, NULL },
+	{ DOC_FOUND, "FOUND", COL_FILL, NULL },
+	{ DOC_FIX, "FIX", COL_BELOW, NULL },
 	{ "found_varies", "NOTE", COL_BELOW, NULL, varies_text },
 	{ "count", NULL, COL_NOTEXT },
 	{ "found_on", NULL, COL_NOTEXT },
@@ -311,7 +311,7 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
 	bool oom = false;
 	size_t j;
 
-	if (!json_object_object_get_ex(doc, "checks", &checks))
+	if (!json_object_object_get_ex(doc, DOC_CHECKS, &checks))
 		return 0;
 	if (entries_grow(e, cap, *n, json_object_array_length(checks)))
 		return -ENOMEM;
@@ -319,10 +319,10 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
 		struct entry *x = &(*e)[(*n)++];
 
 		c = json_object_array_get_idx(checks, j);
-		x->id = intern(pool, str_of(c, "id"), &oom);
-		x->rank = rank_of(str_of(c, "status"));
-		x->found = intern(pool, str_of(c, "found"), &oom);
-		x->fix = x->rank <= RANK_WARN ? intern(pool, str_of(c, "fix"), &oom) : NULL;
+		x->id = intern(pool, str_of(c, DOC_ID), &oom);
+		x->rank = rank_of(str_of(c, DOC_STATUS));
+		x->found = intern(pool, str_of(c, DOC_FOUND), &oom);
+		x->fix = x->rank <= RANK_WARN ? intern(pool, str_of(c, DOC_FIX), &oom) : NULL;
 		x->node = i;
 		if (oom)
 			return -ENOMEM;
@@ -382,14 +382,14 @@ static int group_row(const struct fleet *cl, struct table *t, const struct entry
 		free(nodes);
 		return -ENOMEM;
 	}
-	row_str(row, "status", check_status_str(rank_status[e[0].rank]));
-	row_str(row, "id", e[0].id);
+	row_str(row, DOC_STATUS, check_status_str(rank_status[e[0].rank]));
+	row_str(row, DOC_ID, e[0].id);
 	row_str(row, "nodes", nodes);
 	row_int(row, "count", (int64_t)n);
-	row_str(row, "found", e[0].found);
+	row_str(row, DOC_FOUND, e[0].found);
 	row_str(row, "found_on", cl->nodes[e[0].node]->name);
 	row_bool(row, "found_varies", varies);
-	row_str(row, "fix", e[0].fix);
+	row_str(row, DOC_FIX, e[0].fix);
 	free(nodes);
 	return 0;
 }
@@ -800,7 +800,7 @@ static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *
 		table_free(t);
 		return ret;
 	}
-	table_emit(ctx, t, "checks");
+	table_emit(ctx, t, DOC_CHECKS);
 	drift = drift_rows(cl, odd);
 	if (!drift)
 		return -ENOMEM;
