@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/file.h"
 #include "base/outfile.h"
 #include "base/run.h"
 #include "base/sysfs.h"
@@ -358,7 +359,6 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
 {
 	struct stat st;
-	ssize_t n;
 	int fd, ret = 0;
 
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -373,20 +373,8 @@ static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
 		ret = -EINVAL;
 		goto err_fd;
 	}
-	/* One byte more than the cap tells a file over it. */
-	for (*len = 0; *len <= FILE_MAX; *len += (size_t)n) {
-		n = read(fd, buf + *len, FILE_MAX + 1 - *len);
-		if (n < 0 && errno == EINTR)
-			n = 0;
-		else if (n < 0)
-			ret = -errno;
-		if (n <= 0)
-			break;
-	}
-	if (!ret && *len > FILE_MAX)
-		ret = -EFBIG;
-	if (!ret)
-		buf[*len] = '\0';	/* for the callers that parse it */
+	/* One buffer for every file of the archive, not an allocation each. */
+	ret = file_read_into(fd, buf, FILE_MAX, len);
 err_fd:
 	close(fd);
 	return ret;
