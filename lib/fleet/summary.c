@@ -10,6 +10,7 @@
 #include <json-c/printbuf.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/output.h"
 #include "base/text.h"
 #include "doctor/doc.h"
@@ -49,20 +50,6 @@ static enum rank rank_of(const char *status)
 
 /* ---- cells as people read them ---- */
 
-static const char *str_of(struct json_object *row, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(row, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static int64_t int_of(struct json_object *row, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(row, key, &v) ? json_object_get_int64(v) : 0;
-}
-
 /* @s escaped, and cut to @max bytes ending "..." (escapes count: they are what is shown). */
 static const char *cut_safe(const char *s, size_t max, char *buf, size_t len)
 {
@@ -81,12 +68,12 @@ static const char *cut_safe(const char *s, size_t max, char *buf, size_t len)
 
 static const char *id_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "id"), ID_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "id"), ID_TEXT_MAX, buf, len);
 }
 
 static const char *node_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "node"), NODES_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "node"), NODES_TEXT_MAX, buf, len);
 }
 
 /* @nodes, or its start and "... (N nodes)" when longer than NODES_TEXT_MAX. */
@@ -111,7 +98,7 @@ static const char *cut_nodes(const char *nodes, int64_t count, char *buf, size_t
 
 static const char *nodes_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_nodes(str_of(row, "nodes"), int_of(row, "count"), buf, len);
+	return cut_nodes(jtext(row, "nodes"), jint(row, "count", 0), buf, len);
 }
 
 /* Under a failing or warning row whose nodes found different details. */
@@ -120,10 +107,10 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 	struct json_object *v;
 
 	if (!json_object_object_get_ex(row, "found_varies", &v) || !json_object_get_boolean(v) ||
-	    rank_of(str_of(row, DOC_STATUS)) > RANK_WARN)
+	    rank_of(jtext(row, DOC_STATUS)) > RANK_WARN)
 		return NULL;
 	snprintf(buf, len, "%" PRId64 " nodes, findings differ in detail (this is %s's): see -j",
-		 int_of(row, "count"), str_of(row, "found_on"));
+		 jint(row, "count", 0), jtext(row, "found_on"));
 	return buf;
 }
 
@@ -149,20 +136,20 @@ static const char *value_text(const char *fact, const char *value)
 
 static const char *majority_text(struct json_object *row, char *buf, size_t len)
 {
-	if (!str_of(row, "majority_nodes"))
+	if (!jtext(row, "majority_nodes"))
 		return "(no majority)";
-	return cut_safe(value_text(str_of(row, "fact"), str_of(row, "majority")), VALUE_TEXT_MAX,
+	return cut_safe(value_text(jtext(row, "fact"), jtext(row, "majority")), VALUE_TEXT_MAX,
 			buf, len);
 }
 
 static const char *fact_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "fact"), FACT_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "fact"), FACT_TEXT_MAX, buf, len);
 }
 
 static const char *majority_nodes_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_nodes(str_of(row, "majority_nodes"), int_of(row, "majority_count"), buf, len);
+	return cut_nodes(jtext(row, "majority_nodes"), jint(row, "majority_count", 0), buf, len);
 }
 
 /*
@@ -181,13 +168,13 @@ static const char *differs_text(struct json_object *row, char *buf, size_t len)
 	for (i = 0; i < json_object_array_length(arr) && off < len; i++) {
 		d = json_object_array_get_idx(arr, i);
 		off += (size_t)snprintf(buf + off, len - off, "%s%s on %s", i ? "; " : "",
-					value_text(str_of(row, "fact"), str_of(d, "value")),
-					cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes,
+					value_text(jtext(row, "fact"), jtext(d, "value")),
+					cut_nodes(jtext(d, "nodes"), jint(d, "count", 0), nodes,
 						  sizeof(nodes)));
 	}
 	if (json_object_object_get_ex(row, "not_read", &d) && d && off < len)
 		snprintf(buf + off, len - off, "%snot read on %s", off ? "; " : "",
-			 cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes, sizeof(nodes)));
+			 cut_nodes(jtext(d, "nodes"), jint(d, "count", 0), nodes, sizeof(nodes)));
 	return buf;
 }
 
@@ -319,10 +306,10 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
 		struct entry *x = &(*e)[(*n)++];
 
 		c = json_object_array_get_idx(checks, j);
-		x->id = intern(pool, str_of(c, DOC_ID), &oom);
-		x->rank = rank_of(str_of(c, DOC_STATUS));
-		x->found = intern(pool, str_of(c, DOC_FOUND), &oom);
-		x->fix = x->rank <= RANK_WARN ? intern(pool, str_of(c, DOC_FIX), &oom) : NULL;
+		x->id = intern(pool, jtext(c, DOC_ID), &oom);
+		x->rank = rank_of(jtext(c, DOC_STATUS));
+		x->found = intern(pool, jtext(c, DOC_FOUND), &oom);
+		x->fix = x->rank <= RANK_WARN ? intern(pool, jtext(c, DOC_FIX), &oom) : NULL;
 		x->node = i;
 		if (oom)
 			return -ENOMEM;
