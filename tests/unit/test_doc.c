@@ -8,6 +8,7 @@
  * every row must come back with the value written, and the page must show
  * every check's status, ID, finding and fix.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,23 @@ static void same_rows(struct json_object *a, struct json_object *b)
 	}
 }
 
+/* True when @page holds @text as html_escape() writes it. */
+static bool shows(const char *page, const char *text)
+{
+	char *esc = NULL;
+	size_t len = 0;
+	bool found;
+	FILE *f = open_memstream(&esc, &len);
+
+	html_escape(f, text);
+	fclose(f);
+	found = esc && *esc && strstr(page, esc);
+	if (!found)
+		fprintf(stderr, "  the page does not show '%s'\n", esc ? esc : "");
+	free(esc);
+	return found;
+}
+
 /*
  * Fleet reads the node's output line by line, as a launcher feeds it, and
  * keeps it whole; the cluster document it makes gives each check's
@@ -223,6 +241,10 @@ static void fleet_and_page_read_what_was_written(void)
 		CHECK(strstr(page, cell) != NULL);
 		if (!strstr(page, cell))
 			fprintf(stderr, "  no %s\n", cell);
+		/* What was found, and the fix, as the page escapes them. */
+		CHECK(shows(page, str_of(r, DOC_FOUND)));
+		if (str_of(r, DOC_FIX))
+			CHECK(shows(page, str_of(r, DOC_FIX)));
 		/* Failures and warnings listed with their fixes. */
 		if (s == CHECK_FAIL || s == CHECK_WARN) {
 			snprintf(cell, sizeof(cell), "<tr class=\"%s\"><td>%s</td><td>%s</td>",
