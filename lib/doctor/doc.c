@@ -19,8 +19,13 @@ const struct column doc_check_cols[] = {
 };
 
 /* The one place the words are spelled. */
+#define WORD_OK "ok"
+#define WORD_WARN "warn"
+#define WORD_FAIL "fail"
+#define WORD_SKIP "skip"
 static const char *const status_words[] = {
-	[CHECK_OK] = "ok", [CHECK_WARN] = "warn", [CHECK_FAIL] = "fail", [CHECK_SKIP] = "skip",
+	[CHECK_OK] = WORD_OK, [CHECK_WARN] = WORD_WARN, [CHECK_FAIL] = WORD_FAIL,
+	[CHECK_SKIP] = WORD_SKIP,
 };
 
 const char *check_status_str(enum check_status s)
@@ -46,16 +51,7 @@ int check_status_parse(const char *word)
 
 const char *check_status_list(void)
 {
-	static char list[32];
-	enum check_status s;
-	size_t off = 0;
-
-	if (list[0])
-		return list;
-	for (s = CHECK_OK; s <= CHECK_SKIP; s++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", s ? ", " : "",
-					check_status_str(s));
-	return list;
+	return WORD_OK ", " WORD_WARN ", " WORD_FAIL ", " WORD_SKIP;
 }
 
 enum color check_status_color(const char *text)
