@@ -15,11 +15,13 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/output.h"
 #include "base/text.h"
 #include "cmds.h"
+#include "doctor/doc.h"
 #include "report/html.h"
 #include "report/linkview.h"
 
@@ -52,45 +54,15 @@ static int src_add(const char ***list, size_t n, const char *path)
 	return 0;
 }
 
-/* The whole of @path ("-": stdin) in *@out (NUL-terminated).  0 or -errno. */
+/*
+ * The whole of @path ("-": stdin) in *@out (NUL-terminated), any kind of
+ * file (a pipe, <(...)); under RUN_MAX.  0 or -errno.
+ */
 static int slurp(const char *path, char **out, size_t *len)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	size_t cap = 1 << 16;
-	char *buf = NULL, *nb;
-	ssize_t n = 1;
-	int ret = 0;
-
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	while (n > 0) {
-		if (*len + 1 >= cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (cap > RUN_MAX || !(nb = realloc(buf, cap))) {
-				ret = cap > RUN_MAX ? -EFBIG : -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + *len, cap - *len - 1);
-		if (n < 0 && errno == EINTR)
-			n = 1;
-		else if (n < 0)
-			ret = -errno;
-		else
-			*len += (size_t)n;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[*len] = '\0';
-	*out = buf;
-	return 0;
+	if (!strcmp(path, "-"))
+		return file_read_fd(STDIN_FILENO, RUN_MAX - 1, out, len);
+	return file_read_all(path, RUN_MAX - 1, FILE_ANY_KIND, out, len, NULL);
 }
 
 static bool is_doctor(struct json_object *doc)
@@ -99,7 +71,7 @@ static bool is_doctor(struct json_object *doc)
 
 	return json_object_object_get_ex(doc, "nodes", &nodes) &&
 	       json_object_is_type(nodes, json_type_object) &&
-	       json_object_object_get_ex(doc, "checks", &checks) &&
+	       json_object_object_get_ex(doc, DOC_CHECKS, &checks) &&
 	       json_object_is_type(checks, json_type_array);
 }
 

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/output.h"
@@ -41,13 +42,6 @@ static void print_stats(struct ctx *ctx, const char *file, const struct snapshot
 		   "rdmactl --root DIR COMMAND\n", file);
 }
 
-static const char *obj_str(struct json_object *obj, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(obj, key, &v) && v ? json_object_get_string(v) : "";
-}
-
 /*
  * The files left out: a line each on stderr, and entries of the document's
  * "warnings" array, which every command shares (sysfs.h).  Their number.
@@ -60,8 +54,9 @@ static size_t print_leftout(struct ctx *ctx, struct json_object *warnings)
 	for (i = 0; i < n; i++) {
 		struct json_object *w = json_object_array_get_idx(warnings, i);
 
-		log_warn(ctx, "left out %s: %s", text_safe(obj_str(w, "path"), path, sizeof(path), 0),
-			 obj_str(w, "error"));
+		/* Any value as its text, and "" for none: the line is said whatever the entry holds. */
+		log_warn(ctx, "left out %s: %s", text_safe(jtext(w, "path") ?: "", path, sizeof(path), 0),
+			 jtext(w, "error") ?: "");
 		if (ctx->warnings)
 			json_object_array_add(ctx->warnings, json_object_get(w));
 	}

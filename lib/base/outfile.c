@@ -12,10 +12,8 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/outfile.h"
-#include "base/run.h"
+#include "base/signals.h"
 #include "base/text.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * The temporary files being written, for the signal handler, which may
@@ -26,17 +24,16 @@
 static char pending[SLOTS][4096];
 static volatile sig_atomic_t armed[SLOTS];
 
-/* Signals that end the program and must not leave the temporary file behind. */
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction saved_fatal[ARRAY_SIZE(fatal_signals)];
-static struct sigaction saved_xfsz;
-static bool caught[ARRAY_SIZE(fatal_signals)];
-static unsigned int open_files;	/* the signals are caught while any is open */
+/* The hook that removes them on a stop signal, while any file is open (signals.h). */
+static unsigned int open_files;
+static int hook = -1;
 
-static void unlink_armed(void)
+/* A stop signal: no temporary file left behind (the signal then ends rdmactl). */
+static void unlink_armed(int sig)
 {
 	size_t i;
 
+	(void)sig;
 	for (i = 0; i < SLOTS; i++) {
 		if (armed[i])
 			unlink(pending[i]);
@@ -44,65 +41,23 @@ static void unlink_armed(void)
 	}
 }
 
-static void on_fatal_signal(int sig)
-{
-	unlink_armed();
-	/* SA_RESETHAND put back the default action: die of @sig as we would have. */
-	raise(sig);
-}
-
-static void block_fatal(sigset_t *old)
-{
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		sigaddset(&set, fatal_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
 /*
- * Caught only where the action is the default one: an ignored signal
- * (nohup's SIGHUP) stays ignored, and a handler of the caller's (a
- * launcher's, which ends its run and then the program) stays in charge:
- * the file is then finished or dropped by the code that wrote it.
+ * A cleanup, not in charge: where a launcher's hook is in charge (it ends
+ * its run, then the program), the file is finished or dropped by the code
+ * that wrote it.
  */
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESETHAND };
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	size_t i;
-
-	if (open_files++)
-		return;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		sigaddset(&sa.sa_mask, fatal_signals[i]);
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++) {
-		sigaction(fatal_signals[i], NULL, &saved_fatal[i]);
-		caught[i] = saved_fatal[i].sa_handler == SIG_DFL;
-		if (caught[i])
-			sigaction(fatal_signals[i], &sa, NULL);
-	}
-	/* Over "ulimit -f", write() then fails with EFBIG, which we can report. */
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGXFSZ, &ign, &saved_xfsz);
+	if (!open_files++)
+		hook = signals_hook(unlink_armed, SIGNALS_NO_XFSZ);
 }
 
 static void restore_signals(void)
 {
-	struct sigaction now;
-	size_t i;
-
 	if (!open_files || --open_files)
 		return;
-	/* Not over a handler set since (a launcher's thread starting meanwhile). */
-	for (i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		if (caught[i] && !sigaction(fatal_signals[i], NULL, &now) &&
-		    now.sa_handler == on_fatal_signal)
-			sigaction(fatal_signals[i], &saved_fatal[i], NULL);
-	sigaction(SIGXFSZ, &saved_xfsz, NULL);
+	signals_unhook(hook);
+	hook = -1;
 }
 
 /* Remove the temporary file, if any, so that no signal can see it half gone. */
@@ -113,13 +68,13 @@ static void drop_tmp(struct outfile *of)
 	if (of->fd >= 0 && !outfile_is_stdout(of))
 		close(of->fd);
 	of->fd = -1;
-	block_fatal(&old);
+	signals_block(&old);
 	if (of->slot >= 0 && armed[of->slot])
 		unlink(pending[of->slot]);
 	if (of->slot >= 0)
 		armed[of->slot] = 0;
 	of->slot = -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unblock(&old);
 }
 
 bool outfile_is_stdout(const struct outfile *of)
@@ -238,7 +193,7 @@ static int create_tmp(const struct ctx *ctx, struct outfile *of)
 		return -ENAMETOOLONG;
 	}
 	/* Blocked, so that a signal sees either no file or its whole name. */
-	block_fatal(&old);
+	signals_block(&old);
 	of->fd = mkostemp(pending[k], O_CLOEXEC);
 	if (of->fd < 0) {
 		ret = -errno;
@@ -246,7 +201,7 @@ static int create_tmp(const struct ctx *ctx, struct outfile *of)
 		armed[k] = 1;
 		of->slot = k;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unblock(&old);
 	if (ret)
 		say_errno(ctx, of, -ret);
 	return ret;
@@ -343,7 +298,7 @@ static int put_in_place(const struct ctx *ctx, struct outfile *of)
 	/* With --force, look again: it may have become a link or a device meanwhile. */
 	if (force && (ret = check_target(ctx, of)))
 		return ret;
-	block_fatal(&old);
+	signals_block(&old);
 	if (force)
 		ret = rename(pending[of->slot], of->path) ? -errno : 0;
 	else
@@ -352,7 +307,7 @@ static int put_in_place(const struct ctx *ctx, struct outfile *of)
 		armed[of->slot] = 0;
 		of->slot = -1;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unblock(&old);
 	if (ret == -EEXIST && !force) {
 		of->refused = true;
 		say_err(ctx, of, EEXIST, "File exists. Use --force to replace it");

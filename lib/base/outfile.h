@@ -14,9 +14,10 @@
  *     file and renamed into place (without replacing anything unless
  *     OUTFILE_FORCE), so the target is whole or untouched;
  *   - the temporary file is removed on every error and on SIGINT, SIGTERM
- *     and SIGHUP (unless a handler of the caller's is in charge of them:
- *     it then ends the program its own way, after the file is finished or
- *     discarded); SIGXFSZ is ignored meanwhile, so "ulimit -f" gives EFBIG;
+ *     and SIGHUP, a cleanup hook of signals.h (unless a hook in charge, a
+ *     launcher's, takes them: it then ends the program its own way, after
+ *     the file is finished or discarded); SIGXFSZ is ignored meanwhile, so
+ *     "ulimit -f" gives EFBIG;
  *   - two files may be open at once (probe -w's --save and --html).
  *
  * Each function prints its own message ("Failed to write snapshot 'X':

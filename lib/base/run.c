@@ -233,15 +233,3 @@ int run_action(char *const argv[], char *msg, size_t len)
 	free(out);
 	return ret;
 }
-
-void catch_unless_ignored(const int *sigs, size_t n, const struct sigaction *sa,
-			  struct sigaction *old)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		sigaction(sigs[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(sigs[i], sa, NULL);
-	}
-}

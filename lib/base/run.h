@@ -3,18 +3,9 @@
 #ifndef RDMACTL_RUN_H
 #define RDMACTL_RUN_H
 
-#include <signal.h>
 #include <stddef.h>
 
 struct ctx;
-
-/*
- * Catch each of @sigs with @sa, saving what it was in @old[i], but leave
- * one ignored when rdmactl started ignored: nohup's SIGHUP, a background
- * job's SIGINT stay so, as a program is expected to keep them.
- */
-void catch_unless_ignored(const int *sigs, size_t n, const struct sigaction *sa,
-			  struct sigaction *old);
 
 /*
  * The commands whose output is a fact of the node: `snapshot` records

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "base/sysfs.h"
 #include "base/text.h"
@@ -65,66 +66,15 @@ static bool is_hard(int err)
 int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, size_t *outlen)
 {
 	char full[4096];
-	size_t cap = 4096, len = 0;
-	char *buf, *nbuf;
-	ssize_t n;
-	int fd, ret;
+	mode_t mode = 0;
+	int ret;
 
 	ret = root_path(ctx, full, sizeof(full), "%s", path);
-	if (ret)
-		goto err_warn;
-	/* O_NONBLOCK for the open only: a FIFO in a --root tree must not hang us. */
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		goto err_warn;
-	}
-	if (!is_regular(fd)) {
-		ret = -ENXIO;
-		goto err_fd;
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto err_fd;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			if (cap >= max + 1) {
-				ret = -EFBIG;
-				goto err_buf;
-			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				ret = -ENOMEM;
-				goto err_buf;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto err_buf;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	*out = buf;
-	if (outlen)
-		*outlen = len;
-	return 0;
-
-err_buf:
-	free(buf);
-err_fd:
-	close(fd);
-err_warn:
+	if (!ret)
+		ret = file_read_all(full, max, 0, out, outlen, &mode);
+	/* A directory reads as EISDIR (a recorded tree's unset attribute); the rest is no file. */
+	if (ret == -EINVAL && mode)
+		ret = S_ISDIR(mode) ? -EISDIR : -ENXIO;
 	if (is_hard(ret))
 		read_warning(ctx, path, ret, NULL);
 	return ret;

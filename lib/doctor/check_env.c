@@ -2,7 +2,7 @@
 /*
  * Doctor checks of the variables NCCL and UCX read to choose devices,
  * interfaces and GIDs: each value is matched against this node the way the
- * library itself would match it (lib/envparse.c), and every bad value is
+ * library itself would match it (node/envparse.c), and every bad value is
  * named with the variable, the value and what exists instead.
  */
 #include <dirent.h>

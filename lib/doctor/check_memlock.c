@@ -2,7 +2,7 @@
 /*
  * Doctor checks of the locked-memory limit, one per scope a job can start
  * from: this shell, a PAM login (ssh, mpirun's remote ranks), a systemd
- * service (Jupyter, Slurm daemons).  lib/limits.c resolves and judges them.
+ * service (Jupyter, Slurm daemons).  node/limits.c resolves and judges them.
  *
  * A process with CAP_IPC_LOCK pins past its limit: ib_umem_get() counts
  * the pages against RLIMIT_MEMLOCK only "if (... && !capable(CAP_IPC_LOCK))"

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
@@ -60,53 +59,6 @@ size_t doctor_count(void)
 	while (doctor_checks[n].id)
 		n++;
 	return n;
-}
-
-enum color check_status_color(const char *text)
-{
-	static const enum color colors[] = {
-		[CHECK_OK] = COLOR_GREEN, [CHECK_WARN] = COLOR_YELLOW,
-		[CHECK_FAIL] = COLOR_RED, [CHECK_SKIP] = COLOR_DIM,
-	};
-	int s = check_status_parse(text);
-
-	return s < 0 ? COLOR_DIM : colors[s];
-}
-
-const char *check_status_str(enum check_status s)
-{
-	static const char *const names[] = { "ok", "warn", "fail", "skip" };
-
-	return s <= CHECK_SKIP ? names[s] : "unknown";
-}
-
-const char *check_status_text(enum check_status s)
-{
-	/* A failure stands out in a column of lowercase words, even without colour. */
-	return s == CHECK_FAIL ? "FAIL" : check_status_str(s);
-}
-
-int check_status_parse(const char *word)
-{
-	enum check_status s;
-
-	for (s = CHECK_OK; word && s <= CHECK_SKIP; s++)
-		if (!strcasecmp(word, check_status_str(s)))
-			return (int)s;
-	return -EINVAL;
-}
-
-const char *check_status_cell(struct json_object *row, char *buf, size_t len)
-{
-	struct json_object *v;
-	const char *word;
-	int s;
-
-	if (!json_object_object_get_ex(row, "status", &v) || !(word = json_object_get_string(v)))
-		return NULL;
-	s = check_status_parse(word);
-	snprintf(buf, len, "%s", s < 0 ? word : check_status_text((enum check_status)s));
-	return buf;
 }
 
 /*
@@ -339,10 +291,10 @@ void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct docto
 		if (r->status == CHECK_OK && !r->found[0])
 			snprintf(r->found, sizeof(r->found), "nothing to check");
 		row = table_row(t);
-		row_str(row, "status", check_status_str(r->status));
-		row_str(row, "id", doctor_checks[i].id);
-		row_str(row, "found", r->found);
-		row_str(row, "fix", r->status == CHECK_OK || r->status == CHECK_SKIP || !r->fix[0]
+		row_str(row, DOC_STATUS, check_status_str(r->status));
+		row_str(row, DOC_ID, doctor_checks[i].id);
+		row_str(row, DOC_FOUND, r->found);
+		row_str(row, DOC_FIX, r->status == CHECK_OK || r->status == CHECK_SKIP || !r->fix[0]
 					    ? NULL : r->fix);
 		c->n[r->status]++;
 		if (r->status == CHECK_FAIL || r->status == CHECK_WARN)

@@ -3,7 +3,7 @@
  * rdmactl doctor: the check table and its runner.  Each check is one row of
  * doctor_checks[] (a stable ID, a one-line description, a function) and
  * gives one result: a status, what it found, and for anything not ok the
- * exact fix.  The checks live in lib/check_*.c, grouped by subject.
+ * exact fix.  The checks live in check_*.c beside this file, grouped by subject.
  */
 #ifndef RDMACTL_DOCTOR_H
 #define RDMACTL_DOCTOR_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/output.h"
+#include "doctor/doc.h"
 #include "node/fn.h"
 #include "node/netns.h"
 #include "node/rdma.h"
@@ -20,13 +21,6 @@
 struct ctx;
 struct json_object;
 struct table;
-
-enum check_status {
-	CHECK_OK,
-	CHECK_WARN,
-	CHECK_FAIL,
-	CHECK_SKIP,
-};
 
 /* The job the node is checked for (--for). */
 enum doctor_for {
@@ -100,22 +94,7 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 void check_skip(struct check_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * The status words, for the doctor's JSON and every document made from it
- * (doctor -j, the cluster report, gathered files, metrics labels): always
- * lowercase, "ok", "warn", "fail", "skip".  People read a failure as FAIL,
- * in capitals: check_status_text(), and check_status_cell() as a table
- * column's text.  Readers take either spelling, in any case: nodes of an
- * older rdmactl wrote "FAIL".
- */
-const char *check_status_str(enum check_status s);	/* JSON: "ok", "warn", "fail", "skip" */
-const char *check_status_text(enum check_status s);	/* text: "ok", "warn", "FAIL", "skip" */
-/* The status @word names, in any case ("fail", "FAIL"); -EINVAL for none. */
-int check_status_parse(const char *word);
-/* A table's "status" cell as people read it (struct column's text). */
-const char *check_status_cell(struct json_object *row, char *buf, size_t len);
-/* The colour of a status, in either spelling (a column's colour). */
-enum color check_status_color(const char *text);
+/* The status words and the document's keys: doctor/doc.h. */
 
 /*
  * Select checks from a comma-separated list of IDs for --only or --skip.
@@ -137,13 +116,13 @@ struct doctor_counts {
 	char problems[512];		/* IDs not ok: "mtu, memlock.login" */
 };
 
-/* Run the selected checks into the table @t (columns status, id, found, fix). */
+/* Run the selected checks into the table @t (doc_check_cols[]: status, id, found, fix). */
 void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c);
 
 /* The environment variable @name, or NULL when unset or empty. */
 const char *doctor_env(const char *name);
 
-/* The checks (lib/check_*.c). */
+/* The checks (check_*.c). */
 void check_devices(struct doctor *d, struct check_result *r);
 void check_ports(struct doctor *d, struct check_result *r);
 void check_roce_ipv4(struct doctor *d, struct check_result *r);

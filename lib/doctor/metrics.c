@@ -5,7 +5,6 @@
  * format wants a family's samples together, so the ports are walked once
  * per family rather than once in all.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +15,7 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "base/text.h"
+#include "doctor/doc.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 #include "node/gids.h"
@@ -145,18 +145,16 @@ static void checks(struct metrics *m, const struct table *t)
 	       "Result of a doctor check: 1 for the status it had (ok, warn, fail, skip).");
 	for (i = 0; i < table_rows(t); i++) {
 		struct json_object *row = table_get_row(t, i), *st, *id;
-		char status[8];
-		size_t k;
+		int status;
 
-		if (!json_object_object_get_ex(row, "status", &st) ||
-		    !json_object_object_get_ex(row, "id", &id))
+		if (!json_object_object_get_ex(row, DOC_STATUS, &st) ||
+		    !json_object_object_get_ex(row, DOC_ID, &id) ||
+		    (status = check_status_parse(json_object_get_string(st))) < 0)
 			continue;
-		snprintf(status, sizeof(status), "%s", json_object_get_string(st));
-		for (k = 0; status[k]; k++)
-			status[k] = (char)tolower((unsigned char)status[k]);
 		fputs("rdmactl_check_status{check=", m->f);
 		label_value(m->f, json_object_get_string(id));
-		fprintf(m->f, ",status=\"%s\"} 1\n", status);
+		/* The label as the JSON spells it, whatever the row's case. */
+		fprintf(m->f, ",status=\"%s\"} 1\n", check_status_str((enum check_status)status));
 	}
 }
 
@@ -254,7 +252,7 @@ static bool check_ran(const struct table *t, const char *id)
 	for (i = 0; i < table_rows(t); i++) {
 		struct json_object *row = table_get_row(t, i), *v;
 
-		if (json_object_object_get_ex(row, "id", &v) && !strcmp(json_object_get_string(v), id))
+		if (json_object_object_get_ex(row, DOC_ID, &v) && !strcmp(json_object_get_string(v), id))
 			return true;
 	}
 	return false;

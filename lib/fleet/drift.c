@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "doctor/doc.h"
 #include "fleet/drift.h"
 #include "fleet/gather.h"
 
@@ -240,7 +241,7 @@ static bool port_netdev(struct json_object *doc, const char *value, char **name)
 	struct json_object *node, *ports, *p, *v;
 	size_t j;
 
-	if (!json_object_object_get_ex(doc, "node", &node) ||
+	if (!json_object_object_get_ex(doc, DOC_NODE, &node) ||
 	    !json_object_object_get_ex(node, "ports", &ports))
 		return true;
 	for (j = 0; j < json_object_array_length(ports); j++) {
@@ -577,7 +578,7 @@ static int names_of(const struct fleet *cl, struct json_object *models, struct j
 			continue;
 		if (!(doc = fleet_doc(cl->nodes[i])))
 			return -ENOMEM;
-		if (json_object_object_get_ex(doc, "node", &node)) {
+		if (json_object_object_get_ex(doc, DOC_NODE, &node)) {
 			names_in(node, "devices", models);
 			names_in(node, "env", env);
 		}
@@ -742,7 +743,7 @@ static int collect(const struct fleet *cl, const struct facts *fs, struct sample
 			continue;
 		if (!(doc = fleet_doc(cl->nodes[i])))
 			return -ENOMEM;
-		if (json_object_object_get_ex(doc, "node", &node))
+		if (json_object_object_get_ex(doc, DOC_NODE, &node))
 			ret = node_samples(fs, node, i, sm);
 		json_object_put(doc);
 	}

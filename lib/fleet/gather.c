@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "base/text.h"
-#include "doctor/doctor.h"
+#include "doctor/doc.h"
 #include "fleet/gather.h"
 
 /* The longest reason kept for a node: one line of the report. */
@@ -363,9 +363,10 @@ static bool str_or_null(struct json_object *o, const char *key)
 }
 
 /*
- * The shape summary.c relies on: checks[] of {id, status, found, fix}, node{}.
- * A status in another case ("FAIL", from an older rdmactl) is rewritten as
- * doctor/doctor.h spells it, so the cluster's document has one spelling.
+ * The shape summary.c relies on: checks[] of {id, status, found, fix}, node{}
+ * (doctor/doc.h).  A status in another case (capitals, from an older
+ * rdmactl) is rewritten as check_status_str() spells it, so the cluster's
+ * document has one spelling.
  */
 static bool doc_shape(struct json_object *doc, char *why, size_t len)
 {
@@ -373,18 +374,20 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 	size_t i;
 	int st;
 
-	if (!json_object_object_get_ex(doc, "checks", &checks) ||
+	if (!json_object_object_get_ex(doc, DOC_CHECKS, &checks) ||
 	    !json_object_is_type(checks, json_type_array)) {
-		snprintf(why, len, "a JSON object without a \"checks\" array");
+		snprintf(why, len, "a JSON object without a \"%s\" array", DOC_CHECKS);
 		return false;
 	}
 	for (i = 0; i < json_object_array_length(checks); i++) {
 		c = json_object_array_get_idx(checks, i);
 		if (!json_object_is_type(c, json_type_object) ||
-		    !json_object_object_get_ex(c, "id", &v) || !json_object_is_type(v, json_type_string) ||
-		    !json_object_object_get_ex(c, "status", &v) || !json_object_is_type(v, json_type_string) ||
-		    !str_or_null(c, "found") || !str_or_null(c, "fix")) {
-			snprintf(why, len, "checks[%zu] is not {\"id\", \"status\", \"found\", \"fix\"}", i);
+		    !json_object_object_get_ex(c, DOC_ID, &v) || !json_object_is_type(v, json_type_string) ||
+		    !json_object_object_get_ex(c, DOC_STATUS, &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    !str_or_null(c, DOC_FOUND) || !str_or_null(c, DOC_FIX)) {
+			snprintf(why, len, "%s[%zu] is not {\"%s\", \"%s\", \"%s\", \"%s\"}", DOC_CHECKS,
+				 i, DOC_ID, DOC_STATUS, DOC_FOUND, DOC_FIX);
 			return false;
 		}
 		st = check_status_parse(json_object_get_string(v));
@@ -393,16 +396,16 @@ static bool doc_shape(struct json_object *doc, char *why, size_t len)
 
 			/* Quoted as it is: "ok " is no status, and must not show as ok. */
 			text_safe(json_object_get_string(v), q, sizeof(q), 0);
-			snprintf(why, len, "'%s' in checks[%zu] is no status (ok, warn, fail, skip)",
-				 q, i);
+			snprintf(why, len, "'%s' in %s[%zu] is no status (%s)", q, DOC_CHECKS, i,
+				 check_status_list());
 			return false;
 		}
 		if (strcmp(json_object_get_string(v), check_status_str((enum check_status)st)))
-			json_object_object_add(c, "status",
+			json_object_object_add(c, DOC_STATUS,
 					       json_object_new_string(check_status_str((enum check_status)st)));
 	}
-	if (json_object_object_get_ex(doc, "node", &v) && !json_object_is_type(v, json_type_object)) {
-		snprintf(why, len, "its \"node\" is not an object");
+	if (json_object_object_get_ex(doc, DOC_NODE, &v) && !json_object_is_type(v, json_type_object)) {
+		snprintf(why, len, "its \"%s\" is not an object", DOC_NODE);
 		return false;
 	}
 	return true;
@@ -524,7 +527,7 @@ static int name_task(struct fleet_node *nd, struct json_object *doc)
 
 	if (nd->task < 0)
 		return 0;
-	if (doc && json_object_object_get_ex(doc, "node", &node) &&
+	if (doc && json_object_object_get_ex(doc, DOC_NODE, &node) &&
 	    json_object_object_get_ex(node, "hostname", &host) &&
 	    json_object_is_type(host, json_type_string) &&
 	    fleet_host_ok(json_object_get_string(host), strlen(json_object_get_string(host))))

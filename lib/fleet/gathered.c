@@ -23,6 +23,7 @@
 
 #include <json-c/json.h>
 
+#include "base/file.h"
 #include "base/text.h"
 #include "fleet/gather.h"
 #include "launch/hostlist.h"
@@ -359,26 +360,12 @@ static int json_file(const struct dirent *de)
 	return de->d_name[0] != '.' && n > 5 && !strcmp(de->d_name + n - 5, ".json");
 }
 
-/* Up to @len bytes of @fd, however many reads it takes; how many, or -errno. */
-static ssize_t read_all(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len && (n = read(fd, buf + got, len - got)) != 0) {
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		got += n > 0 ? (size_t)n : 0;
-	}
-	return (ssize_t)got;
-}
-
 /* The document of @host from @fd (a file of the directory), or its failure. */
 static int read_doc(struct fleet *cl, int fd, const char *file, const char *host)
 {
 	struct stat st;
 	char *text;
-	ssize_t n;
+	size_t n;
 	int ret;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
@@ -386,17 +373,18 @@ static int read_doc(struct fleet *cl, int fd, const char *file, const char *host
 	if (st.st_size > FLEET_DOC_MAX)
 		return fleet_node_fail(cl, host, "%s is %lld bytes: over the %u MiB a document "
 					 "may have", file, (long long)st.st_size, FLEET_DOC_MAX >> 20);
-	text = malloc((size_t)st.st_size + 1);
-	if (!text)
-		return -ENOMEM;
-	n = read_all(fd, text, (size_t)st.st_size);
-	if (n < 0)
-		ret = fleet_node_fail(cl, host, "cannot read %s: %s", file, strerror((int)-n));
-	else if (memchr(text, '\0', (size_t)n))
+	ret = file_read_fd(fd, FLEET_DOC_MAX, &text, &n);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret == -EFBIG)	/* grown since fstat() */
+		return fleet_node_fail(cl, host, "%s is over the %u MiB a document may have", file,
+				       FLEET_DOC_MAX >> 20);
+	if (ret)
+		return fleet_node_fail(cl, host, "cannot read %s: %s", file, strerror(-ret));
+	if (memchr(text, '\0', n))
 		ret = fleet_node_fail(cl, host, "%s holds a NUL byte: binary, not a doctor "
 					"document", file);
 	else {
-		text[n] = '\0';
 		ret = fleet_feed_line(cl, host, text);
 		ret = ret == -EFBIG || ret == -EEXIST ? 0 : ret;	/* the node's failure */
 	}

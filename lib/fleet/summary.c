@@ -10,9 +10,10 @@
 #include <json-c/printbuf.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/output.h"
 #include "base/text.h"
-#include "doctor/doctor.h"
+#include "doctor/doc.h"
 #include "fleet/drift.h"
 #include "fleet/gather.h"
 #include "fleet/summary.h"
@@ -30,7 +31,7 @@
 /* Statuses in the order rows show them; the index is a node's worst. */
 enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
 
-/* The status of each rank, as doctor/doctor.h names them. */
+/* The status of each rank, as doctor/doc.h names them. */
 static const enum check_status rank_status[] = {
 	[RANK_FAIL] = CHECK_FAIL, [RANK_WARN] = CHECK_WARN, [RANK_OK] = CHECK_OK, [RANK_SKIP] = CHECK_SKIP,
 };
@@ -48,20 +49,6 @@ static enum rank rank_of(const char *status)
 }
 
 /* ---- cells as people read them ---- */
-
-static const char *str_of(struct json_object *row, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(row, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static int64_t int_of(struct json_object *row, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(row, key, &v) ? json_object_get_int64(v) : 0;
-}
 
 /* @s escaped, and cut to @max bytes ending "..." (escapes count: they are what is shown). */
 static const char *cut_safe(const char *s, size_t max, char *buf, size_t len)
@@ -81,12 +68,12 @@ static const char *cut_safe(const char *s, size_t max, char *buf, size_t len)
 
 static const char *id_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "id"), ID_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "id"), ID_TEXT_MAX, buf, len);
 }
 
 static const char *node_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "node"), NODES_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "node"), NODES_TEXT_MAX, buf, len);
 }
 
 /* @nodes, or its start and "... (N nodes)" when longer than NODES_TEXT_MAX. */
@@ -111,7 +98,7 @@ static const char *cut_nodes(const char *nodes, int64_t count, char *buf, size_t
 
 static const char *nodes_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_nodes(str_of(row, "nodes"), int_of(row, "count"), buf, len);
+	return cut_nodes(jtext(row, "nodes"), jint(row, "count", 0), buf, len);
 }
 
 /* Under a failing or warning row whose nodes found different details. */
@@ -120,19 +107,19 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 	struct json_object *v;
 
 	if (!json_object_object_get_ex(row, "found_varies", &v) || !json_object_get_boolean(v) ||
-	    rank_of(str_of(row, "status")) > RANK_WARN)
+	    rank_of(jtext(row, DOC_STATUS)) > RANK_WARN)
 		return NULL;
 	snprintf(buf, len, "%" PRId64 " nodes, findings differ in detail (this is %s's): see -j",
-		 int_of(row, "count"), str_of(row, "found_on"));
+		 jint(row, "count", 0), jtext(row, "found_on"));
 	return buf;
 }
 
 static const struct column check_cols[] = {
-	{ "status", "STATUS", 0, check_status_color, check_status_cell },
-	{ "id", "CHECK", 0, NULL, id_text },
+	{ DOC_STATUS, "STATUS", 0, check_status_color, check_status_cell },
+	{ DOC_ID, "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
-	{ "found", "FOUND", COL_FILL, NULL },
-	{ "fix", "FIX", COL_BELOW, NULL },
+	{ DOC_FOUND, "FOUND", COL_FILL, NULL },
+	{ DOC_FIX, "FIX", COL_BELOW, NULL },
 	{ "found_varies", "NOTE", COL_BELOW, NULL, varies_text },
 	{ "count", NULL, COL_NOTEXT },
 	{ "found_on", NULL, COL_NOTEXT },
@@ -149,20 +136,20 @@ static const char *value_text(const char *fact, const char *value)
 
 static const char *majority_text(struct json_object *row, char *buf, size_t len)
 {
-	if (!str_of(row, "majority_nodes"))
+	if (!jtext(row, "majority_nodes"))
 		return "(no majority)";
-	return cut_safe(value_text(str_of(row, "fact"), str_of(row, "majority")), VALUE_TEXT_MAX,
+	return cut_safe(value_text(jtext(row, "fact"), jtext(row, "majority")), VALUE_TEXT_MAX,
 			buf, len);
 }
 
 static const char *fact_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_safe(str_of(row, "fact"), FACT_TEXT_MAX, buf, len);
+	return cut_safe(jtext(row, "fact"), FACT_TEXT_MAX, buf, len);
 }
 
 static const char *majority_nodes_text(struct json_object *row, char *buf, size_t len)
 {
-	return cut_nodes(str_of(row, "majority_nodes"), int_of(row, "majority_count"), buf, len);
+	return cut_nodes(jtext(row, "majority_nodes"), jint(row, "majority_count", 0), buf, len);
 }
 
 /*
@@ -181,13 +168,13 @@ static const char *differs_text(struct json_object *row, char *buf, size_t len)
 	for (i = 0; i < json_object_array_length(arr) && off < len; i++) {
 		d = json_object_array_get_idx(arr, i);
 		off += (size_t)snprintf(buf + off, len - off, "%s%s on %s", i ? "; " : "",
-					value_text(str_of(row, "fact"), str_of(d, "value")),
-					cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes,
+					value_text(jtext(row, "fact"), jtext(d, "value")),
+					cut_nodes(jtext(d, "nodes"), jint(d, "count", 0), nodes,
 						  sizeof(nodes)));
 	}
 	if (json_object_object_get_ex(row, "not_read", &d) && d && off < len)
 		snprintf(buf + off, len - off, "%snot read on %s", off ? "; " : "",
-			 cut_nodes(str_of(d, "nodes"), int_of(d, "count"), nodes, sizeof(nodes)));
+			 cut_nodes(jtext(d, "nodes"), jint(d, "count", 0), nodes, sizeof(nodes)));
 	return buf;
 }
 
@@ -311,7 +298,7 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
 	bool oom = false;
 	size_t j;
 
-	if (!json_object_object_get_ex(doc, "checks", &checks))
+	if (!json_object_object_get_ex(doc, DOC_CHECKS, &checks))
 		return 0;
 	if (entries_grow(e, cap, *n, json_object_array_length(checks)))
 		return -ENOMEM;
@@ -319,10 +306,10 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
 		struct entry *x = &(*e)[(*n)++];
 
 		c = json_object_array_get_idx(checks, j);
-		x->id = intern(pool, str_of(c, "id"), &oom);
-		x->rank = rank_of(str_of(c, "status"));
-		x->found = intern(pool, str_of(c, "found"), &oom);
-		x->fix = x->rank <= RANK_WARN ? intern(pool, str_of(c, "fix"), &oom) : NULL;
+		x->id = intern(pool, jtext(c, DOC_ID), &oom);
+		x->rank = rank_of(jtext(c, DOC_STATUS));
+		x->found = intern(pool, jtext(c, DOC_FOUND), &oom);
+		x->fix = x->rank <= RANK_WARN ? intern(pool, jtext(c, DOC_FIX), &oom) : NULL;
 		x->node = i;
 		if (oom)
 			return -ENOMEM;
@@ -382,14 +369,14 @@ static int group_row(const struct fleet *cl, struct table *t, const struct entry
 		free(nodes);
 		return -ENOMEM;
 	}
-	row_str(row, "status", check_status_str(rank_status[e[0].rank]));
-	row_str(row, "id", e[0].id);
+	row_str(row, DOC_STATUS, check_status_str(rank_status[e[0].rank]));
+	row_str(row, DOC_ID, e[0].id);
 	row_str(row, "nodes", nodes);
 	row_int(row, "count", (int64_t)n);
-	row_str(row, "found", e[0].found);
+	row_str(row, DOC_FOUND, e[0].found);
 	row_str(row, "found_on", cl->nodes[e[0].node]->name);
 	row_bool(row, "found_varies", varies);
-	row_str(row, "fix", e[0].fix);
+	row_str(row, DOC_FIX, e[0].fix);
 	free(nodes);
 	return 0;
 }
@@ -800,7 +787,7 @@ static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *
 		table_free(t);
 		return ret;
 	}
-	table_emit(ctx, t, "checks");
+	table_emit(ctx, t, DOC_CHECKS);
 	drift = drift_rows(cl, odd);
 	if (!drift)
 		return -ENOMEM;

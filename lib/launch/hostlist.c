@@ -19,6 +19,7 @@
 
 #include <sys/stat.h>
 
+#include "base/file.h"
 #include "base/outfile.h"
 #include "base/text.h"
 #include "launch/hostlist.h"
@@ -622,61 +623,6 @@ int hostlist_add(struct hostlist *hl, const char *name, char *err, size_t errlen
 
 /* ---- files ---- */
 
-/*
- * All of @path, at most HOSTLIST_FILE_MAX bytes; 0 or -errno; -EINVAL
- * with *@mode its type when it is not a regular file: a FIFO nobody
- * writes would be waited on for ever, a device read without end.
- */
-static int read_all(const char *path, char **buf, size_t *len, mode_t *mode)
-{
-	size_t cap = 4096;
-	char *p = malloc(cap);
-	struct stat st;
-	int fd, ret = 0;
-	ssize_t n;
-
-	*len = 0;
-	if (!p)
-		return -ENOMEM;
-	/* O_NONBLOCK: opening a FIFO waits for a writer. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		goto err_open;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		*mode = st.st_mode ? st.st_mode : S_IFMT;
-		ret = -EINVAL;
-		close(fd);
-		goto err_open;
-	}
-	while ((n = read(fd, p + *len, cap - *len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		*len += (size_t)n;
-		if (*len > HOSTLIST_FILE_MAX) {
-			ret = -EFBIG;
-			break;
-		}
-		if (*len == cap && grow((void **)&p, &cap, cap + 1, 1)) {
-			ret = -ENOMEM;
-			break;
-		}
-	}
-	close(fd);
-	if (!ret) {
-		*buf = p;
-		return 0;
-	}
-err_open:
-	free(p);
-	return ret;
-}
-
 /* The hostlist of one line: what is before '#', without blanks around it. */
 static size_t line_text(const char *line, size_t len, const char **start)
 {
@@ -722,7 +668,8 @@ int hostlist_read_file(struct hostlist *hl, const char *path, char *err, size_t 
 	size_t len, n = hl->n, written = hl->written;
 	char q[QUOTED_SIZE], *buf = NULL;
 	mode_t mode = 0;
-	int ret = read_all(path, &buf, &len, &mode);
+	/* Not a FIFO nobody writes (waited on for ever), nor a device read without end. */
+	int ret = file_read_all(path, HOSTLIST_FILE_MAX, 0, &buf, &len, &mode);
 
 	if (ret == -EINVAL && mode) {
 		set_err(err, errlen, "Failed to read hostlist file '%s': it is %s, not a regular file",

@@ -40,6 +40,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/run.h"
+#include "base/signals.h"
 #include "launch/launch.h"
 
 #define LINE_MAX_BYTES (8u << 20)	/* one node document on one line, and then some */
@@ -1212,11 +1213,8 @@ size_t launch_room(const struct launch *l, size_t at_once, unsigned int extra,
 int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes, size_t n,
 	       const struct launch_sink *sink)
 {
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	static const struct sigaction stop_sa = { .sa_handler = on_signal };
 	struct run r = { .ctx = ctx, .l = l, .sink = sink, .n = n };
-	struct sigaction old[3];
-	int ret = -ENOMEM, reaper = 0;
+	int ret = -ENOMEM, reaper = 0, hook;
 	size_t i;
 
 	r.nodes = calloc(n ? n : 1, sizeof(*r.nodes));
@@ -1230,13 +1228,13 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		cut_short = stop_sig = 0;
-		catch_unless_ignored(sigs, 3, &stop_sa, old);
+		/* In charge of SIGINT, SIGTERM and SIGHUP while the launchers run (signals.h). */
+		hook = signals_hook(on_signal, SIGNALS_IN_CHARGE);
 		ret = run_nodes(&r);
 		if (cut_short)
 			reap_adopted();
 		prctl(PR_SET_CHILD_SUBREAPER, reaper);
-		for (i = 0; i < 3; i++)
-			sigaction(sigs[i], &old[i], NULL);
+		signals_unhook(hook);
 		/* The report of a run cut short is no report: end as the signal says. */
 		if (stop_sig && !l->keep_signal)
 			raise(stop_sig);

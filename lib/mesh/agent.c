@@ -24,6 +24,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
+#include "base/signals.h"
 #include "launch/launch.h"
 #include "mesh/agent.h"
 #include "mesh/linkmap.h"
@@ -356,7 +357,7 @@ static void job_child(struct agent *a, struct probe_cfg *cfg, const char *host, 
 				    .end = cap_end, .arg = &cap };
 	int ret;
 
-	signal(SIGPIPE, SIG_IGN);
+	signals_ignore_pipe();
 	/*
 	 * The test's lines on stderr (the server's "listening on") would be
 	 * taken by the launcher for the node's last word; its failure goes
@@ -543,7 +544,7 @@ int agent_run(struct ctx *ctx, const char *rdv, const struct probe_cfg *cfg)
 	size_t i;
 	int ret, said, err;
 
-	signal(SIGPIPE, SIG_IGN);
+	signals_ignore_pipe();
 	ret = read_token(&a);
 	if (!ret)
 		ret = rdv_connect(&a, rdv);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
@@ -478,24 +479,6 @@ static enum link_cause cause_parse(const char *s)
 	return CAUSE_OTHER;
 }
 
-static double jnum(struct json_object *o, const char *key, double dflt)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
-		return dflt;
-	return json_object_get_double(v);
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-	       ? json_object_get_string(v) : "";
-}
-
 /* An agent's RESULT into the job; a malformed one is the link's failure, said as such. */
 static void result_parse(struct cjob *j, const char *node, const char *text)
 {
@@ -514,10 +497,10 @@ static void result_parse(struct cjob *j, const char *node, const char *text)
 	r->retrans = (uint64_t)jnum(o, "retrans", 0);
 	r->seq_err = (uint64_t)jnum(o, "seq_err", 0);
 	r->cnp = (uint64_t)jnum(o, "cnp", 0);
-	snprintf(r->dev, sizeof(r->dev), "%s", jstr(o, "dev"));
+	snprintf(r->dev, sizeof(r->dev), "%s", jstr_or(o, "dev", ""));
 	if (!r->ok) {
-		r->cause = cause_parse(jstr(o, "cause"));
-		snprintf(r->why, sizeof(r->why), "%s", jstr(o, "why"));
+		r->cause = cause_parse(jstr_or(o, "cause", ""));
+		snprintf(r->why, sizeof(r->why), "%s", jstr_or(o, "why", ""));
 	}
 	if (r->ok && !(r->gbps >= 0 && r->gbps < 1e5))
 		job_fail(j, CAUSE_OTHER, "%s sent an impossible rate", node);

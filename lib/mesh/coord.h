@@ -3,7 +3,7 @@
  * `rdmactl probe -w HOSTLIST`: the coordinator.  It listens for the
  * nodes' agents (agent.h), starts `rdmactl probe --agent` on every node in
  * one launcher run (launch.h) with the run's token on their stdin, then
- * drives the schedule (linkmap.h) step by step over the agents'
+ * drives the schedule (schedule.h) step by step over the agents'
  * connections: the servers of a step first, their clients once all listen,
  * every pair of a step and all its rails at the same time.  Links whose
  * blame is open are retested against a node known good; then the link map

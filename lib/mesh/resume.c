@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "base/json.h"
 #include "base/jstream.h"
 #include "mesh/resume.h"
 
@@ -94,14 +95,6 @@ static int node_of(struct sreader *r, struct json_object *o, const char *key, co
 	return 0;
 }
 
-static const char *str_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-	       ? json_object_get_string(v) : NULL;
-}
-
 static enum link_cause cause_of(const char *s)
 {
 	int c;
@@ -128,10 +121,10 @@ static int link_figures(struct sreader *r, struct json_object *o, size_t i, stru
 	if (!ret && l->ok && !json_object_object_get_ex(o, "gbps", NULL))
 		ret = bad(r, "%s: ok, but no gbps", where);
 	if (!l->ok) {
-		l->cause = cause_of(str_of(o, "cause"));
-		snprintf(l->why, sizeof(l->why), "%s", str_of(o, "why") ? str_of(o, "why") : "");
+		l->cause = cause_of(jstr(o, "cause"));
+		snprintf(l->why, sizeof(l->why), "%s", jstr(o, "why") ? jstr(o, "why") : "");
 	}
-	snprintf(l->dev, sizeof(l->dev), "%s", str_of(o, "dev") ? str_of(o, "dev") : "");
+	snprintf(l->dev, sizeof(l->dev), "%s", jstr(o, "dev") ? jstr(o, "dev") : "");
 	json_object_object_get_ex(o, "counters", &cnt);
 	if (!ret && cnt && !json_object_is_type(cnt, json_type_object))
 		ret = bad(r, "%s: counters is not an object", where);
@@ -205,7 +198,7 @@ static int findings_read(struct sreader *r)
 			return bad(r, "findings[%zu]: not an object", i);
 		sf->peer = UINT32_MAX;
 		ret = node_of(r, f, "node", "findings", i, &sf->node);
-		if (!ret && str_of(f, "peer"))
+		if (!ret && jstr(f, "peer"))
 			ret = node_of(r, f, "peer", "findings", i, &sf->peer);
 		if (!ret)
 			ret = num(r, f, "rail", 0, RAILS_MAX - 1, -1, "findings", &rail);

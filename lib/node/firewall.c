@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/sysfs.h"
 #include "node/firewall.h"
 
@@ -70,15 +71,6 @@ static void add_range(struct fw_rule *rule, long lo, long hi)
 }
 
 /* ---- nftables JSON ---- */
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
 
 /* A port value: 4791, {"range":[a,b]} or {"set":[...]} of those. */
 static void nft_ports(struct fw_rule *rule, struct json_object *v, int depth)

@@ -13,7 +13,7 @@
  *
  * Each is resolved into a struct memlock: the soft and hard values, where
  * each came from (file:line), a verdict and the text of the fix.  Every
- * read goes through lib/sysfs.h, so --root reads a captured tree.  Config
+ * read goes through base/sysfs.h, so --root reads a captured tree.  Config
  * lines the real parsers would reject are reported with log_warn() as
  * "FILE:LINE: ..." and skipped, never fatal.
  *

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/file.h"
 #include "base/outfile.h"
 #include "base/run.h"
 #include "base/sysfs.h"
@@ -358,7 +359,6 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
 {
 	struct stat st;
-	ssize_t n;
 	int fd, ret = 0;
 
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -373,20 +373,8 @@ static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
 		ret = -EINVAL;
 		goto err_fd;
 	}
-	/* One byte more than the cap tells a file over it. */
-	for (*len = 0; *len <= FILE_MAX; *len += (size_t)n) {
-		n = read(fd, buf + *len, FILE_MAX + 1 - *len);
-		if (n < 0 && errno == EINTR)
-			n = 0;
-		else if (n < 0)
-			ret = -errno;
-		if (n <= 0)
-			break;
-	}
-	if (!ret && *len > FILE_MAX)
-		ret = -EFBIG;
-	if (!ret)
-		buf[*len] = '\0';	/* for the callers that parse it */
+	/* One buffer for every file of the archive, not an allocation each. */
+	ret = file_read_into(fd, buf, FILE_MAX, len);
 err_fd:
 	close(fd);
 	return ret;
@@ -638,7 +626,7 @@ static void snap_attrs(struct snap *s, const char *dir, const char *const *attrs
 			snap_path(s, path, LEAF_FOLLOW);
 }
 
-/* What lib/rdma_sysfs.c and lib/gids.c read of a port. */
+/* What rdma_sysfs.c and gids.c read of a port. */
 static void snap_port(struct snap *s, const char *dir, const char *name)
 {
 	static const char *const attrs[] = {
@@ -714,7 +702,7 @@ static void snap_uverbs(struct snap *s, const char *dir, const char *name)
 		snap_path(s, path, LEAF_FOLLOW);
 }
 
-/* What lib/rdma_sysfs.c reads of a device (keep the two in step). */
+/* What rdma_sysfs.c reads of a device (keep the two in step). */
 static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 {
 	static const char *const attrs[] = {
@@ -739,7 +727,7 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	/* What lib/netdev.c reads with --root, the address, and what says a representor. */
+	/* What netdev.c reads with --root, the address, and what says a representor. */
 	static const char *const attrs[] = {
 		"mtu", "ifindex", "operstate", "flags", "address", "carrier", "phys_port_name",
 		"phys_switch_id",

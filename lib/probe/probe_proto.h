@@ -162,7 +162,7 @@ struct probe_qp_info {
 
 struct probe_ep_info {
 	uint8_t transport;
-	uint8_t gid_type;	/* enum gid_type of lib/rdma.h */
+	uint8_t gid_type;	/* enum gid_type of node/rdma.h */
 	uint16_t mtu;		/* active MTU in bytes */
 	uint32_t gid_index;
 	uint8_t gid[16];

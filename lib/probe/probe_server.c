@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/signals.h"
 #include "probe/probe.h"
 
 #define SERVER_GREET_MS		3000	/* for each step of the handshake; --timeout when shorter */
@@ -603,7 +604,7 @@ int probe_server(struct ctx *ctx, const struct probe_cfg *cfg, struct probe_repo
 		server_free(&srv);
 		return ret;
 	}
-	signal(SIGPIPE, SIG_IGN);
+	signals_ignore_pipe();
 	do
 		ret = server_step(&srv);
 	while (!ret);

@@ -16,7 +16,7 @@
 #include "base/outfile.h"
 #include "base/text.h"
 #include "launch/hostlist.h"
-#include "doctor/doctor.h"
+#include "doctor/doc.h"
 #include "report/html.h"
 #include "report/html_probe.h"
 #include "report/linkview.h"
@@ -112,10 +112,10 @@ static void status_cell(FILE *f, const char *status, const char *id, struct json
 	/* As people read it: FAIL in capitals, whichever spelling the document has. */
 	html_escape(f, s < 0 ? status : check_status_text((enum check_status)s));
 	fputs("\n", f);
-	html_escape(f, jstr(row, "found"));
-	if (jstr(row, "fix")) {
+	html_escape(f, jstr(row, DOC_FOUND));
+	if (jstr(row, DOC_FIX)) {
 		fputs("\nfix: ", f);
-		html_escape(f, jstr(row, "fix"));
+		html_escape(f, jstr(row, DOC_FIX));
 	}
 	fprintf(f, "\">%s</td>", map[i].sym);
 }
@@ -126,12 +126,12 @@ static struct json_object *check_ids(struct json_object *nodes)
 	struct json_object *ids = json_object_new_array(), *seen = json_object_new_object();
 
 	json_object_object_foreach(nodes, name, doc) {
-		struct json_object *checks = jget(doc, "checks");
+		struct json_object *checks = jget(doc, DOC_CHECKS);
 		size_t i;
 
 		(void)name;
 		for (i = 0; i < jlen(checks); i++) {
-			const char *id = jstr(json_object_array_get_idx(checks, i), "id");
+			const char *id = jstr(json_object_array_get_idx(checks, i), DOC_ID);
 
 			if (id && !json_object_object_get_ex(seen, id, NULL)) {
 				json_object_object_add(seen, id, NULL);
@@ -145,11 +145,11 @@ static struct json_object *check_ids(struct json_object *nodes)
 
 static struct json_object *check_of(struct json_object *doc, const char *id)
 {
-	struct json_object *checks = jget(doc, "checks");
+	struct json_object *checks = jget(doc, DOC_CHECKS);
 	size_t i;
 
 	for (i = 0; i < jlen(checks); i++)
-		if (!strcmp(jstr(json_object_array_get_idx(checks, i), "id") ?: "", id))
+		if (!strcmp(jstr(json_object_array_get_idx(checks, i), DOC_ID) ?: "", id))
 			return json_object_array_get_idx(checks, i);
 	return NULL;
 }
@@ -176,7 +176,7 @@ static void grid(FILE *f, struct json_object *doc)
 			struct json_object *row = check_of(ndoc, id);
 
 			if (row)
-				status_cell(f, jstr(row, "status"), id, row);
+				status_cell(f, jstr(row, DOC_STATUS), id, row);
 			else
 				fputs("<td class=\"st-skip\" title=\"not run\">&#8211;</td>", f);
 		}
@@ -200,12 +200,12 @@ static void grid(FILE *f, struct json_object *doc)
 
 static void failures(FILE *f, struct json_object *doc)
 {
-	struct json_object *checks = jget(doc, "checks");
+	struct json_object *checks = jget(doc, DOC_CHECKS);
 	size_t i, shown = 0;
 
 	for (i = 0; i < jlen(checks); i++) {
 		struct json_object *c = json_object_array_get_idx(checks, i);
-		int st = check_status_parse(jstr(c, "status"));
+		int st = check_status_parse(jstr(c, DOC_STATUS));
 
 		if (st != CHECK_FAIL && st != CHECK_WARN)
 			continue;
@@ -213,12 +213,12 @@ static void failures(FILE *f, struct json_object *doc)
 			fputs("<h3>Failures and warnings, with their fixes</h3>\n<table class=\"list\">"
 			      "<tr><th>status</th><th>check</th><th>nodes</th><th>found</th>"
 			      "<th>fix</th></tr>\n", f);
-		fprintf(f, "<tr class=\"%s\">", st == CHECK_FAIL ? "fail" : "warn");
+		fprintf(f, "<tr class=\"%s\">", check_status_str((enum check_status)st));
 		td(f, NULL, check_status_text((enum check_status)st));
-		td(f, NULL, jstr(c, "id"));
+		td(f, NULL, jstr(c, DOC_ID));
 		td(f, NULL, jstr(c, "nodes"));
-		td(f, NULL, jstr(c, "found"));
-		td(f, "fix", jstr(c, "fix"));
+		td(f, NULL, jstr(c, DOC_FOUND));
+		td(f, "fix", jstr(c, DOC_FIX));
 		fputs("</tr>\n", f);
 	}
 	if (shown)
@@ -329,13 +329,13 @@ static void doctor_counts(FILE *f, struct json_object *doc)
 	size_t failed = 0, warned = 0, n = 0, un = jlen(jget(doc, "unreachable")), i;
 
 	json_object_object_foreach(nodes, name, ndoc) {
-		struct json_object *checks = jget(ndoc, "checks");
+		struct json_object *checks = jget(ndoc, DOC_CHECKS);
 		bool fail = false, warn = false;
 
 		n++;
 		for (i = 0; i < jlen(checks); i++) {
 			/* Either spelling: an older node's document says "FAIL". */
-			int st = check_status_parse(jstr(json_object_array_get_idx(checks, i), "status"));
+			int st = check_status_parse(jstr(json_object_array_get_idx(checks, i), DOC_STATUS));
 
 			fail |= st == CHECK_FAIL;
 			warn |= st == CHECK_WARN;

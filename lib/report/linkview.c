@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "base/json.h"
 #include "base/jstream.h"
 #include "mesh/linkmap.h"
 #include "report/linkview.h"
@@ -136,24 +137,6 @@ static int node_id(struct reader *r, const char *name, uint32_t *id)
 	json_object_object_add(r->ids, name, json_object_new_int64(r->n));
 	*id = r->n++;
 	return 0;
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v) : NULL;
-}
-
-static double jnum(struct json_object *o, const char *key, double none)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return none;
-	return json_object_get_double(v);
 }
 
 /* A node named by @key of link or finding @o: -EINVAL when it has none. */

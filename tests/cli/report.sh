@@ -3,7 +3,7 @@
 # (a generated four-node probe run with a hostile node name, a doctor
 # report of recorded nodes, one of them hostile), what it holds, that no
 # byte from a node reaches it as markup, and every kind of bad input.
-# (The page in a browser: tests/cli/report-browser.sh.)
+# (The page in a browser: tests/browser/report.sh.)
 . "$(dirname "$0")/lib.sh"
 GEN=${GEN:-$(dirname "$RDMACTL")/tests/gen-probe-run}
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME UCX_NET_DEVICES SLURM_JOB_NODELIST SLURM_JOB_ID RDMACTL_LAUNCHER
