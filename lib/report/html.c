@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/text.h"
@@ -65,26 +66,6 @@ static void stamp(FILE *f)
 
 /* ---- doctor -w ---- */
 
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return v;
-}
-
-static size_t jlen(struct json_object *arr)
-{
-	return json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-}
-
 /* One cell of a list: <td>, @text escaped, </td>. */
 static void td(FILE *f, const char *cls, const char *text)
 {
@@ -112,10 +93,10 @@ static void status_cell(FILE *f, const char *status, const char *id, struct json
 	/* As people read it: FAIL in capitals, whichever spelling the document has. */
 	html_escape(f, s < 0 ? status : check_status_text((enum check_status)s));
 	fputs("\n", f);
-	html_escape(f, jstr(row, DOC_FOUND));
-	if (jstr(row, DOC_FIX)) {
+	html_escape(f, jtext(row, DOC_FOUND));
+	if (jtext(row, DOC_FIX)) {
 		fputs("\nfix: ", f);
-		html_escape(f, jstr(row, DOC_FIX));
+		html_escape(f, jtext(row, DOC_FIX));
 	}
 	fprintf(f, "\">%s</td>", map[i].sym);
 }
@@ -131,7 +112,7 @@ static struct json_object *check_ids(struct json_object *nodes)
 
 		(void)name;
 		for (i = 0; i < jlen(checks); i++) {
-			const char *id = jstr(json_object_array_get_idx(checks, i), DOC_ID);
+			const char *id = jtext(json_object_array_get_idx(checks, i), DOC_ID);
 
 			if (id && !json_object_object_get_ex(seen, id, NULL)) {
 				json_object_object_add(seen, id, NULL);
@@ -149,7 +130,7 @@ static struct json_object *check_of(struct json_object *doc, const char *id)
 	size_t i;
 
 	for (i = 0; i < jlen(checks); i++)
-		if (!strcmp(jstr(json_object_array_get_idx(checks, i), DOC_ID) ?: "", id))
+		if (!strcmp(jtext(json_object_array_get_idx(checks, i), DOC_ID) ?: "", id))
 			return json_object_array_get_idx(checks, i);
 	return NULL;
 }
@@ -176,7 +157,7 @@ static void grid(FILE *f, struct json_object *doc)
 			struct json_object *row = check_of(ndoc, id);
 
 			if (row)
-				status_cell(f, jstr(row, DOC_STATUS), id, row);
+				status_cell(f, jtext(row, DOC_STATUS), id, row);
 			else
 				fputs("<td class=\"st-skip\" title=\"not run\">&#8211;</td>", f);
 		}
@@ -186,9 +167,9 @@ static void grid(FILE *f, struct json_object *doc)
 		struct json_object *u = json_object_array_get_idx(un, i);
 
 		fputs("<tr class=\"unreach\"><th>", f);
-		html_escape(f, jstr(u, "node"));
+		html_escape(f, jtext(u, "node"));
 		fprintf(f, "</th><td class=\"st-unreach\" colspan=\"%zu\">unreachable: ", n ? n : 1);
-		html_escape(f, jstr(u, "error"));
+		html_escape(f, jtext(u, "error"));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n<p class=\"legend\"><span class=\"st-ok\">&#10003;</span>ok"
@@ -205,7 +186,7 @@ static void failures(FILE *f, struct json_object *doc)
 
 	for (i = 0; i < jlen(checks); i++) {
 		struct json_object *c = json_object_array_get_idx(checks, i);
-		int st = check_status_parse(jstr(c, DOC_STATUS));
+		int st = check_status_parse(jtext(c, DOC_STATUS));
 
 		if (st != CHECK_FAIL && st != CHECK_WARN)
 			continue;
@@ -215,10 +196,10 @@ static void failures(FILE *f, struct json_object *doc)
 			      "<th>fix</th></tr>\n", f);
 		fprintf(f, "<tr class=\"%s\">", check_status_str((enum check_status)st));
 		td(f, NULL, check_status_text((enum check_status)st));
-		td(f, NULL, jstr(c, DOC_ID));
-		td(f, NULL, jstr(c, "nodes"));
-		td(f, NULL, jstr(c, DOC_FOUND));
-		td(f, "fix", jstr(c, DOC_FIX));
+		td(f, NULL, jtext(c, DOC_ID));
+		td(f, NULL, jtext(c, "nodes"));
+		td(f, NULL, jtext(c, DOC_FOUND));
+		td(f, "fix", jtext(c, DOC_FIX));
 		fputs("</tr>\n", f);
 	}
 	if (shown)
@@ -243,26 +224,26 @@ static void drift(FILE *f, struct json_object *doc)
 		struct json_object *d = json_object_array_get_idx(arr, i), *diff = jget(d, "differs");
 
 		fputs("<tr>", f);
-		td(f, NULL, jstr(d, "fact"));
-		td(f, NULL, jstr(d, "majority_nodes") ? jstr(d, "majority") ?: "(none)" : "(no majority)");
-		td(f, NULL, jstr(d, "majority_nodes"));
+		td(f, NULL, jtext(d, "fact"));
+		td(f, NULL, jtext(d, "majority_nodes") ? jtext(d, "majority") ?: "(none)" : "(no majority)");
+		td(f, NULL, jtext(d, "majority_nodes"));
 		fputs("<td>", f);
 		for (k = 0; k < jlen(diff); k++) {
 			struct json_object *x = json_object_array_get_idx(diff, k);
 
 			fputs(k ? "<br>" : "", f);
-			html_escape(f, jstr(x, "value") ?: "(none)");
+			html_escape(f, jtext(x, "value") ?: "(none)");
 			fputs(" on ", f);
-			html_escape(f, jstr(x, "nodes"));
+			html_escape(f, jtext(x, "nodes"));
 		}
 		/* Nodes that could not read the fact: no value of theirs, no fix. */
 		if (jget(d, "not_read")) {
 			fputs(k ? "<br>" : "", f);
 			fputs("not read on ", f);
-			html_escape(f, jstr(jget(d, "not_read"), "nodes"));
+			html_escape(f, jtext(jget(d, "not_read"), "nodes"));
 		}
 		fputs("</td>", f);
-		td(f, "fix", jstr(d, "fix"));
+		td(f, "fix", jtext(d, "fix"));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -281,8 +262,8 @@ static void unreachable(FILE *f, struct json_object *doc)
 		struct json_object *u = json_object_array_get_idx(arr, i);
 
 		fputs("<tr>", f);
-		td(f, NULL, jstr(u, "node"));
-		td(f, NULL, jstr(u, "error"));
+		td(f, NULL, jtext(u, "node"));
+		td(f, NULL, jtext(u, "error"));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -298,7 +279,7 @@ static struct json_object *drift_odd(struct json_object *doc)
 		struct json_object *diff = jget(json_object_array_get_idx(arr, i), "differs");
 
 		for (k = 0; k < jlen(diff); k++) {
-			const char *list = jstr(json_object_array_get_idx(diff, k), "nodes");
+			const char *list = jtext(json_object_array_get_idx(diff, k), "nodes");
 			struct hostlist hl;
 			char err[256];
 
@@ -335,7 +316,7 @@ static void doctor_counts(FILE *f, struct json_object *doc)
 		n++;
 		for (i = 0; i < jlen(checks); i++) {
 			/* Either spelling: an older node's document says "FAIL". */
-			int st = check_status_parse(jstr(json_object_array_get_idx(checks, i), DOC_STATUS));
+			int st = check_status_parse(jtext(json_object_array_get_idx(checks, i), DOC_STATUS));
 
 			fail |= st == CHECK_FAIL;
 			warn |= st == CHECK_WARN;

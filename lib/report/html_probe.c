@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "base/json.h"
 #include "base/output.h"
 #include "base/text.h"
 #include "launch/hostlist.h"
@@ -449,13 +450,6 @@ static int count_drawn(const struct linkview *v, const bool *down, struct drawn 
 	return ret;
 }
 
-static const char *run_str(const struct linkview *v, const char *key)
-{
-	struct json_object *x;
-
-	return v->run && json_object_object_get_ex(v->run, key, &x) && x ? json_object_get_string(x) : NULL;
-}
-
 /*
  * A run that did not finish says so first: stopped by what, after how
  * many steps, and what it left untested (counted from the matrices).
@@ -468,18 +462,18 @@ static void banner(FILE *f, const struct linkview *v, const struct drawn *d)
 	    !json_object_is_type(c, json_type_boolean) || json_object_get_boolean(c))
 		return;
 	fputs("<p class=\"banner\">Incomplete run: ", f);
-	if (run_str(v, "stopped")) {
+	if (jtext(v->run, "stopped")) {
 		fputs("stopped by ", f);
-		html_escape(f, run_str(v, "stopped"));
+		html_escape(f, jtext(v->run, "stopped"));
 	} else {
 		fputs("it did not run to its end", f);
 	}
 	fputs(" after ", f);
-	html_escape(f, run_str(v, "steps_done") ?: "?");
+	html_escape(f, jtext(v->run, "steps_done") ?: "?");
 	fputs(" of ", f);
-	html_escape(f, run_str(v, "steps") ?: "?");
+	html_escape(f, jtext(v->run, "steps") ?: "?");
 	fputs(" step(s): ", f);
-	html_escape(f, run_str(v, "tests_left") ?: "?");
+	html_escape(f, jtext(v->run, "tests_left") ?: "?");
 	fprintf(f, " test(s) of its schedule not run (a link a saved run measured shows that "
 		"result), %zu link(s) never measured", d->untested);
 	if (d->untested_nodes) {

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
+#include "base/json.h"
 #include "base/text.h"
 #include "report/section.h"
 
@@ -47,21 +48,13 @@ static void prov_item(FILE *f, const char *name, const char *val)
 	fputs("</span>", f);
 }
 
-/* @run's string @key, or NULL. */
-static const char *run_str(struct json_object *run, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(run, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
 void html_provenance(FILE *f, struct json_object *run, const char *hostlist, const char *src)
 {
 	fputs("<p class=\"prov\">", f);
-	prov_item(f, "hostlist", hostlist ?: run_str(run, "hostlist"));
-	prov_item(f, "started", run_str(run, "started"));
-	prov_item(f, "ended", run_str(run, "ended"));
+	prov_item(f, "hostlist", hostlist ?: jtext(run, "hostlist"));
+	prov_item(f, "started", jtext(run, "started"));
+	prov_item(f, "ended", jtext(run, "ended"));
 	prov_item(f, "from", src ?: "this run, as it ended");
-	prov_item(f, "rdmactl", run_str(run, "version"));
+	prov_item(f, "rdmactl", jtext(run, "version"));
 	fputs("</p>\n", f);
 }
