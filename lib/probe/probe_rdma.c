@@ -21,8 +21,8 @@
 #include "node/netdev.h"
 #include "node/rdma.h"
 #include "node/rdma_load.h"
-#include "probe/probe.h"
 #include "probe/probe_rdma.h"
+#include "probe/probe_sess.h"
 #include "probe/probe_tcp.h"
 
 #define MAX_SAMPLES 65536

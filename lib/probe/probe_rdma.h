@@ -2,7 +2,8 @@
 /*
  * The probe's RDMA transport: RC queue pairs and RDMA WRITE, connected by
  * hand from the details in EP_INFO (probe_rdma_ops) or through rdma_cm by
- * IP address (probe_rdma_cm_ops).  Both ops tables are in probe.h.
+ * IP address (probe_rdma_cm_ops).  Of the session it calls only the
+ * helpers of probe_sess.h, never probe.c, which picks it by its ops table.
  *
  * Memory: one buffer registered for REMOTE_WRITE, zeroed, per QP a send
  * region then a receive region of the largest size.  The peer may write
@@ -22,5 +23,10 @@
 #define PROBE_CQ_MOD_MAX_SIZE 8192
 #define PROBE_POLL_BATCH 16
 #define PROBE_INLINE_WANT 220
+
+struct probe_ops;
+
+/* RC QPs connected from EP_INFO's details; the same through rdma_cm. */
+extern const struct probe_ops probe_rdma_ops, probe_rdma_cm_ops;
 
 #endif

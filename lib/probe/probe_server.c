@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/signals.h"
 #include "probe/probe.h"
+#include "probe/probe_sess.h"
 
 #define SERVER_GREET_MS		3000	/* for each step of the handshake; --timeout when shorter */
 #define SERVER_PENDING_MAX	1024	/* connections in their handshake */

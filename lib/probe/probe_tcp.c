@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "probe/probe.h"
+#include "probe/probe_sess.h"
 #include "probe/probe_tcp.h"
 
 #define RX_CHUNK	(256 * 1024)

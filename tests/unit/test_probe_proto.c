@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/probe.h"
 #include "probe/probe_proto.h"
+#include "probe/probe_sess.h"
 #include "test.h"
 
 static uint8_t buf[PROBE_MAX_FRAME];
