@@ -18,6 +18,7 @@
 #include "base/opt.h"
 #include "base/sysfs.h"
 #include "doctor/doctor.h"
+#include "doctor/port_rules.h"
 #include "node/envparse.h"
 #include "node/gids.h"
 #include "node/netdev.h"

@@ -1,211 +1,19 @@
 // SPDX-License-Identifier: MIT
-/* Doctor checks of the RDMA stack itself: devices, ports, RoCE addressing, MTU. */
-#include <dirent.h>
-#include <netinet/in.h>
+/*
+ * Doctor checks of the RDMA ports: their state, RoCE addressing and GIDs,
+ * MTU.  Whether devices exist at all is check_devices.c's; the rules these
+ * share with rdmactl env are port_rules.c's.
+ */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <infiniband/verbs.h>
-
-#include "base/ctx.h"
-#include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
-#include "node/envparse.h"
+#include "doctor/port_rules.h"
 #include "node/gids.h"
 #include "node/netdev.h"
-#include "node/rdma_load.h"
-
-/* Copy @src into @dst, cut to fit. */
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static bool path_exists(const struct doctor *d, const char *path)
-{
-	char full[4096];
-	DIR *dir;
-
-	if (root_path(d->ctx, full, sizeof(full), "%s", path))
-		return false;
-	dir = opendir(full);
-	if (!dir)
-		return false;
-	closedir(dir);
-	return true;
-}
-
-/* First entry of @dir (below the root) that is not "." , ".." or @except. */
-static bool first_entry(const struct doctor *d, const char *dir, const char *except,
-			char *buf, size_t len)
-{
-	char full[4096];
-	struct dirent *de;
-	bool found = false;
-	DIR *dd;
-
-	if (root_path(d->ctx, full, sizeof(full), "%s", dir))
-		return false;
-	dd = opendir(full);
-	if (!dd)
-		return false;
-	while (!found && (de = readdir(dd)))
-		if (de->d_name[0] != '.' && (!except || strcmp(de->d_name, except))) {
-			copy_str(buf, len, de->d_name);
-			found = true;
-		}
-	closedir(dd);
-	return found;
-}
-
-/* An up netdev to offer in "rdma link add ... netdev IF". */
-static void guess_netdev(const struct doctor *d, char *buf, size_t len)
-{
-	char full[4096], state[16];
-	struct dirent *de;
-	DIR *dd;
-
-	snprintf(buf, len, "IF");
-	if (root_path(d->ctx, full, sizeof(full), "/sys/class/net"))
-		return;
-	dd = opendir(full);
-	if (!dd)
-		return;
-	while ((de = readdir(dd))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo") || strlen(de->d_name) >= 16)
-			continue;
-		if (!netdev_sysfs_state(d->ctx, de->d_name, state, sizeof(state)) && !strcmp(state, "up")) {
-			snprintf(buf, len, "%s", de->d_name);
-			break;
-		}
-	}
-	closedir(dd);
-}
-
-/* Devices the kernel has but libibverbs did not open: provider or /dev missing. */
-static void devices_unopened(struct doctor *d, struct check_result *r, const char *kdev)
-{
-	char path[256], driver[64] = "", node[64];
-
-	if (!first_entry(d, "/dev/infiniband", NULL, node, sizeof(node))) {
-		check_note(r, CHECK_FAIL, "the kernel has %s but /dev/infiniband is missing or empty "
-			   "(a container started without it)", kdev);
-		check_fix(r, "start the container with --device=/dev/infiniband "
-			  "(docker/podman) or mount /dev/infiniband into it");
-		return;
-	}
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/driver", kdev);
-	if (read_link_base(d->ctx, path, driver, sizeof(driver)))
-		driver[0] = '\0';
-	check_note(r, CHECK_FAIL, "the kernel has %s%s%s%s but libibverbs could not open it: its "
-		   "provider library is missing (libibverbs warns \"couldn't load driver\")", kdev,
-		   driver[0] ? " (driver " : "", driver, driver[0] ? ")" : "");
-	check_fix(r, "apt-get install ibverbs-providers (dnf install libibverbs), then "
-		  "check with: ibv_devices");
-}
-
-/* No device in /sys/class/infiniband at all: which layer is missing. */
-static void devices_none(struct doctor *d, struct check_result *r)
-{
-	char ifname[32];
-
-	guess_netdev(d, ifname, sizeof(ifname));
-	if (!path_exists(d, "/sys/module/ib_core")) {
-		check_note(r, CHECK_FAIL, "no RDMA device: no kernel RDMA driver is loaded (no ib_core)");
-		check_fix(r, "modprobe mlx5_ib (NVIDIA/Mellanox NICs), or for Soft-RoCE: "
-			  "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev %s", ifname);
-	} else if (path_exists(d, "/sys/module/rdma_rxe")) {
-		check_note(r, CHECK_FAIL, "no RDMA device: rdma_rxe is loaded but no Soft-RoCE link exists");
-		check_fix(r, "rdma link add rxe0 type rxe netdev %s", ifname);
-	} else {
-		check_note(r, CHECK_FAIL, "no RDMA device: ib_core is loaded but no NIC driver "
-			   "registered a device");
-		check_fix(r, "modprobe mlx5_ib (or your NIC's RDMA driver; see lspci and dmesg), "
-			  "or for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev %s",
-			  ifname);
-	}
-}
-
-/*
- * Whether libibverbs lists @name: RDMA netlink names every device the
- * kernel has, verbs only those whose provider library loaded and whose
- * /dev/infiniband node exists.  True when it cannot be known (a --root
- * tree that did not record it).
- */
-static bool verbs_has(const struct doctor *d, const char *name)
-{
-	char *names = NULL;
-	bool found;
-	int ret = verbs_devices(d->ctx, &names);
-
-	found = ret == -ENODATA || (!ret && verbs_devices_has(names, name));
-	free(names);
-	return found;
-}
-
-/* The netns mode, and the devices other namespaces hold (exclusive mode). */
-static void devices_netns(struct doctor *d, struct check_result *r)
-{
-	const struct rdma_netns *ns = doctor_netns(d);
-	char list[512];
-
-	if (ns->mode == NETNS_UNKNOWN)
-		return;
-	check_note(r, CHECK_OK, "RDMA netns mode %s%s%s", rdma_netns_mode_str(ns->mode),
-		   ns->n_hidden ? ", other namespaces hold " : "",
-		   rdma_netns_hidden_list(ns, list, sizeof(list)));
-}
-
-/* None here, because exclusive mode gave them to other namespaces; true when so. */
-static bool devices_elsewhere(struct doctor *d, struct check_result *r)
-{
-	char why[512], fix[256];
-
-	if (!rdma_netns_explain(doctor_netns(d), why, sizeof(why), fix, sizeof(fix)))
-		return false;
-	check_note(r, CHECK_FAIL, "no RDMA device in this network namespace: %s", why);
-	check_fix(r, "%s", fix);
-	return true;
-}
-
-void check_devices(struct doctor *d, struct check_result *r)
-{
-	char kdev[64];
-	size_t i;
-
-	if (d->node_err) {
-		check_note(r, CHECK_FAIL, "could not read the RDMA devices: %s", strerror(-d->node_err));
-		check_fix(r, "run again with -v to see why");
-		return;
-	}
-	if (!d->node.n) {
-		if (devices_elsewhere(d, r))
-			return;
-		if (first_entry(d, "/sys/class/infiniband", NULL, kdev, sizeof(kdev)))
-			devices_unopened(d, r, kdev);
-		else
-			devices_none(d, r);
-		return;
-	}
-	for (i = 0; i < d->node.n; i++) {
-		const struct rdma_dev *dev = &d->node.devs[i];
-
-		if (!verbs_has(d, dev->name)) {
-			devices_unopened(d, r, dev->name);
-			continue;
-		}
-		check_note(r, CHECK_OK, "%s (%s%s%u port%s)", dev->name, dev->driver,
-			   dev->driver[0] ? ", " : "", dev->nports, dev->nports == 1 ? "" : "s");
-	}
-	devices_netns(d, r);
-}
 
 /* Skip a check that needs devices when there are none; true when skipped. */
 static bool need_devices(const struct doctor *d, struct check_result *r)
@@ -219,47 +27,6 @@ static bool need_devices(const struct doctor *d, struct check_result *r)
 static bool is_roce(const struct rdma_port *p)
 {
 	return p->link_layer == LINK_LAYER_ETHERNET;
-}
-
-/* IFF_UP of /sys/class/net/IF/flags ("0x1003"): up by the administrator. */
-static bool netdev_admin_up(const struct doctor *d, const char *ifname)
-{
-	char path[64 + IF_NAMESIZE], buf[32];
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", ifname);
-	return read_line(d->ctx, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & 0x1);
-}
-
-void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
-		      const struct rdma_port *p)
-{
-	char state[32] = "unknown";
-	const struct fn *fn;
-
-	if (!p->netdev[0]) {
-		check_note(r, CHECK_FAIL, "%s/%u is %s (%s)", dev->name, p->num,
-			   port_state_str(p->state), phys_state_str(p->phys_state));
-		check_fix(r, "check the cable and the switch port of %s/%u (rdma link show %s/%u)",
-			  dev->name, p->num, dev->name, p->num);
-		return;
-	}
-	netdev_sysfs_state(d->ctx, p->netdev, state, sizeof(state));
-	fn = fn_of_rdma(doctor_fns(d), dev->name);
-	if (fn && fn->kind == FN_VF && netdev_admin_up(d, p->netdev)) {
-		check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is up but has no link "
-			   "(%s): a VF's link follows its PF %s (see the functions check)", dev->name,
-			   p->num, port_state_str(p->state), phys_state_str(p->phys_state), p->netdev,
-			   state, fn->parent);
-		check_fix(r, "bring up the link of PF %s (see the functions check)", fn->parent);
-		return;
-	}
-	check_note(r, CHECK_FAIL, "%s/%u is %s (%s); its netdev %s is %s", dev->name, p->num,
-		   port_state_str(p->state), phys_state_str(p->phys_state), p->netdev, state);
-	if (strcmp(state, "up"))
-		check_fix(r, "ip link set %s up", p->netdev);
-	else
-		check_fix(r, "check the cable and the switch port of %s (rdma link show %s/%u)",
-			  p->netdev, dev->name, p->num);
 }
 
 /* A port that stands for another function on a switchdev eswitch (not the uplink). */
@@ -390,12 +157,6 @@ static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int
 		check_note(r, CHECK_OK, "NCCL before 2.21 needs NCCL_IB_GID_INDEX=%u, later ones find it",
 			   index);
 	}
-}
-
-/* Only the entries on the port's own netdev: a VLAN's or macvlan's GIDs are another path. */
-bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c)
-{
-	return gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, c);
 }
 
 static void roce_gid_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,

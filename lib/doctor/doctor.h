@@ -76,20 +76,6 @@ void check_versions(struct doctor *d, struct check_result *r);
 void check_peer(struct doctor *d, struct check_result *r);
 
 /*
- * One port's findings, shared by the checks and rdmactl env so that both
- * give the same reason: a port that is not ACTIVE or not LinkUp, and why
- * (check ports) ...
- */
-void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
-		      const struct rdma_port *p);
-/*
- * ... and the GID a job should use on @p (check roce.gid, and the
- * better index env.nccl and env.ucx offer): gid_choose() on the port's
- * own netdev.  True when there is one.
- */
-struct gid_choice;
-bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c);
-/*
  * The GID index NCCL 2.21 and later pick on RoCE port @p when no
  * NCCL_IB_* variable chooses (AF_INET, RoCE v2, no range): env.nccl's
  * model of ncclIbGetGidIndex().

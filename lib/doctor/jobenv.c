@@ -17,6 +17,7 @@
 #include "base/sysfs.h"
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
+#include "doctor/port_rules.h"
 #include "node/envparse.h"
 #include "node/gids.h"
 #include "node/ucx.h"

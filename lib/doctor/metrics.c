@@ -18,6 +18,7 @@
 #include "doctor/doc.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
+#include "doctor/port_rules.h"
 #include "node/gids.h"
 #include "node/hwcnt.h"
 #include "node/limits.h"

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One port's rules, shared by the checks and rdmactl env's plan (jobenv.h)
+ * so that both give the same reason and pick the same GID.  They sit
+ * below both: the GID check runs the plan, and the plan judges ports by
+ * these rules, so neither may hold them.
+ */
+#ifndef RDMACTL_PORT_RULES_H
+#define RDMACTL_PORT_RULES_H
+
+#include <stdbool.h>
+
+#include "doctor/check.h"
+#include "node/rdma.h"
+
+struct gid_choice;
+
+/*
+ * A port that is not ACTIVE or not LinkUp, and why, into @r (check ports
+ * and rdmactl env's refusal) ...
+ */
+void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+		      const struct rdma_port *p);
+/*
+ * ... and the GID a job should use on @p (check roce.gid, and the
+ * better index env.nccl and env.ucx offer): gid_choose() on the port's
+ * own netdev.  True when there is one.
+ */
+bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c);
+
+#endif
