@@ -3,7 +3,7 @@
  * What a doctor check is handed and writes with: the node's facts (struct
  * doctor, some of them loaded only when a check first asks) and the
  * result it fills (struct check_result, through check_note(), check_fix()
- * and check_skip()).  The checks (check_*.c), rdmactl env's plan
+ * and check_skip()).  The checks (checks.h), rdmactl env's plan
  * (jobenv.h) and the runner (doctor.h) all build on this, and it on none
  * of them, so that the runner's table can name every check without the
  * checks reaching back into the runner.

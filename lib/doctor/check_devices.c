@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/netdev.h"
 #include "node/rdma_load.h"
 

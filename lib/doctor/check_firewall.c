@@ -13,7 +13,8 @@
 #include "base/ctx.h"
 #include "base/run.h"
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/firewall.h"
 #include "probe/probe_proto.h"
 

@@ -13,7 +13,8 @@
 
 #include "base/ctx.h"
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/netdev.h"
 
 /* IFF_UP of /sys/class/net/IF/flags ("0x1003"): up by the administrator. */

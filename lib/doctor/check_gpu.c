@@ -12,7 +12,8 @@
 
 #include "base/ctx.h"
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 
 static bool dir_exists(const struct doctor *d, const char *path)
 {

@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/limits.h"
 
 static enum check_status verdict_status(enum limit_verdict v)

@@ -28,7 +28,8 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "doctor/doctor_peer.h"
 #include "node/gids.h"
 #include "node/hwcnt.h"

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "doctor/jobenv.h"
 #include "doctor/port_rules.h"
 #include "node/gids.h"

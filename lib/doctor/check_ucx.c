@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/envparse.h"
 #include "node/ucx.h"
 

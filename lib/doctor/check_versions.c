@@ -8,7 +8,8 @@
 #include <errno.h>
 
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "node/versions.h"
 
 void check_versions(struct doctor *d, struct check_result *r)

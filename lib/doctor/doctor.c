@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The doctor's check table and its runner.  What the checks write with
- * is check.c's: the table names the checks, and the checks need not call
- * back into the runner.
+ * The doctor's check table and its runner.  The checks are check_*.c's
+ * (checks.h) and what they write with is check.c's: the table names the
+ * checks, and nothing here is called back by them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "base/opt.h"
 #include "base/output.h"
 #include "base/sysfs.h"
+#include "doctor/checks.h"
 #include "doctor/doctor.h"
 
 /* Stable IDs: scripts select them with --only/--skip. Keep them once shipped. */

@@ -4,8 +4,9 @@
  * doctor_checks[] (a stable ID, a one-line description, a function) and
  * gives one result: a status, what it found, and for anything not ok the
  * exact fix.  The checks live in check_*.c beside this file, grouped by
- * subject; what they are handed and write with is check.h's, included
- * here for every caller of the runner.
+ * subject (checks.h); what they are handed and write with is check.h's.
+ * Both are included here, so that a command running the doctor (and
+ * freeing its peer's facts, doctor_peer_free()) needs this header alone.
  */
 #ifndef RDMACTL_DOCTOR_H
 #define RDMACTL_DOCTOR_H
@@ -15,6 +16,7 @@
 
 #include "base/output.h"
 #include "doctor/check.h"
+#include "doctor/checks.h"
 #include "doctor/doc.h"
 
 struct ctx;
@@ -56,40 +58,5 @@ struct doctor_counts {
 
 /* Run the selected checks into the table @t (doc_check_cols[]: status, id, found, fix). */
 void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c);
-
-/* The checks (check_*.c). */
-void check_devices(struct doctor *d, struct check_result *r);
-void check_ports(struct doctor *d, struct check_result *r);
-void check_roce_ipv4(struct doctor *d, struct check_result *r);
-void check_roce_gid(struct doctor *d, struct check_result *r);
-void check_mtu(struct doctor *d, struct check_result *r);
-void check_memlock_shell(struct doctor *d, struct check_result *r);
-void check_memlock_login(struct doctor *d, struct check_result *r);
-void check_memlock_systemd(struct doctor *d, struct check_result *r);
-void check_firewall(struct doctor *d, struct check_result *r);
-void check_env_nccl(struct doctor *d, struct check_result *r);
-void check_env_ucx(struct doctor *d, struct check_result *r);
-void check_ucx_ud_dgid(struct doctor *d, struct check_result *r);
-void check_functions(struct doctor *d, struct check_result *r);
-void check_gpudirect(struct doctor *d, struct check_result *r);
-void check_versions(struct doctor *d, struct check_result *r);
-void check_peer(struct doctor *d, struct check_result *r);
-
-/*
- * The GID index NCCL 2.21 and later pick on RoCE port @p when no
- * NCCL_IB_* variable chooses (AF_INET, RoCE v2, no range): env.nccl's
- * model of ncclIbGetGidIndex().
- */
-int doctor_nccl_auto(const struct rdma_port *p);
-
-/*
- * The peer's side of a check, from its probe server (check_peer.c): each
- * adds its findings to @r when --peer was given, and nothing otherwise.
- */
-void doctor_peer_mtu(struct doctor *d, struct check_result *r);
-void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *kernel,
-			  const char *rdma_core);
-void doctor_peer_firewall(struct doctor *d, struct check_result *r);
-void doctor_peer_free(struct doctor *d);
 
 #endif

@@ -15,7 +15,8 @@
 
 #include "base/ctx.h"
 #include "base/sysfs.h"
-#include "doctor/doctor.h"
+#include "doctor/check.h"
+#include "doctor/checks.h"
 #include "doctor/jobenv.h"
 #include "doctor/port_rules.h"
 #include "node/envparse.h"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <net/if.h>
 
-#include "doctor/doctor.h"
+#include "doctor/check.h"
 #include "node/envparse.h"
 #include "node/rdma.h"
 

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The doctor's checks (check_*.c), each filling one result from the
+ * node's facts (check.h).  The runner's table (doctor.c) names them all;
+ * a check that builds on another's part (the peer's side of mtu,
+ * versions and firewall; rdmactl env running devices, env.nccl and
+ * env.ucx) calls it through here, never through the runner.
+ */
+#ifndef RDMACTL_CHECKS_H
+#define RDMACTL_CHECKS_H
+
+#include "doctor/check.h"
+#include "node/rdma.h"
+
+/* check_devices.c */
+void check_devices(struct doctor *d, struct check_result *r);
+/* check_rdma.c */
+void check_ports(struct doctor *d, struct check_result *r);
+void check_roce_ipv4(struct doctor *d, struct check_result *r);
+void check_roce_gid(struct doctor *d, struct check_result *r);
+void check_mtu(struct doctor *d, struct check_result *r);
+/* check_memlock.c */
+void check_memlock_shell(struct doctor *d, struct check_result *r);
+void check_memlock_login(struct doctor *d, struct check_result *r);
+void check_memlock_systemd(struct doctor *d, struct check_result *r);
+/* check_firewall.c */
+void check_firewall(struct doctor *d, struct check_result *r);
+/* check_env.c */
+void check_env_nccl(struct doctor *d, struct check_result *r);
+void check_env_ucx(struct doctor *d, struct check_result *r);
+/* check_ucx.c */
+void check_ucx_ud_dgid(struct doctor *d, struct check_result *r);
+/* check_fn.c */
+void check_functions(struct doctor *d, struct check_result *r);
+/* check_gpu.c */
+void check_gpudirect(struct doctor *d, struct check_result *r);
+/* check_versions.c */
+void check_versions(struct doctor *d, struct check_result *r);
+/* check_peer.c */
+void check_peer(struct doctor *d, struct check_result *r);
+
+/*
+ * The GID index NCCL 2.21 and later pick on RoCE port @p when no
+ * NCCL_IB_* variable chooses (AF_INET, RoCE v2, no range): env.nccl's
+ * model of ncclIbGetGidIndex() (check_env.c).
+ */
+int doctor_nccl_auto(const struct rdma_port *p);
+
+/*
+ * The peer's side of a check, from its probe server (check_peer.c): each
+ * adds its findings to @r when --peer was given, and nothing otherwise.
+ */
+void doctor_peer_mtu(struct doctor *d, struct check_result *r);
+void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *kernel,
+			  const char *rdma_core);
+void doctor_peer_firewall(struct doctor *d, struct check_result *r);
+void doctor_peer_free(struct doctor *d);
+
+#endif
