@@ -963,7 +963,7 @@ static void snap_node_facts(struct snap *s)
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
 		"/sys/kernel/mm/memory_peers/nv_mem/version",
 	};
-	/* Loaded modules: devices (check_rdma.c) and gpudirect. */
+	/* Loaded modules: devices (check_devices.c) and gpudirect. */
 	static const char *const dirs[] = {
 		"/sys/module/ib_core", "/sys/module/rdma_rxe", "/sys/module/nvidia",
 		"/sys/module/nvidia_peermem",
