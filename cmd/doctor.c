@@ -95,11 +95,11 @@ static const struct opt_refusal doctor_refusals[] = {
 			 "of them out" },
 	{ M_CLUSTER | M_HEALTH, M_METRICS, "Failed to use --metrics with --slurm-health, -w, --gathered or "
 					   "--list: it reports this node's checks" },
+	{ M_METRICS, M_NODE | M_CLUSTER | M_HEALTH, "Failed to use {opt} without --metrics: the table and "
+						    "JSON go to standard output" },
 	{ M_CLUSTER, M_HEALTH, "Failed to use --slurm-health with {opt}: it checks this node alone" },
 	{ M_NODE | M_CLUSTER | M_METRICS, M_HEALTH, "Failed to use --slurm-health with {opt}: it runs the "
 						    "local checks" },
-	{ M_METRICS, M_NODE | M_CLUSTER | M_HEALTH, "Failed to use {opt} without --metrics: the table and "
-						    "JSON go to standard output" },
 	{ M_HEALTH, M_NODE | M_CLUSTER, "Failed to use {opt} without --slurm-health, which decides when "
 					"to drain" },
 	{ M_CLUSTER, M_NODE, "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },

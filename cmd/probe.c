@@ -102,14 +102,14 @@ static const char *const probe_mode_names[] = {
  * opt_mode_check()'s own line ("... it is an option of probe -w").
  */
 static const struct opt_refusal probe_refusals[] = {
+	{ M_CLUSTER, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
+					  "HOSTLIST too" },
 	{ M_TEST, M_SERVER, "Failed to start the server: {opt} is a client option (the client chooses "
-			      "the test); give it to the client, not with --server" },
+			    "the test); give it to the client, not with --server" },
 	{ M_SERVER | M_AGENT, M_CLIENT, "Failed to start the client: {opt} is a server option; give it with "
 					"--server on the other node" },
 	{ M_SERVER | M_AGENT, M_CLUSTER, "Failed to use {opt} with -w: the nodes' agents serve as the "
 					 "schedule says" },
-	{ M_CLUSTER, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
-					  "HOSTLIST too" },
 	{ 0 }
 };
 
