@@ -158,8 +158,13 @@ static const char *closest_opt(const struct optparser *p, const char *arg)
 		return NULL;
 	snprintf(word, sizeof(word), "%s", arg + 2);
 	word[strcspn(word, "=")] = '\0';
-	for (lo = p->longopts; lo->name && n < 64; lo++)
-		names[n++] = lo->name;
+	for (lo = p->longopts; lo->name && n < 64; lo++) {
+		const struct opt *o = find_opt(p->cmd, lo->val);
+
+		/* An internal option is never suggested, as it is never shown. */
+		if (!o || !(o->flags & OPT_HIDDEN))
+			names[n++] = lo->name;
+	}
 	return closest_word(word, names, n);
 }
 

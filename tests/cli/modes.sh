@@ -109,6 +109,11 @@ run __complete 2 rdmactl probe --no
 check others-completed [ "$OUT" = $'--nodes\n--node-timeout\n--no-retest' ]
 run probe --agent 127.0.0.1:1
 check agent-still-parsed err_has "no token on stdin"
+# Nor suggested for a typo, as a shown option would be.
+run probe --agnet 127.0.0.1:1
+check agent-not-suggested err_is "rdmactl probe: unknown option '--agnet'. See 'rdmactl probe --help'."
+run probe --no-retset
+check others-suggested err_is "rdmactl probe: unknown option '--no-retset'. Did you mean '--no-retest'?"
 
 # ---- a mode chosen without being asked says so first ----
 # probe with no PEER inside an allocation measures its nodes (two nodes of
