@@ -103,6 +103,9 @@ static const struct opt_refusal doctor_refusals[] = {
 	{ M_HEALTH, M_NODE | M_CLUSTER, "Failed to use {opt} without --slurm-health, which decides when "
 					"to drain" },
 	{ M_CLUSTER, M_NODE, "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
+	/* --token alone: the nodes' command lines are anyone's to read. */
+	{ M_NODE | M_METRICS, M_CLUSTER, "Failed to use {opt} with -w: it would show in every node's "
+					 "process list; give the nodes RDMACTL_TOKEN in their environment" },
 	{ 0 }
 };
 

@@ -65,7 +65,7 @@ refused node-health-opt 2 "$D Failed to use --drain without --slurm-health, whic
 	"${NODE[@]}" --drain
 refused cluster-node-opt 2 "$D Failed to use --local with doctor -w: it is an option of doctor, doctor --metrics or doctor --slurm-health" \
 	"${DCLUSTER[@]}" --local
-refused cluster-token 2 "$D Failed to use --token with doctor -w: it is an option of doctor or doctor --metrics" \
+refused cluster-token 2 "$D Failed to use --token with -w: it would show in every node's process list; give the nodes RDMACTL_TOKEN in their environment" \
 	"${DCLUSTER[@]}" --peer 127.0.0.1 --token s3cret
 refused cluster-metrics-opt 2 "$D Failed to use -o without --metrics: the table and JSON go to standard output" \
 	"${DCLUSTER[@]}" -o "$TMPD/x.prom"
