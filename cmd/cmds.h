@@ -35,7 +35,9 @@ void attach_error(struct ctx *ctx, int rc);
 
 extern const struct opt devices_opts[];
 extern const struct opt probe_opts[];
+extern const struct opt_modes probe_modes;
 extern const struct opt doctor_opts[];
+extern const struct opt_modes doctor_modes;
 extern const struct opt env_opts[];
 extern const struct opt ports_opts[];
 extern const struct opt gids_opts[];

@@ -301,6 +301,8 @@ static void offer_opts(const struct opt *opts, const char *prefix)
 	char buf[64];
 
 	for (; opts && opts->name; opts++) {
+		if (opts->flags & OPT_HIDDEN)
+			continue;
 		snprintf(buf, sizeof(buf), "--%s", opts->name);
 		offer(buf, prefix);
 	}

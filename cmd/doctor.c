@@ -2,90 +2,114 @@
 /*
  * rdmactl doctor [--peer HOST [--token SECRET]] [--for nccl|ucx|mpi|perftest] [--only ID,...]
  *                [--skip ID,...] [--list]
- * rdmactl doctor --gathered FILE|-|DIR
- * rdmactl doctor --metrics [-o FILE]
- * One line per check (lib/doctor.c), each not-ok line with its fix, and a
- * summary; exit 1 when a check failed.  --gathered: the report of many
- * nodes' documents (lib/fleet/summary.c); exit 1 when a node failed or
- * could not run.
+ * One line per check (lib/doctor/), each not-ok line with its fix, and a
+ * summary; exit 1 when a check failed.  This file parses the line, picks
+ * the mode (doctor.h) and runs the node mode and --list; -w, --gathered,
+ * --metrics and --slurm-health run in files of their own.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "base/outfile.h"
 #include "base/output.h"
-#include "base/run.h"
 #include "base/sysfs.h"
 #include "cmds.h"
-#include "doctor/doctor.h"
-#include "doctor/metrics.h"
-#include "fleet/fanout.h"
-#include "fleet/gather.h"
-#include "fleet/summary.h"
+#include "doctor.h"
 #include "launch/nodes.h"
 #include "node/limits.h"
 #include "node/nodeinfo.h"
 #include "node/rdma_load.h"
-#include "probe/probe_auth.h"
 #include "probe/probe_proto.h"
-#include "report/html.h"
 
-enum {
-	OPT_PEER = OPT_LONG_BASE,
-	OPT_FOR,
-	OPT_ONLY,
-	OPT_SKIP,
-	OPT_LIST,
-	OPT_PORT,
-	OPT_TOKEN,
-	OPT_GATHERED,
-	OPT_LAUNCHER,
-	OPT_FANOUT,
-	OPT_NODE_TIMEOUT,
-	OPT_RDMACTL,
-	OPT_LOCAL,
-	OPT_SLURM_HEALTH,
-	OPT_DRAIN,
-	OPT_METRICS,
-	OPT_HTML,
-	OPT_USER,
-};
+/* What picks and shapes this node's checks: the node runs them, -w hands them to every node. */
+#define M_CHECKS (M_NODE | M_CLUSTER | M_METRICS | M_HEALTH)
+/* Modes that run this node's checks. */
+#define M_LOCAL (M_NODE | M_METRICS | M_HEALTH)
+#define M_ALL (M_NODE | M_CLUSTER | M_LIST | M_GATHERED | M_METRICS | M_HEALTH)
 
+/* In the order of the usage; .modes says which modes take each. */
 const struct opt doctor_opts[] = {
-	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)" },
-	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)" },
-	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)" },
+	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)",
+	  NULL, M_NODE | M_CLUSTER | M_METRICS },
+	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)", NULL, M_CHECKS },
+	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)",
+	  NULL, M_NODE | M_METRICS },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job (mpi: Open MPI over UCX)",
-	  "nccl ucx mpi perftest" },
-	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)" },
-	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks" },
-	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out" },
-	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at" },
-	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all" },
-	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out" },
+	  "nccl ucx mpi perftest", M_CHECKS },
+	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)",
+	  NULL, M_CHECKS },
+	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks", NULL, M_CHECKS },
+	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out", NULL, M_CHECKS },
+	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M_LIST },
+	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
+	  NULL, M_CLUSTER },
+	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
 	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
-	  "srun pdsh clush ssh local" },
-	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)" },
-	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)" },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)" },
-	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))" },
-	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)" },
-	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation" },
+	  "srun pdsh clush ssh local", M_CLUSTER },
+	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M_CLUSTER },
+	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
+	  NULL, M_CLUSTER },
+	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
+	  NULL, M_CLUSTER },
+	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
+	  NULL, M_CLUSTER },
+	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)",
+	  NULL, M_CLUSTER },
+	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation", NULL, M_LOCAL },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
-	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command" },
-	{ "drain", OPT_DRAIN, ARG_NONE, NULL, "with --slurm-health: drain this node when a check fails" },
+	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command", NULL, M_HEALTH },
+	{ "drain", OPT_DRAIN, ARG_NONE, NULL, "with --slurm-health: drain this node when a check fails",
+	  NULL, M_HEALTH },
 	{ "metrics", OPT_METRICS, ARG_NONE, NULL,
-	  "print Prometheus metrics (node_exporter's textfile collector) instead of the table" },
-	{ "output", 'o', ARG_FILE, "FILE", "with --metrics: write them to FILE, replacing it whole" },
+	  "print Prometheus metrics (node_exporter's textfile collector) instead of the table", NULL, M_METRICS },
+	{ "output", 'o', ARG_FILE, "FILE", "with --metrics: write them to FILE, replacing it whole",
+	  NULL, M_METRICS },
 	{ "gathered", OPT_GATHERED, ARG_FILE, "FILE|-|DIR",
-	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)" },
+	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)", NULL, M_GATHERED },
 	{ 0 }
 };
+
+static const char *const doctor_mode_names[] = {
+	[DOCTOR_NODE] = "doctor",
+	[DOCTOR_CLUSTER] = "doctor -w",
+	[DOCTOR_LIST] = "doctor --list",
+	[DOCTOR_GATHERED] = "doctor --gathered",
+	[DOCTOR_METRICS] = "doctor --metrics",
+	[DOCTOR_HEALTH] = "doctor --slurm-health",
+	NULL
+};
+
+/*
+ * The words of a refusal, where the mode gives a reason (the first that
+ * fits); other pairs get opt_mode_check()'s own line.
+ */
+static const struct opt_refusal doctor_refusals[] = {
+	{ M_CLUSTER, M_GATHERED, "Failed to use {opt} with --gathered: one runs the nodes, the other reads "
+				 "what they printed" },
+	{ M_ALL, M_GATHERED, "Failed to use {opt} with --gathered: the documents were made with the options "
+			     "their nodes ran; give {opt} to rdmactl doctor there" },
+	{ M_ALL, M_LIST, "Failed to list the checks: --list runs none, so {opt} would do nothing; leave one "
+			 "of them out" },
+	{ M_CLUSTER | M_HEALTH, M_METRICS, "Failed to use --metrics with --slurm-health, -w, --gathered or "
+					   "--list: it reports this node's checks" },
+	{ M_METRICS, M_NODE | M_CLUSTER | M_HEALTH, "Failed to use {opt} without --metrics: the table and "
+						    "JSON go to standard output" },
+	{ M_CLUSTER, M_HEALTH, "Failed to use --slurm-health with {opt}: it checks this node alone" },
+	{ M_NODE | M_CLUSTER | M_METRICS, M_HEALTH, "Failed to use --slurm-health with {opt}: it runs the "
+						    "local checks" },
+	{ M_HEALTH, M_NODE | M_CLUSTER, "Failed to use {opt} without --slurm-health, which decides when "
+					"to drain" },
+	{ M_CLUSTER, M_NODE, "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
+	/* --token alone: the nodes' command lines are anyone's to read. */
+	{ M_NODE | M_METRICS, M_CLUSTER, "Failed to use {opt} with -w: it would show in every node's "
+					 "process list; give the nodes RDMACTL_TOKEN in their environment" },
+	{ 0 }
+};
+
+const struct opt_modes doctor_modes = { doctor_mode_names, doctor_refusals };
 
 static const struct column doctor_cols[] = {
 	{ "status", "STATUS", 0, check_status_color, check_status_cell },
@@ -101,32 +125,7 @@ static const struct column list_cols[] = {
 	{ 0 }
 };
 
-/* The cluster run's options (-w); see lib/fleet/fanout.h. */
-struct cluster_args {
-	const char *w, *x, *launcher, *rdmactl, *html;
-	long fanout, node_timeout;
-	bool local, health, drain;
-	bool force;		/* -f: --html may replace a regular file */
-	const char *given;	/* the first cluster-only option given, for messages */
-};
-
-struct doctor_args {
-	struct cluster_args c;
-	const char *peer;
-	const char *for_arg;
-	const char *user;	/* --user: the job's user, for memlock.login */
-	const char *only, *skip;
-	const char *gathered;
-	enum doctor_for target;
-	long port;
-	bool port_given;
-	bool list;
-	bool metrics;
-	const char *output;	/* -o, with --metrics */
-	bool have_token;
-	char token[PROBE_TOKEN_MAX + 1];
-};
-
+/* doctor --list: the checks and what each looks at. */
 static int list_checks(struct ctx *ctx)
 {
 	struct table *t = table_new(list_cols);
@@ -161,96 +160,6 @@ static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
 	return 0;
 }
 
-/* The options of a local doctor mean nothing to documents made elsewhere. */
-static int gathered_alone(const struct ctx *ctx, const struct doctor_args *a)
-{
-	const char *other = a->peer	    ? "--peer"
-			    : a->only	    ? "--only"
-			    : a->skip	    ? "--skip"
-			    : a->list	    ? "--list"
-			    : a->target	    ? "--for"
-			    : a->user	    ? "--user"
-			    : a->have_token ? "--token"
-			    : a->port_given ? "--port"
-					    : NULL;
-
-	if (!other)
-		return 0;
-	log_err(ctx, "Failed to use %s with --gathered: the documents were made with the options "
-		"their nodes ran; give %s to rdmactl doctor there", other, other);
-	return -EINVAL;
-}
-
-/*
- * Options that would be ignored without a word: --token, which only
- * --peer uses (--port is also the port the firewall check looks at), and
- * everything that picks or shapes checks when --list runs none.
- * 0 or -EINVAL.
- */
-static int unused_options(const struct ctx *ctx, const struct doctor_args *a)
-{
-	const char *peer_only = a->have_token ? "--token" : NULL;
-	const char *run_only = a->peer ? "--peer" : a->only ? "--only" : a->skip ? "--skip" :
-			       a->target ? "--for" : a->port_given ? "--port" : peer_only;
-
-	if (a->gathered)
-		return gathered_alone(ctx, a);
-	if (a->list && run_only) {
-		log_err(ctx, "Failed to list the checks: --list runs none, so %s would do nothing; "
-			"leave one of them out", run_only);
-		return -EINVAL;
-	}
-	if (!a->peer && peer_only) {
-		log_err(ctx, "Failed to use %s: it is for the peer's probe server; give --peer HOST "
-			"too, or leave %s out", peer_only, peer_only);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int set_num(const struct ctx *ctx, const char *name, const char *val, long lo, long hi,
-		   long *out)
-{
-	if (!parse_long(val, lo, hi, out))
-		return 0;
-	log_err(ctx, "Failed to read %s '%s': expected a whole number from %ld to %ld", name, val, lo,
-		hi);
-	return -EINVAL;
-}
-
-/* The cluster options; -ENOENT when @c is none of them. */
-static int cluster_opt(const struct ctx *ctx, struct cluster_args *c, int opt, const char *val)
-{
-	switch (opt) {
-	case 'w': c->w = val; return 0;
-	case 'x': c->x = val; c->given = "-x"; return 0;
-	case OPT_LAUNCHER: c->launcher = val; c->given = "--launcher"; return 0;
-	case OPT_RDMACTL: c->rdmactl = val; c->given = "--rdmactl"; return 0;
-	case OPT_HTML: c->html = val; c->given = "--html"; return 0;
-	case 'f': c->force = true; c->given = "--force"; return 0;
-	case OPT_FANOUT:
-		c->given = "--fanout";
-		return set_num(ctx, "--fanout", val, 1, 4096, &c->fanout);
-	case OPT_NODE_TIMEOUT:
-		c->given = "--node-timeout";
-		return set_num(ctx, "--node-timeout", val, 1, 3600, &c->node_timeout);
-	case OPT_LOCAL: c->local = true; return 0;
-	case OPT_SLURM_HEALTH: c->health = true; return 0;
-	case OPT_DRAIN: c->drain = true; return 0;
-	}
-	return -ENOENT;
-}
-
-/* The metrics options; -ENOENT when @opt is none of them. */
-static int metrics_opt(struct doctor_args *a, int opt, const char *val)
-{
-	switch (opt) {
-	case OPT_METRICS: a->metrics = true; return 0;
-	case 'o': a->output = val; return 0;
-	}
-	return -ENOENT;
-}
-
 /* What to check and against which peer; -ENOENT when @opt is none of them. */
 static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
@@ -258,6 +167,7 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 	case OPT_PEER: a->peer = val; return 0;
 	case OPT_ONLY: a->only = val; return 0;
 	case OPT_SKIP: a->skip = val; return 0;
+	case OPT_LOCAL: a->local = true; return 0;
 	case OPT_USER:
 		if (*val && strlen(val) < 64 && !strchr(val, '/') && !strpbrk(val, " \t\n:")) {
 			a->user = val;
@@ -265,8 +175,6 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 		}
 		log_err(ctx, "Failed to read --user '%s': not a user name", val);
 		return -EINVAL;
-	case OPT_LIST: a->list = true; return 0;
-	case OPT_GATHERED: a->gathered = val; return 0;
 	case OPT_PORT:
 		a->port_given = true;
 		if (!parse_long(val, 1, 65535, &a->port))
@@ -285,43 +193,74 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 	return -ENOENT;
 }
 
-/* One option: 0, 1 for --help, or -EINVAL (said). */
-static int doctor_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+/* The modes that are one option each; -ENOENT when @opt is none of them. */
+static int mode_opt(struct doctor_args *a, int opt, const char *val)
 {
-	int ret = cluster_opt(ctx, &a->c, opt, val);
-
-	if (ret == -ENOENT)
-		ret = metrics_opt(a, opt, val);
-	if (ret == -ENOENT)
-		ret = check_opt(ctx, a, opt, val);
-	/* main() shows the help before any command runs; never run the checks after it. */
-	if (ret == -ENOENT)
-		return opt == OPT_HELP ? 1 : -EINVAL;
-	return ret;
+	switch (opt) {
+	case OPT_LIST: a->list = true; return 0;
+	case OPT_GATHERED: a->gathered = val; return 0;
+	}
+	return -ENOENT;
 }
 
-static int parse_args(struct ctx *ctx, int argc, char **argv, struct doctor_args *a)
+/* One option, whatever its mode (opt_mode_check() judges that later); 0 or -EINVAL (said). */
+static int doctor_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	struct optparser p;
-	int c, ret = 0;
+	int ret = doctor_cluster_opt(ctx, a, opt, val);
+
+	if (ret == -ENOENT)
+		ret = doctor_metrics_opt(a, opt, val);
+	if (ret == -ENOENT)
+		ret = doctor_health_opt(a, opt, val);
+	if (ret == -ENOENT)
+		ret = mode_opt(a, opt, val);
+	if (ret == -ENOENT)
+		ret = check_opt(ctx, a, opt, val);
+	return ret == -ENOENT ? -EINVAL : ret;
+}
+
+/* The whole line into @a; 0, or -rc: 0 after --help, -RC_USAGE (message printed). */
+static int parse_args(struct ctx *ctx, struct optparser *p, int argc, char **argv,
+		      struct doctor_args *a)
+{
+	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->port = PROBE_DEFAULT_PORT;
 	a->c.fanout = 32;
 	a->c.node_timeout = 60;
-	if (opt_init(&p, ctx, command_find("doctor"), argc, argv))
+	if (opt_init(p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
-	while ((c = opt_next(&p)) != OPT_END) {
-		ret = doctor_opt(ctx, a, c, p.optarg);
-		if (ret)
-			return ret > 0 ? 1 : -RC_USAGE;
+	while ((c = opt_next(p)) != OPT_END) {
+		/* main() shows the help before any command runs; never run the checks after it. */
+		if (c < 0)
+			return c == OPT_HELP ? -RC_OK : -RC_USAGE;
+		if (doctor_opt(ctx, a, c, p->optarg))
+			return -RC_USAGE;
 	}
-	if (opt_check_args(&p) || unused_options(ctx, a))
-		return -RC_USAGE;
-	/* Only --peer uses the token: a bad RDMACTL_TOKEN does not stop a local doctor. */
-	if (a->peer && !a->have_token && (ret = probe_token_from_env(ctx, a->token)) < 0)
-		return -RC_USAGE;
-	a->have_token = a->have_token || ret > 0;
+	return opt_check_args(p) ? -RC_USAGE : 1;
+}
+
+/*
+ * --token is for --peer's probe server alone: without --peer it would be
+ * ignored without a word.  Only --peer reads RDMACTL_TOKEN, so a bad one
+ * does not stop a run without it.  0 or -EINVAL (said).
+ */
+static int token_check(struct ctx *ctx, struct doctor_args *a)
+{
+	int ret;
+
+	if (!a->peer && a->have_token) {
+		log_err(ctx, "Failed to use --token: it is for the peer's probe server; give --peer HOST "
+			"too, or leave --token out");
+		return -EINVAL;
+	}
+	if (!a->peer || a->have_token)
+		return 0;
+	ret = probe_token_from_env(ctx, a->token);
+	if (ret < 0)
+		return -EINVAL;
+	a->have_token = ret > 0;
 	return 0;
 }
 
@@ -346,7 +285,7 @@ static bool nothing_selected(const struct ctx *ctx, const struct doctor_args *a,
 	return true;
 }
 
-/* Which rows run: --only's (or all), less --skip's. */
+/* Which rows run: --only's (or all), less --skip's; 0 or -rc. */
 static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, size_t n)
 {
 	bool *skip = calloc(n, sizeof(*skip));
@@ -397,303 +336,21 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
 }
 
-/* The report of the documents in @path (a file, "-" or a directory). */
-static int doctor_gathered(struct ctx *ctx, const char *path)
+int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+		       struct table *t, const struct doctor_counts *counts)
 {
-	struct fleet_counts counts;
-	struct fleet cl;
-	char err[512];
-	int ret;
-
-	fleet_init(&cl);
-	ret = fleet_read_gathered(&cl, path, err, sizeof(err));
-	if (!ret)
-		ret = fleet_finish(&cl, err, sizeof(err));
-	if (ret) {
-		log_err_errno(ctx, ret, "Failed to read gathered output '%s': %s", path,
-			      ret == -ENOMEM ? strerror(ENOMEM) : err);
-		fleet_free(&cl);
-		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
-	}
-	ret = fleet_summary(ctx, &cl, &counts);
-	fleet_free(&cl);
-	if (ret) {
-		log_err_errno(ctx, ret, "Failed to make the report: %s", strerror(-ret));
-		return RC_PROBLEM;
-	}
-	return fleet_rc(&counts);
-}
-
-/* ---- many nodes: -w, and Slurm's health checks ---- */
-
-/* Cluster and health options against the rest; 0 or -EINVAL (message printed). */
-static int cluster_alone(const struct ctx *ctx, const struct doctor_args *a)
-{
-	const struct cluster_args *c = &a->c;
-	const char *bad = NULL, *why = "";
-
-	if (c->local && c->w)
-		bad = "--local", why = " with -w: one checks this node only, the other many";
-	else if (c->drain && !c->health)
-		bad = "--drain", why = " without --slurm-health, which decides when to drain";
-	else if (c->drain && ctx->root[0])
-		bad = "--drain", why = " with --root: the checks read a copy, and would drain this node";
-	else if (c->health && (c->w || a->peer || a->gathered || a->list))
-		bad = "--slurm-health", why = c->w ? " with -w: it checks this node alone"
-					   : " with --peer, --gathered or --list: it runs the local checks";
-	else if (c->w && a->gathered)
-		bad = "-w", why = " with --gathered: one runs the nodes, the other reads what they printed";
-	else if (c->w && a->list)
-		bad = "-w", why = " with --list, which runs no check";
-	else if (c->w && a->have_token)
-		bad = "--token", why = " with -w: it would show in every node's process list; "
-				       "give the nodes RDMACTL_TOKEN in their environment";
-	if (!bad)
-		return 0;
-	log_err(ctx, "Failed to use %s%s", bad, why);
-	return -EINVAL;
-}
-
-/*
- * The command every node runs: its own doctor, as JSON, with the same
- * checks.  Under srun, indented: srun -l cuts a long line into labelled
- * pieces, and a document on one line can be several KiB.
- */
-static void remote_argv(const struct doctor_args *a, enum launcher l, char **argv, char *port,
-			size_t plen)
-{
-	size_t k = 0;
-
-	argv[k++] = (char *)launch_rdmactl(l, a->c.rdmactl);
-	argv[k++] = "-j";
-	if (l == LAUNCHER_SRUN)
-		argv[k++] = "-p";
-	argv[k++] = "doctor";
-	argv[k++] = "--local";
-	if (a->for_arg)
-		argv[k++] = "--for", argv[k++] = (char *)a->for_arg;
-	if (a->user)
-		argv[k++] = "--user", argv[k++] = (char *)a->user;
-	if (a->only)
-		argv[k++] = "--only", argv[k++] = (char *)a->only;
-	if (a->skip)
-		argv[k++] = "--skip", argv[k++] = (char *)a->skip;
-	if (a->peer)
-		argv[k++] = "--peer", argv[k++] = (char *)a->peer;
-	if (a->port_given) {
-		snprintf(port, plen, "%ld", a->port);
-		argv[k++] = "--port", argv[k++] = port;
-	}
-	argv[k] = NULL;
-}
-
-static int doctor_cluster(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes)
-{
-	struct launch l = { .fanout = (unsigned int)a->c.fanout,
-			    .node_timeout = (unsigned int)a->c.node_timeout };
-	struct fleet_counts counts;
-	struct json_object *doc = NULL;
-	char *argv[24], port[16];
-	struct outfile of;
-	int ret;
-
-	if (launch_pick(ctx, a->c.launcher, &l.launcher))
-		return RC_USAGE;
-	remote_argv(a, l.launcher, argv, port, sizeof(port));
-	l.argv = argv;
-	/* The page's file is checked before any node is asked, and written at the end. */
-	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", a->c.force ? OUTFILE_FORCE : 0))
-		return of.refused ? RC_USAGE : RC_PROBLEM;
-	ret = fanout_doctor(ctx, nodes, &l, &counts, a->c.html ? &doc : NULL);
-	if (a->c.html && ret)
-		outfile_discard(&of);
-	else if (a->c.html)
-		ret = html_write_doctor(ctx, &of, doc);
-	json_object_put(doc);
-	return ret ? RC_PROBLEM : fleet_rc(&counts);
-}
-
-/*
- * Slurm's HealthCheckProgram and prologs want a verdict, not a table: one
- * line in NHC's manner for the first failed check, and the command that
- * drains the node, run with --drain.  Slurm gives a health check 60 s;
- * the local checks take a second or two (commands they run are cut at
- * 10 s each).
- */
-static void health_node(char *name, size_t len)
-{
-	const char *env = getenv("SLURMD_NODENAME");
-
-	if (env && *env) {
-		snprintf(name, len, "%s", env);
-		return;
-	}
-	if (gethostname(name, len - 1))
-		snprintf(name, len, "localhost");
-	name[len - 1] = '\0';
-	name[strcspn(name, ".")] = '\0';
-}
-
-/* "rdmactl: mtu: eth0 MTU 1500 ...": the reason, quotes made safe for scontrol. */
-static bool health_reason(struct table *t, char *reason, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < table_rows(t); i++) {
-		struct json_object *row = table_get_row(t, i), *st, *id, *found;
-
-		if (!json_object_object_get_ex(row, "status", &st) ||
-		    check_status_parse(json_object_get_string(st)) != CHECK_FAIL ||
-		    !json_object_object_get_ex(row, "id", &id) ||
-		    !json_object_object_get_ex(row, "found", &found))
-			continue;
-		snprintf(reason, len, "rdmactl: %s: %.180s", json_object_get_string(id),
-			 json_object_get_string(found));
-		for (char *q = reason; *q; q++)
-			if (*q == '"' || *q == '\n')
-				*q = '\'';
-		return true;
-	}
-	return false;
-}
-
-/* scontrol's own words when it fails ("Unable to contact slurm controller"), not an errno. */
-static int health_drain(const struct ctx *ctx, const char *node, const char *reason)
-{
-	char n[300], r[300], msg[256];
-	char *argv[] = { "scontrol", "update", n, "state=drain", r, NULL };
-	int ret;
-
-	snprintf(n, sizeof(n), "nodename=%s", node);
-	snprintf(r, sizeof(r), "reason=%s", reason);
-	ret = run_action(argv, msg, sizeof(msg));
-	if (ret == -ENOENT)
-		log_err(ctx, "Failed to drain %s: scontrol is not on PATH (Debian package slurm-client)",
-			node);
-	else if (ret == -EIO && msg[0])
-		log_err(ctx, "Failed to drain %s: scontrol update: %s", node, msg);
-	else if (ret == -EIO)
-		log_err(ctx, "Failed to drain %s: scontrol update failed and said nothing", node);
-	else if (ret)
-		log_err(ctx, "Failed to drain %s: scontrol update: %s", node, strerror(-ret));
-	return ret;
-}
-
-static int health_report(struct ctx *ctx, struct table *t, bool drain)
-{
-	struct json_object *h = json_object_new_object();
-	char node[256], reason[256], cmd[700];
-	bool failed = health_reason(t, reason, sizeof(reason));
-	int ret = 0;
-
-	health_node(node, sizeof(node));
-	snprintf(cmd, sizeof(cmd), "scontrol update nodename=%s state=drain reason=\"%s\"", node,
-		 reason);
-	if (failed && drain)
-		ret = health_drain(ctx, node, reason);
-	json_object_object_add(h, "ok", json_object_new_boolean(!failed));
-	json_object_object_add(h, "node", json_object_new_string(node));
-	json_object_object_add(h, "reason", failed ? json_object_new_string(reason) : NULL);
-	json_object_object_add(h, "drain", failed ? json_object_new_string(cmd) : NULL);
-	json_object_object_add(h, "drained", json_object_new_boolean(failed && drain && !ret));
-	if (ctx->json) {
-		json_attach(ctx, "health", h);
-	} else {
-		json_object_put(h);
-		if (failed)
-			print_text(ctx, "ERROR: %s\n%s%s\n", reason, drain && !ret ? "drained: " : "",
-				   cmd);
-	}
-	return failed ? RC_PROBLEM : RC_OK;
-}
-
-/* ---- metrics for Prometheus ---- */
-
-/*
- * --metrics reports this node's checks in another format: nothing else may
- * shape the output.  0 or -EINVAL (message printed).
- */
-static int metrics_alone(const struct ctx *ctx, const struct doctor_args *a)
-{
-	const char *bad = "--metrics", *why = NULL;
-
-	if (a->output && !a->metrics)
-		bad = "-o", why = " without --metrics: the table and JSON go to standard output";
-	else if (a->metrics && ctx->json)
-		why = " with -j: choose the metrics or the JSON document";
-	else if (a->metrics && (a->c.health || a->c.w || a->gathered || a->list))
-		why = " with --slurm-health, -w, --gathered or --list: it reports this node's checks";
-	if (!why)
-		return 0;
-	log_err(ctx, "Failed to use %s%s", bad, why);
-	return -EINVAL;
-}
-
-/*
- * The metrics on standard output, or into @path through outfile.h: a
- * temporary file beside it renamed over it, so node_exporter's textfile
- * collector never reads half a file (it reads only names ending in .prom,
- * and the temporary name does not).  An exit code.
- */
-static int write_metrics(struct ctx *ctx, struct doctor *d, const struct table *t,
-			 const char *path)
-{
-	struct outfile of;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int ret;
-
-	if (!f)
-		return RC_PROBLEM;
-	ret = doctor_metrics(d, t, f);
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		log_err_errno(ctx, ret, "Failed to make the metrics: %s", strerror(-ret));
-		goto err_buf;
-	}
-	if (outfile_open(ctx, &of, path ? path : "-", "metrics", OUTFILE_FORCE)) {
-		free(buf);
-		return of.refused ? RC_USAGE : RC_PROBLEM;
-	}
-	if ((ret = outfile_write(&of, buf, len)))
-		outfile_fail(ctx, &of, ret);
-	else
-		ret = outfile_commit(ctx, &of);
-err_buf:
-	free(buf);
-	return ret ? RC_PROBLEM : RC_OK;
-}
-
-/* The local run's results in the form asked for (the table is used up); an exit code. */
-static int local_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
-			struct table *t, const struct doctor_counts *counts)
-{
-	int rc = counts->n[CHECK_FAIL] ? RC_PROBLEM : RC_OK, ret;
-
-	if (a->metrics) {
-		ret = write_metrics(ctx, d, t, a->output);
-		table_free(t);
-		return ret ? ret : rc;
-	}
-	if (a->c.health)
-		rc = health_report(ctx, t, a->c.drain);
-	if (!a->c.health || ctx->json) {
-		table_emit(ctx, t, "checks");
-		print_summary(ctx, counts);
-	} else {
-		table_free(t);
-	}
+	(void)a;
+	table_emit(ctx, t, "checks");
+	print_summary(ctx, counts);
 	/* What a cluster report compares across nodes (doctor -w). */
 	if (ctx->json)
 		json_attach(ctx, "node", node_facts_json(ctx, d->node_err ? NULL : &d->node,
 							 NODE_FACTS_FULL));
-	return rc;
+	return counts->n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
 }
 
-/* This node's checks (@sel of them) and their report. */
-static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
+int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
+		doctor_report_fn report)
 {
 	struct doctor_counts counts;
 	struct doctor d;
@@ -718,7 +375,7 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 		/* A long FOUND folds under itself, within the terminal. */
 		table_fit(t, output_width());
 		doctor_run(&d, sel, t, &counts);
-		ret = local_report(ctx, a, &d, t, &counts);
+		ret = report(ctx, a, &d, t, &counts);
 	}
 	doctor_peer_free(&d);
 	doctor_free(&d);
@@ -727,52 +384,60 @@ static int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool 
 	return ret;
 }
 
-/* -w, or inside an allocation: the cluster's report; -1 when it is not that. */
-static int maybe_cluster(struct ctx *ctx, const struct doctor_args *a)
+/*
+ * No -w inside a Slurm allocation, and no mode of this node alone: the
+ * allocation's nodes, said on the first line, for a doctor that turns into
+ * -w without being asked.  1 with @nodes, 0 when it is not that, -EINVAL (said).
+ */
+static int slurm_cluster(struct ctx *ctx, const struct doctor_args *a, struct hostlist *nodes)
 {
-	struct hostlist nodes;
-	int ret = -1;
+	const char *job = getenv("SLURM_JOB_ID");
 
-	if (a->c.local || a->c.health || a->gathered || a->list || a->metrics)
-		return -1;
-	if (launch_nodes(ctx, a->c.w, a->c.x, &nodes))
-		ret = RC_USAGE;
-	else if (nodes.n)
-		ret = doctor_cluster(ctx, a, &nodes);
-	hostlist_free(&nodes);
-	return ret;
+	if (launch_nodes(ctx, NULL, a->c.x, nodes))
+		return -EINVAL;
+	if (!nodes->n)
+		return 0;
+	log_note(ctx, "no -w inside Slurm allocation%s%s: checking its nodes (doctor -w %s); --local "
+		 "checks this node alone", job && *job ? " " : "", job && *job ? job : "",
+		 getenv("SLURM_JOB_NODELIST"));
+	return 1;
 }
 
-/* The run the options ask for, its checks (@sel) already chosen; an exit code. */
-static int doctor_run_as_asked(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
+/* The mode the line asks for (@nodes filled for -w); -rc when it cannot be told. */
+static int choose_mode(struct ctx *ctx, const struct doctor_args *a, struct hostlist *nodes)
 {
-	int ret = maybe_cluster(ctx, a);
+	int ret;
 
-	if (ret >= 0)
-		return ret;
-	if (a->c.given) {
-		log_err(ctx, "Failed to use %s: it is for a run on many nodes; give -w HOSTLIST too",
-			a->c.given);
-		return RC_USAGE;
-	}
 	if (a->gathered)
-		return doctor_gathered(ctx, a->gathered);
+		return DOCTOR_GATHERED;
 	if (a->list)
-		return list_checks(ctx);
-	return doctor_here(ctx, a, sel);
+		return DOCTOR_LIST;
+	if (a->metrics)
+		return DOCTOR_METRICS;
+	if (a->health)
+		return DOCTOR_HEALTH;
+	if (a->c.w)
+		return launch_nodes(ctx, a->c.w, a->c.x, nodes) ? -RC_USAGE : DOCTOR_CLUSTER;
+	if (a->local)
+		return DOCTOR_NODE;
+	ret = slurm_cluster(ctx, a, nodes);
+	if (ret < 0)
+		return -RC_USAGE;
+	return ret ? DOCTOR_CLUSTER : DOCTOR_NODE;
 }
 
-int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+/* The mode's run, its options checked; an exit code. */
+static int run_mode(struct ctx *ctx, struct doctor_args *a, int mode, const struct hostlist *nodes)
 {
-	struct doctor_args a;
 	size_t n = doctor_count();
 	bool *sel;
 	int ret;
 
-	ret = parse_args(ctx, argc, argv, &a);
-	if (ret)
-		return ret > 0 ? RC_OK : -ret;
-	if (cluster_alone(ctx, &a) || metrics_alone(ctx, &a))
+	if (mode == DOCTOR_GATHERED)
+		return doctor_gathered_run(ctx, a->gathered);
+	if (mode == DOCTOR_LIST)
+		return list_checks(ctx);
+	if (token_check(ctx, a))
 		return RC_USAGE;
 	sel = calloc(n, sizeof(*sel));
 	if (!sel)
@@ -781,8 +446,37 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	 * --only and --skip checked here, before -w starts a node: each node
 	 * would refuse them too, and a typo became one error row per node.
 	 */
-	ret = a.gathered || a.list ? 0 : selection(ctx, &a, sel, n);
-	ret = ret ? -ret : doctor_run_as_asked(ctx, &a, sel);
+	ret = -selection(ctx, a, sel, n);
+	if (!ret && mode == DOCTOR_CLUSTER)
+		ret = doctor_cluster_run(ctx, a, nodes);
+	else if (!ret && mode == DOCTOR_METRICS)
+		ret = doctor_metrics_run(ctx, a, sel);
+	else if (!ret && mode == DOCTOR_HEALTH)
+		ret = doctor_health_run(ctx, a, sel);
+	else if (!ret)
+		ret = doctor_here(ctx, a, sel, doctor_node_report);
 	free(sel);
+	return ret;
+}
+
+int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+{
+	struct doctor_args a;
+	struct optparser p;
+	struct hostlist nodes;
+	int mode, ret;
+
+	ret = parse_args(ctx, &p, argc, argv, &a);
+	if (ret <= 0)
+		return -ret;
+	hostlist_init(&nodes);
+	mode = choose_mode(ctx, &a, &nodes);
+	if (mode < 0)
+		ret = -mode;
+	else if (opt_mode_check(&p, (unsigned int)mode))
+		ret = RC_USAGE;
+	else
+		ret = run_mode(ctx, &a, mode, &nodes);
+	hostlist_free(&nodes);
 	return ret;
 }

@@ -114,6 +114,15 @@ void log_warn(const struct ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_note(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(ctx, "", fmt, ap);
+	va_end(ap);
+}
+
 void log_info(const struct ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

@@ -26,6 +26,9 @@ void log_last_error_clear(void);
 /* "rdmactl[ CMD]: warning: <message>". */
 void log_warn(const struct ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* "rdmactl[ CMD]: <message>", always: what the tool chose for the user, not an error. */
+void log_note(const struct ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Only with -v. */
 void log_info(const struct ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

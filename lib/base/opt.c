@@ -158,8 +158,13 @@ static const char *closest_opt(const struct optparser *p, const char *arg)
 		return NULL;
 	snprintf(word, sizeof(word), "%s", arg + 2);
 	word[strcspn(word, "=")] = '\0';
-	for (lo = p->longopts; lo->name && n < 64; lo++)
-		names[n++] = lo->name;
+	for (lo = p->longopts; lo->name && n < 64; lo++) {
+		const struct opt *o = find_opt(p->cmd, lo->val);
+
+		/* An internal option is never suggested, as it is never shown. */
+		if (!o || !(o->flags & OPT_HIDDEN))
+			names[n++] = lo->name;
+	}
 	return closest_word(word, names, n);
 }
 
@@ -338,6 +343,22 @@ static bool empty_value(const struct optparser *p, const struct opt *o)
 	return true;
 }
 
+/* Keep the first of each option given, as typed, for opt_mode_check(). */
+static void note_given(struct optparser *p, int c)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngiven; i++)
+		if (p->given[i].val == c)
+			return;
+	/* Never full: a command has fewer options than the parser's longopts. */
+	if (p->ngiven >= sizeof(p->given) / sizeof(p->given[0]))
+		return;
+	p->given[p->ngiven].val = c;
+	opt_typed(p, c, p->given[p->ngiven].typed, sizeof(p->given[0].typed));
+	p->ngiven++;
+}
+
 int opt_next(struct optparser *p)
 {
 	const struct opt *o;
@@ -357,13 +378,96 @@ int opt_next(struct optparser *p)
 		if (o && o->arg == ARG_CHOICE && bad_choice(p, o, optarg))
 			return OPT_ERR;
 		/* A command's own option of the same letter wins over a global one. */
-		for (o = p->cmd ? p->cmd->opts : NULL; o && o->name; o++)
-			if (o->val == c)
-				return c;
+		if (own_opt(p->cmd, c)) {
+			note_given(p, c);
+			return c;
+		}
 		ret = global_opt(p, c);
 		if (ret != 0)
 			return ret > 0 ? c : ret;
 	}
+}
+
+/* ---- modes ---- */
+
+const char *opt_mode_name(const struct command *cmd, unsigned int mode)
+{
+	const char *const *names = cmd->modes ? cmd->modes->names : NULL;
+	unsigned int i;
+
+	for (i = 0; names && names[i]; i++)
+		if (i == mode)
+			return names[i];
+	return cmd->name;
+}
+
+/* @line with every "{opt}" replaced by @typed, into @buf. */
+static void refusal_expand(const char *line, const char *typed, char *buf, size_t len)
+{
+	const char *at;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	while ((at = strstr(line, "{opt}")) && off < len) {
+		off += (size_t)snprintf(buf + off, len - off, "%.*s%s", (int)(at - line), line, typed);
+		line = at + 5;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "%s", line);
+}
+
+/* "probe PEER, probe -w or probe --agent": the modes of @modes, in words. */
+static void mode_list(const struct command *cmd, unsigned int modes, char *buf, size_t len)
+{
+	unsigned int i, left = modes;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; left && i < 32 && off < len; i++) {
+		if (!(left & (1u << i)))
+			continue;
+		left &= ~(1u << i);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? (left ? ", " : " or ") : "",
+					opt_mode_name(cmd, i));
+	}
+}
+
+/* The line that refuses option @o, typed @typed, in mode @mode. */
+static void refuse(const struct optparser *p, const struct opt *o, const char *typed,
+		   unsigned int mode)
+{
+	const struct command *cmd = p->cmd;
+	const struct opt_refusal *r;
+	char line[512], owners[256];
+
+	for (r = cmd->modes->refusals; r && r->line; r++) {
+		if ((o->modes & ~r->of) || !(r->in & (1u << mode)))
+			continue;
+		refusal_expand(r->line, typed, line, sizeof(line));
+		log_err(p->ctx, "%s", line);
+		return;
+	}
+	mode_list(cmd, o->modes, owners, sizeof(owners));
+	log_err(p->ctx, "Failed to use %s with %s: it is an option of %s", typed,
+		opt_mode_name(cmd, mode), owners);
+}
+
+int opt_mode_check(const struct optparser *p, unsigned int mode)
+{
+	const struct opt *o;
+	size_t i;
+
+	if (!p->cmd || !p->cmd->modes)
+		return 0;
+	/* In the order given: the first one is named, as the user wrote it. */
+	for (i = 0; i < p->ngiven; i++) {
+		o = find_opt(p->cmd, p->given[i].val);
+		if (!o || !o->modes || (o->modes & (1u << mode)))
+			continue;
+		refuse(p, o, p->given[i].typed, mode);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* "PEER" of "[PEER]", "DEV[/PORT]" of "[DEV[/PORT]]": the name of a positional. */
@@ -512,7 +616,8 @@ void usage_print(FILE *f, const struct command *cmd)
 		if (cmd->opts && cmd->opts->name) {
 			fputs("\nOptions:\n", f);
 			for (o = cmd->opts; o->name; o++)
-				opt_usage(f, o);
+				if (!(o->flags & OPT_HIDDEN))
+					opt_usage(f, o);
 		}
 		fprintf(f, "\nGlobal options (see 'rdmactl --help') are accepted too.\n"
 			   "See rdmactl-%s(8) for details.\n", cmd->name);

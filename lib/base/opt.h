@@ -41,6 +41,33 @@ struct opt {
 	const char *metavar;	/* "DEV[/PORT]" in usage */
 	const char *help;
 	const char *choices;	/* space-separated, for ARG_CHOICE */
+	unsigned int modes;	/* bit i: the command's mode i takes it; 0: every mode */
+	unsigned int flags;	/* enum opt_flags */
+};
+
+enum opt_flags {
+	OPT_HIDDEN = 1 << 0,	/* internal: parsed, never shown in the usage nor completed */
+};
+
+/*
+ * How an option is refused in a mode that does not take it: @line (after
+ * "rdmactl CMD: ", every "{opt}" the option as typed) when no mode but
+ * those of @of takes the option and the mode chosen is one of @in.
+ */
+struct opt_refusal {
+	unsigned int of, in;	/* bit i: mode i */
+	const char *line;
+};
+
+/*
+ * A command with several modes, each a program of its own behind a flag
+ * ("probe --server", "doctor --gathered"): the parser takes the options of
+ * them all, and once the command has chosen its mode, opt_mode_check()
+ * refuses an option of another.
+ */
+struct opt_modes {
+	const char *const *names;	/* mode i as the user knows it: "probe -w"; NULL-terminated */
+	const struct opt_refusal *refusals;	/* first that fits; NULL-line terminated */
 };
 
 enum cmd_flags {
@@ -58,6 +85,7 @@ struct command {
 	unsigned int flags;
 	const char *args;	/* usage of the positionals: "[DEV[/PORT]]" */
 	const char *summary;
+	const struct opt_modes *modes;	/* NULL: one mode, every option */
 };
 
 /* The global options, accepted before and after the command name. */
@@ -86,6 +114,9 @@ struct optparser {
 	struct option longopts[64];
 	const char *optarg;
 	int optind;
+	/* The command's options given, each once, as typed: for opt_mode_check(). */
+	struct { int val; char typed[32]; } given[64];
+	size_t ngiven;
 };
 
 int opt_init(struct optparser *p, struct ctx *ctx, const struct command *cmd,
@@ -113,6 +144,15 @@ unsigned int opt_scan(const struct command *cmd, int argc, char **argv, int *nex
  * "--size" (also for "--si" or "--size=4K"), for messages that name it.
  */
 const char *opt_typed(const struct optparser *p, int val, char *buf, size_t len);
+/*
+ * Once the command chose its mode (@mode, an index into cmd->modes): the
+ * first option given that the mode does not take is refused, in one line
+ * naming it and the mode it belongs to.  0, or -EINVAL (said).  Always 0
+ * for a command without modes.
+ */
+int opt_mode_check(const struct optparser *p, unsigned int mode);
+/* The name of @cmd's mode @mode ("probe -w"), or the command's name. */
+const char *opt_mode_name(const struct command *cmd, unsigned int mode);
 /*
  * Check the positional count once options are done; prints the error.
  * Returns 0 or -EINVAL.

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The base layer: option helpers and the printer. */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/log.h"
 #include "base/opt.h"
 #include "base/output.h"
 #include "test.h"
@@ -132,6 +135,91 @@ static void tables_fit_a_width(void)
 	free(text);
 }
 
+/* A command of three modes, as probe and doctor are, for opt_mode_check(). */
+enum { M_A = 1u << 0, M_B = 1u << 1, M_C = 1u << 2 };
+
+static const struct opt mode_opts[] = {
+	{ "alpha", 'a', ARG_NONE, NULL, "A's", NULL, M_A },
+	{ "beta", OPT_LONG_BASE, ARG_STR, "X", "B's", NULL, M_B },
+	{ "both", 'o', ARG_NONE, NULL, "A's and B's", NULL, M_A | M_B },
+	{ "bc", 'c', ARG_NONE, NULL, "B's and C's", NULL, M_B | M_C },
+	{ "any", 'y', ARG_NONE, NULL, "every mode's" },
+	{ "secret", OPT_LONG_BASE + 1, ARG_STR, "S", "C's, internal", NULL, M_C, OPT_HIDDEN },
+	{ 0 }
+};
+static const char *const mode_names[] = { "cmd A", "cmd --b", "cmd --c", NULL };
+static const struct opt_refusal mode_refusals[] = {
+	{ M_B, M_A, "Failed to use {opt} here: {opt} is --b's" },
+	{ 0 }
+};
+static const struct opt_modes test_modes = { mode_names, mode_refusals };
+static const struct command mode_cmd = { .name = "cmd", .opts = mode_opts, .modes = &test_modes,
+					  .max_args = -1 };
+
+/* "cmd ARGS..." parsed, then checked for @mode: its result, the line in @msg ("" when none). */
+static int mode_check(unsigned int mode, char *msg, size_t len, char **argv)
+{
+	struct ctx ctx = { .root = "" };
+	struct optparser p;
+	int argc = 0, c, ret;
+
+	while (argv[argc])
+		argc++;
+	msg[0] = '\0';
+	if (opt_init(&p, &ctx, &mode_cmd, argc, argv))
+		return -E2BIG;
+	while ((c = opt_next(&p)) != OPT_END)
+		if (c < 0)
+			return -EBADMSG;
+	log_last_error_clear();
+	ret = opt_mode_check(&p, mode);
+	log_last_error(msg, len, NULL);
+	return ret;
+}
+
+static void modes_refuse_by_name(void)
+{
+	char msg[256];
+
+	CHECK_INT(mode_check(0, msg, sizeof(msg), (char *[]){ "cmd", "-y", "-o", "-a", NULL }), 0);
+	CHECK_STR(msg, "");
+	CHECK_INT(mode_check(1, msg, sizeof(msg), (char *[]){ "cmd", "-yo", "--beta=x", "-c", NULL }), 0);
+	/* A refusal of the table: every {opt} is the option as typed. */
+	CHECK_INT(mode_check(0, msg, sizeof(msg), (char *[]){ "cmd", "--beta=x", "-a", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use --beta here: --beta is --b's");
+	/* None fits: the line names the mode chosen and those that take it. */
+	CHECK_INT(mode_check(1, msg, sizeof(msg), (char *[]){ "cmd", "-a", "--beta", "x", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use -a with cmd --b: it is an option of cmd A");
+	CHECK_INT(mode_check(2, msg, sizeof(msg), (char *[]){ "cmd", "--both", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use --both with cmd --c: it is an option of cmd A or cmd --b");
+	/* A row fits only an option of no mode outside its own: -c is also C's. */
+	CHECK_INT(mode_check(0, msg, sizeof(msg), (char *[]){ "cmd", "-c", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use -c with cmd A: it is an option of cmd --b or cmd --c");
+	/* The first given is named, as typed, a letter of a bundle too. */
+	CHECK_INT(mode_check(2, msg, sizeof(msg), (char *[]){ "cmd", "-yac", "--both", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use -a with cmd --c: it is an option of cmd A");
+	CHECK_INT(mode_check(0, msg, sizeof(msg), (char *[]){ "cmd", "--secret", "s", NULL }), -EINVAL);
+	CHECK_STR(msg, "Failed to use --secret with cmd A: it is an option of cmd --c");
+}
+
+/* An internal option is parsed, never shown. */
+static void hidden_options_not_shown(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		CHECK(f != NULL);
+		return;
+	}
+	usage_print(f, &mode_cmd);
+	fclose(f);
+	CHECK(strstr(text, "--bc") != NULL);
+	CHECK(strstr(text, "--secret") == NULL);
+	free(text);
+}
+
 int main(void)
 {
 	RUN("base", closest_suggests_near_words);
@@ -139,5 +227,7 @@ int main(void)
 	RUN("base", cells_render_as_text);
 	RUN("base", list_cells_join_in_text);
 	RUN("base", tables_fit_a_width);
+	RUN("base", modes_refuse_by_name);
+	RUN("base", hidden_options_not_shown);
 	TEST_EXIT();
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmactl doctor --gathered FILE|-|DIR: the report of documents many
+ * nodes printed (pdsh, clush, srun -l, HOST.json), read by
+ * lib/fleet/gathered.c; exit 1 when a node failed or could not run.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/ctx.h"
+#include "base/log.h"
+#include "cmds.h"
+#include "doctor.h"
+#include "fleet/gather.h"
+#include "fleet/summary.h"
+
+/* The report of the documents in @path (a file, "-" or a directory). */
+int doctor_gathered_run(struct ctx *ctx, const char *path)
+{
+	struct fleet_counts counts;
+	struct fleet cl;
+	char err[512];
+	int ret;
+
+	fleet_init(&cl);
+	ret = fleet_read_gathered(&cl, path, err, sizeof(err));
+	if (!ret)
+		ret = fleet_finish(&cl, err, sizeof(err));
+	if (ret) {
+		log_err_errno(ctx, ret, "Failed to read gathered output '%s': %s", path,
+			      ret == -ENOMEM ? strerror(ENOMEM) : err);
+		fleet_free(&cl);
+		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
+	}
+	ret = fleet_summary(ctx, &cl, &counts);
+	fleet_free(&cl);
+	if (ret) {
+		log_err_errno(ctx, ret, "Failed to make the report: %s", strerror(-ret));
+		return RC_PROBLEM;
+	}
+	return fleet_rc(&counts);
+}
+
