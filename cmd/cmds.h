@@ -7,10 +7,6 @@
 
 struct ctx;
 
-/* The command table and its lookup by exact name (NULL: no such command). */
-extern const struct command commands[];
-const struct command *command_find(const char *name);
-
 int cmd_devices(struct ctx *ctx, int argc, char **argv);
 int cmd_ports(struct ctx *ctx, int argc, char **argv);
 int cmd_gids(struct ctx *ctx, int argc, char **argv);

@@ -254,7 +254,7 @@ static void offer_commands(const char *prefix)
 {
 	const struct command *c;
 
-	for (c = commands; c->name; c++)
+	for (c = opt_command_list(); c->name; c++)
 		if (!(c->flags & CMD_HIDDEN))
 			offer(c->name, prefix);
 }

@@ -111,17 +111,9 @@ static const struct opt_refusal doctor_refusals[] = {
 
 const struct opt_modes doctor_modes = { doctor_mode_names, doctor_refusals };
 
-static const struct column doctor_cols[] = {
-	{ "status", "STATUS", 0, check_status_color, check_status_cell },
-	{ "id", "CHECK", 0, NULL },
-	{ "found", "FOUND", COL_WRAP, NULL },
-	{ "fix", "FIX", COL_BELOW, NULL },
-	{ 0 }
-};
-
 static const struct column list_cols[] = {
-	{ "id", "CHECK", 0, NULL },
-	{ "description", "DESCRIPTION", 0, NULL },
+	{ DOC_ID, "CHECK", 0, NULL },
+	{ DOC_DESCRIPTION, "DESCRIPTION", 0, NULL },
 	{ 0 }
 };
 
@@ -136,10 +128,10 @@ static int list_checks(struct ctx *ctx)
 	for (i = 0; doctor_checks[i].id; i++) {
 		struct json_object *row = table_row(t);
 
-		row_str(row, "id", doctor_checks[i].id);
-		row_str(row, "description", doctor_checks[i].desc);
+		row_str(row, DOC_ID, doctor_checks[i].id);
+		row_str(row, DOC_DESCRIPTION, doctor_checks[i].desc);
 	}
-	table_emit(ctx, t, "checks");
+	table_emit(ctx, t, DOC_CHECKS);
 	return RC_OK;
 }
 
@@ -310,23 +302,15 @@ static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, si
 
 static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 {
-	struct json_object *s = json_object_new_object(), *probs = json_object_new_array();
-	char *save = NULL, *id, buf[sizeof(c->problems)];
+	struct json_object *s;
 	int fail = c->n[CHECK_FAIL], warn = c->n[CHECK_WARN];
 
-	json_object_object_add(s, "failed", json_object_new_int(fail));
-	json_object_object_add(s, "warnings", json_object_new_int(warn));
-	json_object_object_add(s, "ok", json_object_new_int(c->n[CHECK_OK]));
-	json_object_object_add(s, "skipped", json_object_new_int(c->n[CHECK_SKIP]));
-	snprintf(buf, sizeof(buf), "%s", c->problems);
-	for (id = strtok_r(buf, ", ", &save); id; id = strtok_r(NULL, ", ", &save))
-		json_object_array_add(probs, json_object_new_string(id));
-	json_object_object_add(s, "problems", probs);
 	if (ctx->json) {
-		json_attach(ctx, "summary", s);
+		s = doc_summary_json(c->n, c->problems);
+		if (s)
+			json_attach(ctx, DOC_SUMMARY, s);
 		return;
 	}
-	json_object_put(s);
 	if (!fail && !warn)
 		printf("\n%s%d ok, %d skipped: nothing to fix%s\n", color_on(ctx, COLOR_GREEN),
 		       c->n[CHECK_OK], c->n[CHECK_SKIP], color_off(ctx));
@@ -340,11 +324,11 @@ int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doct
 		       struct table *t, const struct doctor_counts *counts)
 {
 	(void)a;
-	table_emit(ctx, t, "checks");
+	table_emit(ctx, t, DOC_CHECKS);
 	print_summary(ctx, counts);
 	/* What a cluster report compares across nodes (doctor -w). */
 	if (ctx->json)
-		json_attach(ctx, "node", node_facts_json(ctx, d->node_err ? NULL : &d->node,
+		json_attach(ctx, DOC_NODE, node_facts_json(ctx, d->node_err ? NULL : &d->node,
 							 NODE_FACTS_FULL));
 	return counts->n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
 }
@@ -370,7 +354,7 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	d.token = a->have_token ? a->token : NULL;
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
 	d.node_warnings = read_warnings(ctx);
-	t = table_new(doctor_cols);
+	t = table_new(doc_check_cols);
 	if (t) {
 		/* A long FOUND folds under itself, within the terminal. */
 		table_fit(t, output_width());

@@ -57,10 +57,10 @@ static bool health_reason(struct table *t, char *reason, size_t len)
 	for (i = 0; i < table_rows(t); i++) {
 		struct json_object *row = table_get_row(t, i), *st, *id, *found;
 
-		if (!json_object_object_get_ex(row, "status", &st) ||
+		if (!json_object_object_get_ex(row, DOC_STATUS, &st) ||
 		    check_status_parse(json_object_get_string(st)) != CHECK_FAIL ||
-		    !json_object_object_get_ex(row, "id", &id) ||
-		    !json_object_object_get_ex(row, "found", &found))
+		    !json_object_object_get_ex(row, DOC_ID, &id) ||
+		    !json_object_object_get_ex(row, DOC_FOUND, &found))
 			continue;
 		snprintf(reason, len, "rdmactl: %s: %.180s", json_object_get_string(id),
 			 json_object_get_string(found));

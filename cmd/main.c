@@ -20,7 +20,7 @@
 #define RDMACTL_VERSION "unknown"
 #endif
 
-const struct command commands[] = {
+static const struct command commands[] = {
 	{ .name = "devices", .fn = cmd_devices, .opts = devices_opts,
 	  .pos = ARG_DEV, .max_args = 1, .args = "[DEV]",
 	  .summary = "list RDMA devices" },
@@ -62,16 +62,6 @@ const struct command commands[] = {
 	  .args = "CWORD WORDS...", .summary = "completion candidates for the shell scripts" },
 	{ 0 }
 };
-
-const struct command *command_find(const char *name)
-{
-	const struct command *c;
-
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
 
 static void unknown_command(const struct ctx *ctx, const char *name)
 {

@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/text.h"
@@ -187,43 +186,6 @@ static int agents_fit(const struct ctx *ctx, const struct launch *l, size_t n)
 /* A saved document larger than this is not one (a 1 000-node run of two rails is ~400 MB). */
 #define FROM_MAX ((size_t)2 << 30)
 
-/* The whole of regular file @path; 0 or -errno (-EFBIG over FROM_MAX, -EINVAL not a regular file). */
-static int read_saved(const char *path, char **out, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	ssize_t n = 1;
-	size_t size;
-	int ret = 0;
-
-	*out = NULL;
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		ret = -EINVAL;
-	else if ((uint64_t)st.st_size > FROM_MAX)
-		ret = -EFBIG;
-	size = ret ? 0 : (size_t)st.st_size;
-	if (!ret && !(*out = malloc(size + 1)))
-		ret = -ENOMEM;
-	while (!ret && n > 0 && *len < size) {
-		n = read(fd, *out + *len, size - *len);
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		else if (n > 0)
-			*len += (size_t)n;
-	}
-	close(fd);
-	if (ret) {
-		free(*out);
-		*out = NULL;
-		return ret;
-	}
-	(*out)[*len] = '\0';
-	return 0;
-}
-
 /* --from FILE: what of the saved run carries over to @nodes; 0 or -EINVAL (said). */
 static int from_plan(struct ctx *ctx, const char *path, const struct hostlist *nodes,
 		     struct resume *rs)
@@ -231,7 +193,7 @@ static int from_plan(struct ctx *ctx, const char *path, const struct hostlist *n
 	struct saved_run sv;
 	char err[512] = "", safe[512], *text;
 	size_t len;
-	int ret = read_saved(path, &text, &len);
+	int ret = file_read_all(path, FROM_MAX, 0, &text, &len, NULL);
 
 	text_safe(path, safe, sizeof(safe), 0);
 	if (ret) {

@@ -605,6 +605,23 @@ void opt_commands(const struct command *table)
 	command_table = table;
 }
 
+const struct command *opt_command_list(void)
+{
+	static const struct command none[] = { { 0 } };
+
+	return command_table ?: none;
+}
+
+const struct command *command_find(const char *name)
+{
+	const struct command *c;
+
+	for (c = command_table; c && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
 void usage_print(FILE *f, const struct command *cmd)
 {
 	const struct command *c;

@@ -97,6 +97,14 @@ extern const struct opt global_opts[];
  * top-level usage lists it.  Until then that list is empty.
  */
 void opt_commands(const struct command *table);
+/*
+ * The command of that table named exactly @name; NULL for none (or before
+ * opt_commands()).  Here, not beside the table, so that a command finds
+ * its own entry without reaching up into main.c, which names them all.
+ */
+const struct command *command_find(const char *name);
+/* That table whole, NULL-name terminated (empty before opt_commands()): completion lists it. */
+const struct command *opt_command_list(void);
 
 /* Results of opt_next() besides an option's val. */
 enum {
