@@ -71,7 +71,7 @@ enter_group() {
 	return 0
 }
 enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1
-export LAB_NODE=$NODE LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
+export LAB_NODE=$NODE LAB_SYSTEMD LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
 export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
 export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
