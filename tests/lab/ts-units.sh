@@ -31,6 +31,38 @@ inst_b=$(lab_ip "$LAB_SYSTEMD"):$ne
 # RdmactlMtuBelowNetdev has nothing to say until lab-b's is lowered.
 ip link set eth0 mtu 9000 || fail "cannot raise eth0's MTU"
 
+# README.md's services section shows what this test sees: each block
+# marked `<!-- lab: ts-units NAME -->` must be what the test got, figures,
+# dates and ages masked (they change from run to run); and the exposure
+# levels it quotes must be systemd-analyze's.
+
+# readme_block NAME: the lines of README.md's block marked NAME.
+readme_block() {
+	awk -v m="<!-- lab: ts-units $1 -->" '$0 == m { f = 1; next }
+		f == 1 && /^```/ { f = 2; next } f == 2 && /^```/ { exit } f == 2' "$LAB_SRC/README.md"
+}
+
+# masked: figures as N, day and month names as DAY and MON, "; 4s ago"
+# as "; ago", runs of spaces as one.
+masked() {
+	sed -E -e 's/; [^;]* ago$/; ago/' -e 's/[0-9]+(\.[0-9]+)?/N/g' \
+		-e 's/\<(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\>/DAY/g' \
+		-e 's/\<(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\>/MON/g' -e 's/ +/ /g'
+}
+
+# check_readme NAME FILE: README.md's block NAME is FILE, masked.
+check_readme() {
+	local want got
+	want=$(readme_block "$1" | masked) got=$(masked <"$2")
+	if [[ -z $want ]]; then
+		fail "README.md has no block marked <!-- lab: ts-units $1 -->"
+	elif [[ $want != "$got" ]]; then
+		fail "README.md's $1 block is not what the lab shows:$(diff <(echo "$want") <(echo "$got") | sed 's/^/ | /')"
+	else
+		echo "ok: README.md's $1 block"
+	fi
+}
+
 # ---------------------------------------------------------------------------
 # lab-b: the systemd guest.
 
@@ -94,12 +126,20 @@ systemd_side() {
 		fail "the server's journal does not say it wants the token"
 	SYSTEMD_COLORS=0 systemctl status --no-pager rdmactl-probe.service >"$LAB_SHARE/status-probe.txt"
 	cat "$LAB_SHARE/status-probe.txt"
+	# What README.md shows: the last log line, no Process, Tasks, Memory
+	# or CPU line.
+	SYSTEMD_COLORS=0 systemctl status --no-pager --lines=1 rdmactl-probe.service |
+		grep -vE '^$|^ +(Process|Tasks|Memory|CPU):' >"$LAB_SHARE/readme-status.txt"
+	check_readme status "$LAB_SHARE/readme-status.txt"
 
 	# How exposed each service is, by systemd's own measure.
 	for u in rdmactl-probe.service rdmactl-doctor.service; do
 		SYSTEMD_COLORS=0 systemd-analyze security --no-pager "$u" >"security-$u.txt" ||
 			fail "systemd-analyze security $u failed"
 		grep '^→ Overall exposure level' "security-$u.txt" | tee -a "$LAB_SHARE/security.txt"
+		# README.md quotes it as "UNIT 2.1 OK".
+		level=$(sed -n 's/^→ Overall exposure level for [^:]*: \([0-9.]* [A-Z]*\).*/\1/p' "security-$u.txt")
+		grep -qF "$u $level" "$LAB_SRC/README.md" || fail "README.md does not give $u's exposure as '$u $level'"
 	done
 	grep -c 'Overall exposure level for rdmactl-' "$LAB_SHARE/security.txt" | grep -qx 2 ||
 		fail "no exposure level for both services"
@@ -280,6 +320,10 @@ plain_side() {
 		lab__await "$name firing for lab-b" 90 firing "$name" "$inst_b" || fail "$name does not fire for lab-b"
 	done
 	alerts >"$LAB_SHARE/alerts-firing.json"
+	# What README.md shows: each firing alert's name and summary.
+	jq -r '[.data.alerts[] | select(.state == "firing") | "\(.labels.alertname)  \(.annotations.summary)"] | sort[]' \
+		"$LAB_SHARE/alerts-firing.json" >"$LAB_SHARE/readme-alerts.txt"
+	check_readme alerts "$LAB_SHARE/readme-alerts.txt"
 	for name in RdmactlCheckFailed RdmactlMtuBelowNetdev RdmactlMetricsStale RdmactlPacketLoss; do
 		quiet "$name" "$inst_a" || fail "$name for lab-a, which is healthy"
 	done
