@@ -12,10 +12,10 @@
 # the timer runs every 15 s (a drop-in): the same rules, in test time.
 # Last, stop, disable and purge leave nothing behind.  What an operator sees
 # (systemctl status, systemd-analyze security, the firing alerts) is kept
-# in the test's share, for the README.
+# in the test's share, and README.md's Prometheus section must show it.
 # lab-needs: systemd
 # lab-timeout: 420
-# lab-seconds: 150
+# lab-seconds: 90
 
 lab_need_peer
 [[ -n $LAB_SYSTEMD ]] || skip "needs the systemd guest (# lab-needs: systemd)"
