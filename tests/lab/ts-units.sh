@@ -360,4 +360,4 @@ if [[ $LAB_NODE == "$LAB_SYSTEMD" ]]; then
 else
 	plain_side
 fi
-lab_barrier done 300
+lab_barrier end 300
