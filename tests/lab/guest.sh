@@ -12,7 +12,7 @@ set -u
 RUN=$1 NODE=$2
 
 # lab.env (written by the harness) sets LAB_GUESTS LAB_RAILS LAB_SRC LAB_BIN
-# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM
+# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM LAB_SYSTEMD
 # and the arrays T_ID T_PATH T_TIMEOUT.
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
