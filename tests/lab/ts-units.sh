@@ -75,9 +75,16 @@ textfile_from_timer() {
 	[[ -s $textfile && $(unit_prop rdmactl-doctor.service ExecMainExitTimestampMonotonic) -gt $timer_since ]]
 }
 
+# textfiles: the names in node_exporter's textfile directory, sorted.
+textfiles() { find "${textfile%/*}" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort; }
+# new_textfiles: those that were not there before the package (other
+# collectors may write there too).
+new_textfiles() { textfiles | comm -13 textfiles.before -; }
+
 systemd_side() {
 	local deb pid uid st
 	check_eq "PID 1 is systemd" systemd "$(cat /proc/1/comm)"
+	textfiles >textfiles.before
 	deb=$(ls -t "$LAB_SRC"/build/pkg/deb/rdmactl_*_*.deb 2>/dev/null | head -n 1)
 	[[ -n $deb ]] || {
 		lab_put abort "no .deb"
@@ -171,7 +178,7 @@ systemd_side() {
 		fail "rdmactl-doctor.timer did not write $textfile"
 	check_eq "doctor service: result" success "$(unit_prop rdmactl-doctor.service Result)"
 	check_eq "textfile: mode, owner" "644 root" "$(stat -c '%a %U' "$textfile")"
-	check_eq "textfile directory: rdmactl.prom and no temporary file" rdmactl.prom "$(ls "${textfile%/*}")"
+	check_eq "textfile directory: rdmactl.prom and no temporary file" rdmactl.prom "$(new_textfiles)"
 	promtool check metrics <"$textfile" || fail "promtool check metrics: $textfile"
 	grep -q '^rdmactl_check_status{' "$textfile" || fail "no rdmactl_check_status in $textfile"
 
@@ -223,7 +230,7 @@ systemd_side() {
 		[[ -d $f || ! -e $f ]] || echo "$f"
 	done <files.list >left.list
 	check_eq "no file of the package left" "" "$(cat left.list)"
-	check_eq "no textfile left" "" "$(ls "${textfile%/*}")"
+	check_eq "no textfile left" "" "$(new_textfiles)"
 	check_eq "no token file left" "" "$(ls -d /etc/rdmactl 2>/dev/null)"
 }
 
