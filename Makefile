@@ -127,7 +127,8 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
 	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
-	      lintian rpmlint rpm2cpio prometheus man-db systemd bash-builtins
+	      lintian rpmlint rpm2cpio prometheus prometheus-node-exporter man-db systemd bash-builtins \
+	      curl openssl
 # Installs them and starts or enables none of their services (the lab runs
 # slurmd, munge and sshd inside its guests, never on this host).
 deps:

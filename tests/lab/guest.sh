@@ -12,7 +12,7 @@ set -u
 RUN=$1 NODE=$2
 
 # lab.env (written by the harness) sets LAB_GUESTS LAB_RAILS LAB_SRC LAB_BIN
-# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM
+# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM LAB_SYSTEMD
 # and the arrays T_ID T_PATH T_TIMEOUT.
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
@@ -71,7 +71,7 @@ enter_group() {
 	return 0
 }
 enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1
-export LAB_NODE=$NODE LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
+export LAB_NODE=$NODE LAB_SYSTEMD LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
 export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
 export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

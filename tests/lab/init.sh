@@ -34,26 +34,43 @@ hostname "lab-$node"
 
 opts=trans=virtio,version=9p2000.L,msize=262144
 mkdir -p /host /lab
+# lab.systemd=1: this guest runs Debian's systemd as PID 1, for the tests of
+# the installed units.  systemd and dpkg write all over /etc, /var and /usr,
+# so the host's root is only the lower layer of an overlay whose upper layer
+# is this guest's memory: what the guest installs never reaches the host.
+sd=''
+grep -q 'lab\.systemd=1' /proc/cmdline && sd=1
 # cache=loose keeps what the guest read of the host's root: starting host
 # tools (libraries over 9p) gets about twice as fast.
-mount -t 9p -o "$opts,ro,cache=loose" hostroot /host || die "cannot mount the host root"
+if [ -n "$sd" ]; then
+	mkdir -p /lower /rw
+	mount -t 9p -o "$opts,ro,cache=loose" hostroot /lower || die "cannot mount the host root"
+	mount -t tmpfs -o mode=755 tmpfs /rw && mkdir -p /rw/upper /rw/work &&
+		mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /host ||
+		die "cannot lay an overlay over the host root"
+else
+	mount -t 9p -o "$opts,ro,cache=loose" hostroot /host || die "cannot mount the host root"
+fi
 # The run's writable share tells us where everything else goes.
 mount -t 9p -o "$opts" labrun /lab || die "cannot mount the run share"
 
 # /tmp and /run are per guest; the shared root itself stays read-only.
+# (systemd mounts /run, /dev, /proc and /sys itself.)
 mount -t tmpfs tmpfs /host/tmp
-mount -t tmpfs tmpfs /host/run
-mount --bind /dev /host/dev
-mount --bind /proc /host/proc
-mount --bind /sys /host/sys
-mkdir -p /host/dev/shm /host/dev/pts
-mount -t tmpfs tmpfs /host/dev/shm
-mount -t devpts devpts /host/dev/pts
-# What udev would add: bash's <(...) and >(...) open /dev/fd/N.
-ln -sf /proc/self/fd /host/dev/fd
-ln -sf /proc/self/fd/0 /host/dev/stdin
-ln -sf /proc/self/fd/1 /host/dev/stdout
-ln -sf /proc/self/fd/2 /host/dev/stderr
+if [ -z "$sd" ]; then
+	mount -t tmpfs tmpfs /host/run
+	mount --bind /dev /host/dev
+	mount --bind /proc /host/proc
+	mount --bind /sys /host/sys
+	mkdir -p /host/dev/shm /host/dev/pts
+	mount -t tmpfs tmpfs /host/dev/shm
+	mount -t devpts devpts /host/dev/pts
+	# What udev would add: bash's <(...) and >(...) open /dev/fd/N.
+	ln -sf /proc/self/fd /host/dev/fd
+	ln -sf /proc/self/fd/0 /host/dev/stdin
+	ln -sf /proc/self/fd/1 /host/dev/stdout
+	ln -sf /proc/self/fd/2 /host/dev/stderr
+fi
 
 # "mounts" lists "TAG HOST-PATH": the run share first (moved, being mounted
 # already), then read-only mirrors of the project, --bin dir and test dirs,
@@ -75,6 +92,45 @@ while read -r tag path; do
 done </lab/mounts
 
 read -r runner <"/host$run/runner"
+if [ -n "$sd" ]; then
+	# systemd boots lab.target alone: basic.target (udev, journald,
+	# tmpfiles) and the runner, which powers the guest off when it ends.
+	# None of the host's own enabled services or timers (its *.wants
+	# links) start, nor its fstab; the guest's name is its own.
+	e=/host/etc/systemd/system
+	rm -rf "$e"/*.wants
+	# The host may be a container: the guest is not (systemd would take the
+	# kernel command line from its own, and skip what containers skip).
+	rm -f /host/.dockerenv /host/run/.containerenv
+	echo "lab-$node" >/host/etc/hostname
+	echo '# the lab guest mounts nothing' >/host/etc/fstab
+	cat >"$e/lab.target" <<-EOF
+		[Unit]
+		Description=rdmactl lab guest
+		Requires=basic.target lab-runner.service
+		After=basic.target lab-runner.service
+		AllowIsolate=yes
+	EOF
+	cat >"$e/lab-runner.service" <<-EOF
+		[Unit]
+		Description=rdmactl lab test runner
+		After=basic.target
+		SuccessAction=poweroff-force
+		FailureAction=poweroff-force
+		[Service]
+		Type=exec
+		ExecStart=/bin/bash $runner $run $node
+		StandardOutput=tty
+		StandardError=tty
+		TTYPath=/dev/console
+		LimitMEMLOCK=infinity
+		TimeoutStartSec=infinity
+	EOF
+	mount --move /dev /host/dev
+	mount --move /proc /host/proc
+	mount --move /sys /host/sys
+	exec switch_root /host /lib/systemd/systemd --unit=lab.target
+fi
 chroot /host /bin/bash "$runner" "$run" "$node"
 echo "lab-init[$node]: runner exited with $?, powering off"
 sync
