@@ -21,14 +21,6 @@ int cmd_complete(struct ctx *ctx, int argc, char **argv);
 int cmd_help(struct ctx *ctx, int argc, char **argv);
 int cmd_version(struct ctx *ctx, int argc, char **argv);
 
-/*
- * -j: the document's "error" object when @rc is not RC_OK, from the last
- * error line (log_last_error()): {"code": @rc, "message": the line without
- * "rdmactl CMD: ", "errno": "EFBIG" when one was given}, so that a program
- * that reads only stdout still learns why.  Nothing when no line was logged.
- */
-void attach_error(struct ctx *ctx, int rc);
-
 extern const struct opt devices_opts[];
 extern const struct opt probe_opts[];
 extern const struct opt_modes probe_modes;

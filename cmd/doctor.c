@@ -4,24 +4,19 @@
  *                [--skip ID,...] [--list]
  * One line per check (lib/doctor/), each not-ok line with its fix, and a
  * summary; exit 1 when a check failed.  This file parses the line, picks
- * the mode (doctor.h) and runs the node mode and --list; -w, --gathered,
- * --metrics and --slurm-health run in files of their own.
+ * the mode and calls it; each mode runs in a file of its own
+ * (doctor_mode.h): this node's checks and --list, -w, --gathered,
+ * --metrics and --slurm-health.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "base/output.h"
-#include "base/sysfs.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "doctor_mode.h"
 #include "launch/nodes.h"
-#include "node/limits.h"
-#include "node/nodeinfo.h"
-#include "node/rdma_load.h"
 #include "probe/probe_proto.h"
 
 /* What picks and shapes this node's checks: the node runs them, -w hands them to every node. */
@@ -110,30 +105,6 @@ static const struct opt_refusal doctor_refusals[] = {
 };
 
 const struct opt_modes doctor_modes = { doctor_mode_names, doctor_refusals };
-
-static const struct column list_cols[] = {
-	{ DOC_ID, "CHECK", 0, NULL },
-	{ DOC_DESCRIPTION, "DESCRIPTION", 0, NULL },
-	{ 0 }
-};
-
-/* doctor --list: the checks and what each looks at. */
-static int list_checks(struct ctx *ctx)
-{
-	struct table *t = table_new(list_cols);
-	size_t i;
-
-	if (!t)
-		return RC_PROBLEM;
-	for (i = 0; doctor_checks[i].id; i++) {
-		struct json_object *row = table_row(t);
-
-		row_str(row, DOC_ID, doctor_checks[i].id);
-		row_str(row, DOC_DESCRIPTION, doctor_checks[i].desc);
-	}
-	table_emit(ctx, t, DOC_CHECKS);
-	return RC_OK;
-}
 
 static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
 {
@@ -300,74 +271,6 @@ static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, si
 	return ret;
 }
 
-static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
-{
-	struct json_object *s;
-	int fail = c->n[CHECK_FAIL], warn = c->n[CHECK_WARN];
-
-	if (ctx->json) {
-		s = doc_summary_json(c->n, c->problems);
-		if (s)
-			json_attach(ctx, DOC_SUMMARY, s);
-		return;
-	}
-	if (!fail && !warn)
-		printf("\n%s%d ok, %d skipped: nothing to fix%s\n", color_on(ctx, COLOR_GREEN),
-		       c->n[CHECK_OK], c->n[CHECK_SKIP], color_off(ctx));
-	else
-		printf("\n%s%d failed, %d warning%s: %s%s\n",
-		       color_on(ctx, fail ? COLOR_RED : COLOR_YELLOW), fail, warn,
-		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
-}
-
-int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
-		       struct table *t, const struct doctor_counts *counts)
-{
-	(void)a;
-	table_emit(ctx, t, DOC_CHECKS);
-	print_summary(ctx, counts);
-	/* What a cluster report compares across nodes (doctor -w). */
-	if (ctx->json)
-		json_attach(ctx, DOC_NODE, node_facts_json(ctx, d->node_err ? NULL : &d->node,
-							 NODE_FACTS_FULL));
-	return counts->n[CHECK_FAIL] ? RC_PROBLEM : RC_OK;
-}
-
-int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
-		doctor_report_fn report)
-{
-	struct doctor_counts counts;
-	struct doctor d;
-	struct table *t;
-	int ret = RC_PROBLEM;
-
-	/* An unknown --user is a bad word on the line, as for rdmactl limits: no check runs. */
-	if (a->user && (ret = limits_user_known(ctx, a->user)))
-		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
-	ret = RC_PROBLEM;
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
-	d.target = a->target;
-	d.user = a->user;
-	d.peer = a->peer;
-	d.peer_port = (unsigned int)a->port;
-	d.token = a->have_token ? a->token : NULL;
-	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
-	d.node_warnings = read_warnings(ctx);
-	t = table_new(doc_check_cols);
-	if (t) {
-		/* A long FOUND folds under itself, within the terminal. */
-		table_fit(t, output_width());
-		doctor_run(&d, sel, t, &counts);
-		ret = report(ctx, a, &d, t, &counts);
-	}
-	doctor_peer_free(&d);
-	doctor_free(&d);
-	if (!d.node_err)
-		rdma_node_free(&d.node);
-	return ret;
-}
-
 /*
  * No -w inside a Slurm allocation, and no mode of this node alone: the
  * allocation's nodes, said on the first line, for a doctor that turns into
@@ -420,7 +323,7 @@ static int run_mode(struct ctx *ctx, struct doctor_args *a, int mode, const stru
 	if (mode == DOCTOR_GATHERED)
 		return doctor_gathered_run(ctx, a->gathered);
 	if (mode == DOCTOR_LIST)
-		return list_checks(ctx);
+		return doctor_list_run(ctx);
 	if (token_check(ctx, a))
 		return RC_USAGE;
 	sel = calloc(n, sizeof(*sel));
@@ -438,7 +341,7 @@ static int run_mode(struct ctx *ctx, struct doctor_args *a, int mode, const stru
 	else if (!ret && mode == DOCTOR_HEALTH)
 		ret = doctor_health_run(ctx, a, sel);
 	else if (!ret)
-		ret = doctor_here(ctx, a, sel, doctor_node_report);
+		ret = doctor_node_run(ctx, a, sel);
 	free(sel);
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "doctor_mode.h"
 #include "fleet/fanout.h"
 #include "fleet/summary.h"
 #include "report/html.h"

@@ -10,7 +10,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "doctor_mode.h"
 #include "fleet/gather.h"
 #include "fleet/summary.h"
 

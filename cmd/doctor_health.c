@@ -16,7 +16,7 @@
 #include "base/output.h"
 #include "base/run.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "doctor_mode.h"
 
 int doctor_health_opt(struct doctor_args *a, int opt, const char *val)
 {

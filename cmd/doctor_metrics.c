@@ -13,7 +13,7 @@
 #include "base/outfile.h"
 #include "base/output.h"
 #include "cmds.h"
-#include "doctor.h"
+#include "doctor_mode.h"
 #include "doctor/metrics.h"
 
 int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val)

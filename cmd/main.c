@@ -219,24 +219,6 @@ static int run(struct ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-void attach_error(struct ctx *ctx, int rc)
-{
-	char text[4096];
-	struct json_object *o;
-	const char *name;
-	int err;
-
-	if (!ctx->json || rc == RC_OK || !log_last_error(text, sizeof(text), &err))
-		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "code", json_object_new_int(rc));
-	json_object_object_add(o, "message", json_object_new_string(text));
-	name = err ? strerrorname_np(err) : NULL;
-	if (name)
-		json_object_object_add(o, "errno", json_object_new_string(name));
-	json_attach(ctx, "error", o);
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *help_cmd;

@@ -11,7 +11,7 @@
 #include "base/log.h"
 #include "cmds.h"
 #include "mesh/agent.h"
-#include "probe.h"
+#include "probe_mode.h"
 
 int probe_agent_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {

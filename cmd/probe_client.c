@@ -8,7 +8,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "cmds.h"
-#include "probe.h"
+#include "probe_mode.h"
 
 int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 {

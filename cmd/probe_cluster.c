@@ -20,7 +20,7 @@
 #include "cmds.h"
 #include "mesh/resume.h"
 #include "mesh/runsave.h"
-#include "probe.h"
+#include "probe_mode.h"
 #include "report/html.h"
 
 int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
@@ -80,7 +80,7 @@ static int forward_word(struct probe_args *a, const char *name, const char *val)
 	return 0;
 }
 
-int probe_forward(struct probe_args *a, int c, const char *val)
+int probe_forward(struct probe_args *a, const struct opt *opts, int c, const char *val)
 {
 	const struct opt *o;
 	size_t i;
@@ -89,7 +89,7 @@ int probe_forward(struct probe_args *a, int c, const char *val)
 		;
 	if (i == sizeof(test_opts) / sizeof(test_opts[0]))
 		return 0;
-	for (o = probe_opts; o->name && o->val != c; o++)
+	for (o = opts; o->name && o->val != c; o++)
 		;
 	if (!o->name)
 		return 0;

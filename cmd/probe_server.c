@@ -11,7 +11,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "cmds.h"
-#include "probe.h"
+#include "probe_mode.h"
 #include "probe/probe_ctl.h"
 
 int probe_server_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)

@@ -16,7 +16,7 @@
 #include "cmds.h"
 #include "node/hwcnt.h"
 #include "node/rdma.h"
-#include "probe.h"
+#include "probe_mode.h"
 
 static const struct column probe_cols[] = {
 	{ "bytes", "BYTES", COL_RIGHT, NULL },

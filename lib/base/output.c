@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/log.h"
 #include "base/output.h"
 #include "base/text.h"
 
@@ -623,6 +624,24 @@ void print_text(struct ctx *ctx, const char *fmt, ...)
 	fputs(safe ? text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL) : "?", stdout);
 	free(safe);
 	free(text);
+}
+
+void attach_error(struct ctx *ctx, int rc)
+{
+	char text[4096];
+	struct json_object *o;
+	const char *name;
+	int err;
+
+	if (!ctx->json || rc == RC_OK || !log_last_error(text, sizeof(text), &err))
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "code", json_object_new_int(rc));
+	json_object_object_add(o, "message", json_object_new_string(text));
+	name = err ? strerrorname_np(err) : NULL;
+	if (name)
+		json_object_object_add(o, "errno", json_object_new_string(name));
+	json_attach(ctx, "error", o);
 }
 
 int output_finish(struct ctx *ctx)

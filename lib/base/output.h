@@ -129,6 +129,14 @@ void json_attach(struct ctx *ctx, const char *key, struct json_object *obj);
 /* Text of a cell as the table shows it ("-" for null or absent). */
 const char *cell_text(struct json_object *row, const char *key, char *buf, size_t len);
 
+/*
+ * -j: the document's "error" object when @rc is not RC_OK, from the last
+ * error line (log_last_error()): {"code": @rc, "message": the line without
+ * "rdmactl CMD: ", "errno": "EFBIG" when one was given}, so that a program
+ * that reads only stdout still learns why.  Nothing when no line was logged.
+ */
+void attach_error(struct ctx *ctx, int rc);
+
 /* Print the JSON document (if any) and check stdout; 0 or -errno. */
 int output_finish(struct ctx *ctx);
 

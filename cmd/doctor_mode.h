@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rdmactl doctor's modes, each a file of its own: doctor.c parses the
- * line, picks the mode, refuses the options of another
- * (opt_mode_check()) and runs this node's checks (the node mode, and
- * --list); doctor_cluster.c runs -w, doctor_gathered.c reads what many
- * nodes printed, doctor_metrics.c and doctor_health.c give this node's
- * checks to Prometheus and to Slurm.
+ * rdmactl doctor's modes, each a file of its own, and what they share:
+ * doctor.c parses the line, picks the mode, refuses the options of
+ * another (opt_mode_check()) and calls the mode; doctor_node.c runs this
+ * node's checks (the node mode, and --list); doctor_cluster.c runs -w,
+ * doctor_gathered.c reads what many nodes printed, doctor_metrics.c and
+ * doctor_health.c give this node's checks (doctor_node.c's doctor_here())
+ * to Prometheus and to Slurm.  No .c bears this name: the modes never
+ * call back into doctor.c, which calls them.
  */
-#ifndef RDMACTL_CMD_DOCTOR_H
-#define RDMACTL_CMD_DOCTOR_H
+#ifndef RDMACTL_CMD_DOCTOR_MODE_H
+#define RDMACTL_CMD_DOCTOR_MODE_H
 
 #include <stdbool.h>
 
@@ -89,7 +91,7 @@ int doctor_health_opt(struct doctor_args *a, int opt, const char *val);
 typedef int (*doctor_report_fn)(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
 				struct table *t, const struct doctor_counts *counts);
 
-/* This node's checks (@sel of them), reported by @report; an exit code. */
+/* This node's checks (@sel of them), reported by @report; an exit code (doctor_node.c). */
 int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 		doctor_report_fn report);
 /* The node mode's report: the table, the summary and, with -j, the node's facts; an exit code. */
@@ -97,6 +99,8 @@ int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doct
 		       struct table *t, const struct doctor_counts *counts);
 
 /* Each mode, once chosen and its options checked; an exit code. */
+int doctor_node_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_list_run(struct ctx *ctx);
 int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes);
 int doctor_gathered_run(struct ctx *ctx, const char *path);
 int doctor_metrics_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rdmactl probe's modes, each a file of its own: probe.c parses the line,
- * picks the mode and refuses the options of another (opt_mode_check());
- * probe_client.c (PEER) and probe_server.c (--server) run the two-node
- * test, whose table both ends print through probe_session.c;
- * probe_cluster.c runs -w, probe_agent.c what -w starts on every node.
+ * rdmactl probe's modes, each a file of its own, and what they share:
+ * probe.c parses the line, picks the mode, refuses the options of another
+ * (opt_mode_check()) and calls the mode; probe_client.c (PEER) and
+ * probe_server.c (--server) run the two-node test, whose table both ends
+ * print through probe_session.c; probe_cluster.c runs -w, probe_agent.c
+ * what -w starts on every node.  probe_test.c, below them all, holds the
+ * test's options and the readers of every mode's option values.  No .c
+ * bears this name: the modes never call back into probe.c, which calls
+ * them.
  */
-#ifndef RDMACTL_CMD_PROBE_H
-#define RDMACTL_CMD_PROBE_H
+#ifndef RDMACTL_CMD_PROBE_MODE_H
+#define RDMACTL_CMD_PROBE_MODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,19 +86,21 @@ struct probe_args {
  * Handlers of one mode's options (probe.c tries them in turn): 0, -EINVAL
  * (message printed), or -ENOENT when @c is none of theirs.
  */
+int probe_test_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_server_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_agent_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 
 /*
  * -w's agents run the test as given: keep option @c (value @val) for
- * them when it is one of the test's.  0, or -E2BIG / -ENOMEM.
+ * them, by its long name in @opts (probe's table), when it is one of the
+ * test's.  0, or -E2BIG / -ENOMEM.
  */
-int probe_forward(struct probe_args *a, int c, const char *val);
+int probe_forward(struct probe_args *a, const struct opt *opts, int c, const char *val);
 /* Free what probe_forward() kept; returns @rc. */
 int probe_forward_done(struct probe_args *a, int rc);
 
-/* "Failed to parse OPT 'VAL': WHAT"; -EINVAL. */
+/* The values of the options (probe_test.c).  "Failed to parse OPT 'VAL': WHAT"; -EINVAL. */
 int probe_bad_value(const struct ctx *ctx, const char *opt, const char *val, const char *what);
 /* A whole number of @opt in [min, max], or its message; 0 or -EINVAL. */
 int probe_set_long(const struct ctx *ctx, const char *opt, const char *val, long min, long max,
