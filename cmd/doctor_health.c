@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "base/ctx.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "base/run.h"
@@ -55,15 +56,13 @@ static bool health_reason(struct table *t, char *reason, size_t len)
 	size_t i;
 
 	for (i = 0; i < table_rows(t); i++) {
-		struct json_object *row = table_get_row(t, i), *st, *id, *found;
+		struct json_object *row = table_get_row(t, i);
+		const char *st = jtext(row, DOC_STATUS), *id = jtext(row, DOC_ID),
+			   *found = jtext(row, DOC_FOUND);
 
-		if (!json_object_object_get_ex(row, DOC_STATUS, &st) ||
-		    check_status_parse(json_object_get_string(st)) != CHECK_FAIL ||
-		    !json_object_object_get_ex(row, DOC_ID, &id) ||
-		    !json_object_object_get_ex(row, DOC_FOUND, &found))
+		if (!st || !id || !found || check_status_parse(st) != CHECK_FAIL)
 			continue;
-		snprintf(reason, len, "rdmactl: %s: %.180s", json_object_get_string(id),
-			 json_object_get_string(found));
+		snprintf(reason, len, "rdmactl: %s: %.180s", id, found);
 		for (char *q = reason; *q; q++)
 			if (*q == '"' || *q == '\n')
 				*q = '\'';
