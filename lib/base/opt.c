@@ -616,7 +616,7 @@ const struct command *command_find(const char *name)
 {
 	const struct command *c;
 
-	for (c = command_table; c && c->name; c++)
+	for (c = opt_command_list(); c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -642,7 +642,7 @@ void usage_print(FILE *f, const struct command *cmd)
 	}
 	fputs("Usage: rdmactl [OPTIONS] COMMAND [ARGS]\n\n"
 	      "Check RDMA nodes before NCCL, UCX or MPI jobs run on them.\n\nCommands:\n", f);
-	for (c = command_table; c && c->name; c++)
+	for (c = opt_command_list(); c->name; c++)
 		if (!(c->flags & CMD_HIDDEN))
 			fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fputs("\nOptions:\n", f);
