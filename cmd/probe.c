@@ -130,6 +130,29 @@ static int env_token(struct ctx *ctx, struct probe_args *a)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * RDMACTL_PROBE_TCP_PACE=MBPS, a test aid (rdmactl-probe(8)): each TCP
+ * stream this end sends on is paced to MBPS Mb/s.  Unset or empty: none.
+ * The cap keeps the rate in SO_MAX_PACING_RATE's 32 bits of bytes/s.
+ */
+#define PROBE_PACE_MAX_MBPS 30000
+
+static int env_pace(struct ctx *ctx, struct probe_args *a)
+{
+	const char *v = getenv("RDMACTL_PROBE_TCP_PACE");
+	long l;
+
+	if (!v || !*v)
+		return 0;
+	if (parse_long(v, 1, PROBE_PACE_MAX_MBPS, &l)) {
+		log_err(ctx, "Failed to use RDMACTL_PROBE_TCP_PACE '%s': expected Mb/s, a whole "
+			"number from 1 to %d", v, PROBE_PACE_MAX_MBPS);
+		return -EINVAL;
+	}
+	a->cfg.tcp_pace_mbps = (uint32_t)l;
+	return 0;
+}
+
 /* ---- the options several modes share; -ENOENT when @c is none of them ---- */
 
 /* Where the control connection goes, how long a wait may be, the run's secret. */
@@ -299,7 +322,7 @@ int cmd_probe(struct ctx *ctx, int argc, char **argv)
 	idx = parse_line(ctx, &a, &p, argc, argv);
 	if (idx <= 0)
 		return probe_forward_done(&a, -idx);
-	if (env_token(ctx, &a))
+	if (env_token(ctx, &a) || env_pace(ctx, &a))
 		return probe_forward_done(&a, RC_USAGE);
 	return probe_forward_done(&a, run_mode(ctx, &a, &p, idx < argc ? argv[idx] : NULL));
 }

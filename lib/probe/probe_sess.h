@@ -36,6 +36,7 @@ struct probe_cfg {
 	double expect_gbps;		/* --expect; 0 none */
 	const char *token;		/* --token or RDMACTL_TOKEN; NULL none (probe_auth.h) */
 	int ready_fd;			/* server: > 0, one byte written once it listens */
+	uint32_t tcp_pace_mbps;		/* RDMACTL_PROBE_TCP_PACE (a test aid); 0 none */
 };
 
 /* How the ends were set up: printed above the table and in JSON. */

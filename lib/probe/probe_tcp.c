@@ -51,11 +51,19 @@ uint32_t probe_lat_rounds(const struct probe_test_req *req, uint64_t size)
 	return req->lat_iters < cap ? req->lat_iters : (uint32_t)cap;
 }
 
-static void set_sock_opts(int fd)
+/*
+ * @pace_mbps, when not 0, caps what the stream sends (the kernel's own
+ * pacing, SO_MAX_PACING_RATE): a test aid (rdmactl-probe(8), ENVIRONMENT)
+ * that keeps a loopback test of seconds from taking two cores for them.
+ */
+static void set_sock_opts(int fd, uint32_t pace_mbps)
 {
+	unsigned int rate = pace_mbps * 125000u;
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (pace_mbps)
+		setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof(rate));
 }
 
 static int tcp_setup(struct probe_sess *s)
@@ -118,7 +126,7 @@ static int tcp_finish(struct probe_sess *s)
 					  s->server ? "accept" : "connect", i,
 					  s->server ? t->data_port : s->remote.data_port,
 					  ctl_strerror(ret));
-		set_sock_opts(c.fd);
+		set_sock_opts(c.fd, s->cfg->tcp_pace_mbps);
 		t->st[i].fd = c.fd;
 		t->n++;
 	}

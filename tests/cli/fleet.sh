@@ -94,7 +94,9 @@ agent_of() {
 # The agents connected to the rendezvous port the launcher's command line
 # names (their own ends of the connections).
 connected() { ss -Htn state established "dport = :$1" | wc -l; }
-"$RDMACTL" -j probe -w "$LIST" --launcher local --rdmactl "$RDMACTL" --transport tcp --pattern quick \
+# 48 links at once: each paced to 50 Mb/s (lib.sh's 2 Gb/s would still be
+# more than the loopback carries, and two cores flat out for the run).
+RDMACTL_PROBE_TCP_PACE=50 "$RDMACTL" -j probe -w "$LIST" --launcher local --rdmactl "$RDMACTL" --transport tcp --pattern quick \
 	-D 2 --lat-iters 0 --port "$PORT" --slow 0.05 --node-timeout 60 \
 	>"$TMPD/out" 2>"$TMPD/err" </dev/null &
 coord=$!

@@ -89,9 +89,10 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "srun: findings" "$(printf 'blocked_node lab-b\nslow_node lab-c')" "$(findings faults-srun.json)"
 	check_eq "srun: lab-b's cause" roce_blocked \
 		"$(jq -r '.findings[] | select(.kind == "blocked_node") | .cause' faults-srun.json)"
+	# Both ways, each counted once (a retest measures a link again).
 	check_eq "srun: the lab-a/lab-d link measured both ways" 2 \
 		"$(jq '[.links[] | select(.ok and ((.client == "lab-a" and .server == "lab-d") or
-			(.client == "lab-d" and .server == "lab-a")))] | length' faults-srun.json)"
+			(.client == "lab-d" and .server == "lab-a"))) | .client] | unique | length' faults-srun.json)"
 	check_eq "srun: four nodes joined" 4 "$(jq .run.joined faults-srun.json)"
 	leftovers srun
 	# ssh and the triage pattern in one run: the text report on stdout,
@@ -213,7 +214,10 @@ if [[ $LAB_NODE == a ]]; then
 	((${made:-0} >= 70)) || fail "pdsh: the strangers held fewer than 70 connections (${made:-none})"
 	check_eq "pdsh: exit status" 0 "$RC"
 	check_eq "pdsh: four nodes joined among strangers" 4 "$(jq .run.joined quick-pdsh.json)"
-	check_eq "pdsh: four links measured" 4 "$(measured quick-pdsh.json)"
+	# The quick schedule's four tests (round 1), as for clush below: the
+	# retests a link slowed by the host's load brings are other links
+	# (seen: 4 more from 2 retest steps, exit 0, no finding).
+	check_eq "pdsh: four links measured" 4 "$(measured quick-pdsh.json 1)"
 	leftovers pdsh
 	run quick-clush -w "lab-a,lab-b,lab-x,lab-c,lab-d" --launcher clush --pattern quick --rails 1
 	check_eq "clush: exit status" 1 "$RC"

@@ -2,13 +2,15 @@
 /*
  * Whole files under a cap (base/file.h): the cap exactly, one byte over
  * it, a FIFO and a directory where a file belongs (never waited on), a
- * symbolic link refused when asked, a pipe read when asked for.
+ * symbolic link refused when asked, a pipe read when asked for, a file
+ * larger than the cap refused by its size, unread.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +121,35 @@ static void a_pipe_read_to_its_end(void)
 	close(p[0]);
 }
 
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+/*
+ * 1 GiB and a byte, sparse, under a 1 GiB cap: -EFBIG from its size.
+ * Read up to the cap it took the cap in memory (and seconds) first: the
+ * process's peak must not grow by anything near it.
+ */
+static void over_the_cap_unread(void)
+{
+	const size_t cap = 1ul << 30;
+	char *text = NULL;
+	long before;
+	int fd = open(at("sparse"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)cap + 1) == 0);
+	if (fd >= 0)
+		close(fd);
+	before = maxrss_kb();
+	CHECK_INT(file_read_all(at("sparse"), cap, 0, &text, NULL, NULL), -EFBIG);
+	CHECK(text == NULL);
+	CHECK(before > 0 && maxrss_kb() - before < 64 * 1024);
+	unlink(at("sparse"));
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -130,6 +161,7 @@ int main(void)
 	RUN("file", no_regular_file_no_wait);
 	RUN("file", links_refused_when_asked);
 	RUN("file", a_pipe_read_to_its_end);
+	RUN("file", over_the_cap_unread);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ret = system(cmd);
 	(void)ret;
