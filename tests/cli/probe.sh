@@ -87,4 +87,29 @@ run probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --lat-iters 0 --
 check expect-fails rc_is 1
 check expect-message err_has 'expected bandwidth'
 wait "$server"
+
+# RDMACTL_PROBE_TCP_PACE (a test aid; lib.sh sets 2000): the sending end's
+# streams are paced to it.  Unpaced the loopback carries tens of Gb/s.
+"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
+server=$!
+wait_listen
+RDMACTL_PROBE_TCP_PACE=50 run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 64K -n 40 --lat-iters 0
+check pace-rc rc_is 0
+check pace-takes json_ok '.results[0].bytes == 65536 and .results[0].bw_avg_MBps < 12'
+wait "$server"
+"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
+server=$!
+wait_listen
+pace=$RDMACTL_PROBE_TCP_PACE
+unset RDMACTL_PROBE_TCP_PACE
+run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 64K -n 400 --lat-iters 0
+export RDMACTL_PROBE_TCP_PACE=$pace
+check unpaced-rc rc_is 0
+check unpaced-faster json_ok '.results[0].bw_avg_MBps > 30'
+wait "$server"
+for bad in 0 abc 30001 -5 " 10" 10x; do
+	RDMACTL_PROBE_TCP_PACE=$bad fails_with "pace-bad-${bad// /_}" 2 \
+		"rdmactl probe: Failed to use RDMACTL_PROBE_TCP_PACE '$bad': expected Mb/s, a whole number from 1 to 30000" \
+		probe 127.0.0.1 --port "$PORT" --transport tcp
+done
 finish
