@@ -71,6 +71,13 @@ wait_listen() {
 	done
 }
 wait_listen
+# serve_once: a server for one client in the background (its pid in
+# $server), listening.
+serve_once() {
+	"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
+	server=$!
+	wait_listen
+}
 run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --verify --lat-iters 5
 check tcp-loopback rc_is 0
 check tcp-json json_ok '.probe.transport == "tcp" and .probe.ok and (.results | length) == 1 and
@@ -80,9 +87,7 @@ check server-exit [ $? -eq 0 ]
 check server-row grep -qE '^ *8192 +100 ' "$TMPD/server.out"
 
 # --expect above what loopback gives: exit 1, explained.
-"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
-server=$!
-wait_listen
+serve_once
 run probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --lat-iters 0 --expect 100000
 check expect-fails rc_is 1
 check expect-message err_has 'expected bandwidth'
@@ -90,16 +95,12 @@ wait "$server"
 
 # RDMACTL_PROBE_TCP_PACE (a test aid; lib.sh sets 2000): the sending end's
 # streams are paced to it.  Unpaced the loopback carries tens of Gb/s.
-"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
-server=$!
-wait_listen
+serve_once
 RDMACTL_PROBE_TCP_PACE=50 run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 64K -n 40 --lat-iters 0
 check pace-rc rc_is 0
 check pace-takes json_ok '.results[0].bytes == 65536 and .results[0].bw_avg_MBps < 12'
 wait "$server"
-"$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >/dev/null 2>&1 &
-server=$!
-wait_listen
+serve_once
 pace=$RDMACTL_PROBE_TCP_PACE
 unset RDMACTL_PROBE_TCP_PACE
 run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 64K -n 400 --lat-iters 0
