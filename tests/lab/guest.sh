@@ -358,6 +358,40 @@ serve_ps() {
 	done
 }
 
+# wire_watch: reset a transmit queue QEMU stopped taking frames from.  On a
+# loaded host QEMU 7.2 now and then stops reading a guest's virtio-net TX
+# ring for good: the ring fills, the kernel stops the queue and its
+# watchdog counts a timeout every 5 s ("NETDEV WATCHDOG: eth0 (virtio_net):
+# transmit queue 0 timed out"), and every later test of that guest failed.
+# The tap's counters showed QEMU had sent on all it had taken, the guest's
+# qdisc holding thousands more.  A ring resize (ethtool -G) makes the
+# driver reset the queue (VIRTIO_F_RING_RESET), and QEMU with it purges
+# what it held: the frames in the ring are lost, as on a flapped link, and
+# TCP and RoCE send them again.  Looks every 2 s (sysfs, no process
+# started); each reset is said on the console and in
+# $RUN/wire-resets.NODE, from which run_test adds it to the test's log and
+# the harness reports it at the end.
+wire_watch() {
+	local f dev n id
+	local -A seen
+	while :; do
+		for f in /sys/class/net/eth*/queues/tx-0/tx_timeout; do
+			[[ -r $f ]] || continue
+			read -r n <"$f" || continue
+			dev=${f#/sys/class/net/}
+			dev=${dev%%/*}
+			if ((n > ${seen[$dev]:-0})); then
+				read -r id <"$RUN/cur.$NODE" 2>/dev/null || id=setup
+				say "$dev: transmit queue stalled ($n watchdog timeout(s)); resetting it"
+				ethtool -G "$dev" tx 128 && ethtool -G "$dev" tx 256 &&
+					echo "$id $dev" >>"$RUN/wire-resets.$NODE"
+			fi
+			seen[$dev]=$n
+		done
+		lab_sleep 2
+	done
+}
+
 # run_test I: run test I with its timeout, then publish its verdict.
 run_test() {
 	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid ps_pid rc nfail reason verdict start=$SECONDS
@@ -384,6 +418,9 @@ run_test() {
 	# (servers in the background...) so it cannot disturb the next test.
 	kill -KILL -- "-$pid" 2>/dev/null
 	kill "$ps_pid" && wait "$ps_pid" 2>/dev/null
+	grep -s "^$id " "$RUN/wire-resets.$NODE" | while read -r _ dev; do
+		echo "lab: $dev's transmit queue stalled during the test (QEMU took no frame for 5 s) and was reset"
+	done >>"$log"
 	nfail=$(wc -l <"$failfile")
 	if ((rc == 124 || rc == 137)); then
 		echo "lab: test killed after its $limit s limit" >>"$log"
@@ -522,6 +559,7 @@ if [[ $LAB__SLURM ]]; then
 	}
 fi
 say "ready"
+wire_watch </dev/null &
 
 # Before each test its guests meet, so multi-node tests start together. A
 # test runs on the guests T_NODES names (the harness deals two-guest tests
