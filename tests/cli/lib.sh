@@ -16,8 +16,9 @@ unset COLUMNS
 # Every TCP stream a probe sends on is paced to 2 Gb/s (a test aid,
 # rdmactl-probe(8)): flat out on the loopback one second of -D 1 took two
 # cores for it, 8.6 s of CPU a three-node run, and the suites run beside
-# the lab.  No check here judges a rate; probe.sh checks the pacing takes
-# and that a bad value is refused, unset.
+# the lab.  No check here judges a rate; probe.sh checks that the pacing
+# takes, that with the variable unset there is none, and that a bad value
+# is refused.
 export RDMACTL_PROBE_TCP_PACE=2000
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
