@@ -113,4 +113,8 @@ for bad in 0 abc 30001 -5 " 10" 10x; do
 		"rdmactl probe: Failed to use RDMACTL_PROBE_TCP_PACE '$bad': expected Mb/s, a whole number from 1 to 30000" \
 		probe 127.0.0.1 --port "$PORT" --transport tcp
 done
+# A value from the environment is escaped where it is said.
+RDMACTL_PROBE_TCP_PACE=$'\e]0;x\a' fails_with pace-bad-escaped 2 \
+	"rdmactl probe: Failed to use RDMACTL_PROBE_TCP_PACE '\\x1b]0;x\\x07': expected Mb/s, a whole number from 1 to 30000" \
+	probe 127.0.0.1 --port "$PORT" --transport tcp
 finish
