@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_failed;		/* failures in the current test */
 static int tests_failed;	/* tests failed in this file */
@@ -53,5 +54,40 @@ static int tests_failed;	/* tests failed in this file */
 	} while (0)
 
 #define TEST_EXIT() return tests_failed ? 1 : 0
+
+/*
+ * Standard output into a file from capture_begin() to capture_end(), which
+ * returns what was written, NUL-terminated (1 MiB at most; free it): for
+ * the printers that write to stdout.
+ */
+struct capture {
+	char path[32];
+	int fd, saved;
+};
+
+static inline void capture_begin(struct capture *c)
+{
+	strcpy(c->path, "/tmp/rdmactl-out.XXXXXX");
+	fflush(stdout);
+	c->fd = mkstemp(c->path);
+	c->saved = dup(1);
+	dup2(c->fd, 1);
+}
+
+static inline char *capture_end(struct capture *c)
+{
+	char *text = malloc(1 << 20);
+	ssize_t n;
+
+	fflush(stdout);
+	dup2(c->saved, 1);
+	close(c->saved);
+	n = text ? pread(c->fd, text, (1 << 20) - 1, 0) : -1;
+	if (text)
+		text[n > 0 ? n : 0] = '\0';
+	close(c->fd);
+	unlink(c->path);
+	return text;
+}
 
 #endif

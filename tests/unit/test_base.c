@@ -78,21 +78,11 @@ static void list_cells_join_in_text(void)
 static char *table_text(struct table *t)
 {
 	struct ctx ctx = { .root = "" };
-	char path[] = "/tmp/rdmactl-table.XXXXXX", *text = calloc(1, 4096);
-	int fd = mkstemp(path), saved = dup(1);
-	ssize_t n;
+	struct capture cap;
 
-	fflush(stdout);
-	dup2(fd, 1);
+	capture_begin(&cap);
 	table_emit(&ctx, t, "rows");
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = pread(fd, text, 4095, 0);
-	text[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
-	return text;
+	return capture_end(&cap);
 }
 
 static const char *shout(struct json_object *row, char *buf, size_t len)

@@ -274,20 +274,14 @@ static void full(struct linkmap *m, uint32_t nodes, uint32_t rails,
 
 static int print_ctx(const struct linkmap *m, struct ctx ctx, char **out)
 {
-	char path[] = "/tmp/rdmactl-linkmap.XXXXXX", *text = malloc(1 << 20);
-	int fd = mkstemp(path), saved = dup(1), rc;
-	ssize_t n;
+	struct capture cap;
+	char *text;
+	int rc;
 
-	fflush(stdout);
-	dup2(fd, 1);
+	capture_begin(&cap);
 	rc = linkmap_print(&ctx, m);
 	CHECK_INT(output_finish(&ctx), 0);
-	dup2(saved, 1);
-	close(saved);
-	n = pread(fd, text, (1 << 20) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
+	text = capture_end(&cap);
 	if (out)
 		*out = text;
 	else

@@ -286,21 +286,12 @@ static void outcome_of_each_node(void)
 static char *report_text(const struct fleet *cl, struct fleet_counts *c)
 {
 	struct ctx ctx = { .root = "" };
-	char path[] = "/tmp/rdmactl-report.XXXXXX", *text = malloc(1 << 20);
-	int fd = mkstemp(path), saved = dup(1);
-	ssize_t n;
+	struct capture cap;
 
-	fflush(stdout);
-	dup2(fd, 1);
+	capture_begin(&cap);
 	CHECK_INT(fleet_summary(&ctx, cl, c), 0);
 	CHECK_INT(output_finish(&ctx), 0);
-	dup2(saved, 1);
-	close(saved);
-	n = pread(fd, text, (1 << 20) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
-	return text;
+	return capture_end(&cap);
 }
 
 static const char thousand_text[] =
