@@ -153,6 +153,22 @@ OUT=$(cat "$TMPD/four.check")
 [ -n "${VERBOSE:-}" ] && cat "$TMPD/four.check" >&2
 check four-dom rc_is 0
 
+# inject_script IN OUT JS: a copy of page IN as OUT with the script JS
+# added before </body> and its hash to the page's script-src: the page's
+# policy stays on and lets that script, and no other, run.
+inject_script() {
+	python3 - "$@" <<'PY'
+import base64, hashlib, re, sys
+src, dst, js = sys.argv[1:4]
+page = open(src, encoding="utf-8").read()
+h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
+assert k == 1, "no script-src in the page's policy"
+page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
+open(dst, "w", encoding="utf-8").write(page)
+PY
+}
+
 # ---- the style as the browser parsed it ----
 # Chromium says nothing of a rule it could not parse: it drops it.  A copy
 # of the four-node page gets a second script (its hash added to the
@@ -160,8 +176,8 @@ check four-dom rc_is 0
 # (lib/report/page.css); a count of the blocks the style's text opens at
 # its top level (it has no braces in strings or comments) says how many
 # were written.  A stray or missing brace loses rules, and the counts part.
-python3 - "$TMPD/four.html" "$TMPD/four-css.html" >"$TMPD/css.want" <<'PY'
-import base64, hashlib, re, sys
+python3 - "$TMPD/four.html" >"$TMPD/css.want" <<'PY'
+import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
 css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
 depth = rules = 0
@@ -172,13 +188,9 @@ for c in css:
     elif c == "}":
         depth = max(depth - 1, 0)
 print(rules)
-js = "document.body.dataset.rules = document.styleSheets[0].cssRules.length;"
-h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
-page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
-assert k == 1, "no script-src in the page's policy"
-page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
-open(sys.argv[2], "w", encoding="utf-8").write(page)
 PY
+inject_script "$TMPD/four.html" "$TMPD/four-css.html" \
+	"document.body.dataset.rules = document.styleSheets[0].cssRules.length;"
 dom fourcss "$TMPD/four-css.html"
 OUT="browser: $(sed -n 's/.*data-rules="\([0-9]*\)".*/\1/p' "$TMPD/fourcss.dom"), written: $(cat "$TMPD/css.want")"
 # rules_all_parsed: the browser made as many rules of the style as were
@@ -294,10 +306,8 @@ check big-console-clean console_clean big
 # row and column band (its block: its place among the names over the
 # page's 4 x 4 blocks) must be the darkest, well below the median row, in
 # both.
-python3 - "$TMPD/big.html" "$TMPD/big-px.html" <<'PY'
-import base64, hashlib, re, sys
-page = open(sys.argv[1], encoding="utf-8").read()
-js = """(function () {
+inject_script "$TMPD/big.html" "$TMPD/big-px.html" "$(cat <<'JS'
+(function () {
   var res = [];
   document.querySelectorAll("canvas.big").forEach(function (cv) {
     var M = 8, w = cv.width, n = w - M, px = cv.getContext("2d").getImageData(0, 0, w, cv.height).data;
@@ -316,13 +326,9 @@ js = """(function () {
               dark: rows[argmin(rows)], median: sorted[Math.floor(n / 2)]});
   });
   document.body.dataset.pixels = JSON.stringify(res);
-})();"""
-h = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
-page, k = re.subn(r"script-src ('sha256-[^']+')", lambda m: "script-src %s 'sha256-%s'" % (m.group(1), h), page)
-assert k == 1, "no script-src in the page's policy"
-page = page.replace("</body>", "<script>" + js + "</script>\n</body>", 1)
-open(sys.argv[2], "w", encoding="utf-8").write(page)
-PY
+})();
+JS
+)"
 dom bigpx "$TMPD/big-px.html"
 OUT=$(sed -n 's/.*data-pixels="\([^"]*\)".*/\1/p' "$TMPD/bigpx.dom" | sed 's/&quot;/"/g')
 check big-pixels-two-canvases json_ok 'length == 2 and (map(.kind) | sort) == ["gbps", "lat"]'
