@@ -75,6 +75,32 @@ textfile_from_timer() {
 	[[ -s $textfile && $(unit_prop rdmactl-doctor.service ExecMainExitTimestampMonotonic) -gt $timer_since ]]
 }
 
+# hold_doctor_run: start a doctor run and stop its rdmactl where it is
+# (SIGSTOP) once it runs, so that a stop finds the run under way (systemd
+# sends SIGCONT after SIGTERM).  A process of the unit's cgroup whose
+# executable is rdmactl: systemd's own child before its exec is not.  Up
+# to five runs, as one may end between two looks.
+hold_doctor_run() {
+	local cg=/sys/fs/cgroup/system.slice/rdmactl-doctor.service try i p seen
+	for try in 1 2 3 4 5; do
+		systemctl start --no-block rdmactl-doctor.service
+		seen=
+		for i in $(seq 400); do
+			if [[ -r $cg/cgroup.procs ]]; then
+				seen=1
+				while read -r p; do
+					[[ /proc/$p/exe -ef /usr/bin/rdmactl ]] && kill -STOP "$p" 2>/dev/null &&
+						echo "doctor run $try held: pid $p" && return 0
+				done <"$cg/cgroup.procs"
+			elif [[ -n $seen ]]; then
+				break	# that run is over
+			fi
+			lab_sleep 0.025
+		done
+	done
+	return 1
+}
+
 # textfiles: the names in node_exporter's textfile directory, sorted.
 textfiles() { find "${textfile%/*}" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort; }
 # new_textfiles: those that were not there before the package (other
@@ -214,6 +240,21 @@ systemd_side() {
 	lab__await "the timer's doctor run" 90 textfile_from_timer || fail "the restarted timer did not run"
 	lab_put fresh 1
 	lab_get prom-done 150 >/dev/null
+
+	# A run stopped half-way (systemctl stop, the package removed) is no
+	# failed unit (systemctl --failed, a degraded system) and leaves the
+	# last textfile as it was.
+	systemctl stop rdmactl-doctor.timer
+	cp "$textfile" textfile.before
+	hold_doctor_run || fail "could not catch a doctor run under way"
+	systemctl stop rdmactl-doctor.service
+	check_eq "stopped run: its rdmactl killed by SIGTERM" "2 15" \
+		"$(unit_prop rdmactl-doctor.service ExecMainCode) $(unit_prop rdmactl-doctor.service ExecMainStatus)"
+	check_eq "stopped run: the unit inactive, not failed" "inactive success" \
+		"$(unit_prop rdmactl-doctor.service ActiveState) $(unit_prop rdmactl-doctor.service Result)"
+	cmp -s textfile.before "$textfile" || fail "a stopped run changed $textfile"
+	check_eq "stopped run: rdmactl.prom and no temporary file" rdmactl.prom "$(new_textfiles)"
+	systemctl start rdmactl-doctor.timer || fail "cannot start the timer again"
 
 	# Stop, disable, purge: nothing left.
 	systemctl stop prometheus-node-exporter.service
