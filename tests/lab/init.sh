@@ -102,6 +102,9 @@ if [ -n "$sd" ]; then
 	# The host may be a container: the guest is not (systemd would take the
 	# kernel command line from its own, and skip what containers skip).
 	rm -f /host/.dockerenv /host/run/.containerenv
+	# Nor a container's policy-rc.d (exit 101): the package's scripts
+	# start and stop units here as on a node (deb-systemd-invoke asks it).
+	rm -f /host/usr/sbin/policy-rc.d
 	echo "lab-$node" >/host/etc/hostname
 	echo '# the lab guest mounts nothing' >/host/etc/fstab
 	cat >"$e/lab.target" <<-EOF

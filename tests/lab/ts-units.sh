@@ -10,9 +10,10 @@
 # must fire for lab-b alone, and clear.  The test copy of the rules fires
 # after 2 s (for: 10m/15m) and calls metrics stale after 30 s (900 s), and
 # the timer runs every 15 s (a drop-in): the same rules, in test time.
-# Last, stop, disable and purge leave nothing behind.  What an operator sees
-# (systemctl status, systemd-analyze security, the firing alerts) is kept
-# in the test's share, and README.md's Prometheus section must show it.
+# Last, disable and purge leave nothing behind, the purge made with the
+# units running.  What an operator sees (systemctl status, systemd-analyze
+# security, the firing alerts) is kept in the test's share, and README.md's
+# Prometheus section must show it.
 # lab-needs: systemd
 # lab-timeout: 420
 # lab-seconds: 90
@@ -256,13 +257,22 @@ systemd_side() {
 	check_eq "stopped run: rdmactl.prom and no temporary file" rdmactl.prom "$(new_textfiles)"
 	systemctl start rdmactl-doctor.timer || fail "cannot start the timer again"
 
-	# Stop, disable, purge: nothing left.
+	# Disabled, the units run on (their links go).  Removed while they run
+	# (and a doctor run asked for just before: one still going is stopped
+	# too, which stopping its timer alone would not do), the package stops
+	# them, as `apt remove` does on a node: nothing left.
 	systemctl stop prometheus-node-exporter.service
-	systemctl disable --now rdmactl-probe.service rdmactl-doctor.timer || fail "systemctl disable --now failed"
+	systemctl disable rdmactl-probe.service rdmactl-doctor.timer || fail "systemctl disable failed"
+	check_eq "disabled: no link left in /etc/systemd" "" "$(find /etc/systemd -name 'rdmactl*' -type l)"
+	check_eq "disabled: probe server and timer still running" "active active" \
+		"$(systemctl is-active rdmactl-probe.service rdmactl-doctor.timer | paste -sd ' ')"
 	rm -r /etc/systemd/system/rdmactl-doctor.timer.d
+	systemctl daemon-reload
+	systemctl start --no-block rdmactl-doctor.service
+	dpkg --purge rdmactl || fail "dpkg --purge rdmactl failed"
+	journalctl --no-pager -o cat -n 2 -u rdmactl-doctor.service
 	check_eq "no rdmactl process left" "" "$(pgrep -a rdmactl)"
 	check_eq "no dynamic user left" "" "$(getent passwd rdmactl-probe)"
-	dpkg --purge rdmactl || fail "dpkg --purge rdmactl failed"
 	check_eq "dpkg: rdmactl purged" "" "$(dpkg-query -W -f='${Status}' rdmactl 2>/dev/null)"
 	check_eq "no unit left" "" "$(systemctl list-unit-files --no-legend 'rdmactl*')"
 	check_eq "no unit loaded" "" "$(systemctl list-units --all --no-legend 'rdmactl*')"
