@@ -18,12 +18,14 @@ mkdir -p "$S"
 MODE=$TMPD/mode
 # The agent as the launcher starts it; $MODE says how: n4 (n4 refuses the
 # tests), slow (n4, after 2 s), fail (no agent starts), late (no agent
-# joins within --node-timeout), ok.
+# joins within --node-timeout), hold (no agent joins until the run is
+# stopped), ok.
 cat >"$TMPD/agent" <<EOF
 #!/bin/sh
 case \$(cat "$MODE") in
 fail) exit 3 ;;
 late) sleep 4; exit 0 ;;
+hold) exec sleep 120 ;;
 slow) : >"$TMPD/started.\$RDMACTL_NODE"; sleep 2 ;;
 ok) exec "$RDMACTL" "\$@" ;;
 esac
@@ -157,10 +159,12 @@ check end-complete doc "$S/end.json" '.run.complete and .summary.links == 12 and
 	.summary.failed == 0 and .findings == []'
 
 # --- two runs on one save file: the second refuses at start ---
+# The first holds the file until it is stopped (its agents never join),
+# however slowly the second starts.
 cp "$S/before.json" "$S/busy.json"
-echo n4 >"$MODE"
-env --default-signal=TERM "$RDMACTL" probe "${W[@]}" -D 1 --from "$S/busy.json" --save "$S/busy.json" \
-	>/dev/null 2>&1 </dev/null &
+echo hold >"$MODE"
+env --default-signal=TERM "$RDMACTL" probe "${W[@]}" --node-timeout 120 --from "$S/busy.json" \
+	--save "$S/busy.json" >/dev/null 2>&1 </dev/null &
 pid=$!
 for _ in $(seq 100); do [ -e "$S/busy.json.lock" ] && break; sleep 0.1; done
 fails_with busy 2 "rdmactl probe: Failed to save to '$S/busy.json': another run saves to it (process $pid); wait for it to end, or --save another file" \
