@@ -76,6 +76,15 @@ textfile_from_timer() {
 	[[ -s $textfile && $(unit_prop rdmactl-doctor.service ExecMainExitTimestampMonotonic) -gt $timer_since ]]
 }
 
+# stop_timer: stop the doctor's timer and wait for a run it started to
+# end (stopping a timer does not stop its run, which would then write
+# what it saw before the test's next step).
+stop_timer() {
+	systemctl stop rdmactl-doctor.timer || fail "cannot stop rdmactl-doctor.timer"
+	lab__await "the timer's last doctor run" 130 doctor_idle || fail "a doctor run does not end"
+}
+doctor_idle() { [[ $(unit_prop rdmactl-doctor.service ActiveState) != activating ]]; }
+
 # hold_doctor_run: start a doctor run and stop its rdmactl where it is
 # (SIGSTOP) once it runs, so that a stop finds the run under way (systemd
 # sends SIGCONT after SIGTERM).  A process of the unit's cgroup whose
@@ -229,7 +238,7 @@ systemd_side() {
 	lab_get fired 150 >/dev/null
 	# The timer stopped: its metrics go stale.  The node fixed, and one
 	# run by hand says so.
-	systemctl stop rdmactl-doctor.timer
+	stop_timer
 	nft delete table inet rocefw && ip link set eth0 mtu 9000 || fail "cannot undo the damage"
 	systemctl start rdmactl-doctor.service || fail "rdmactl-doctor.service failed"
 	SYSTEMD_COLORS=0 systemctl status --no-pager rdmactl-doctor.service rdmactl-doctor.timer \
@@ -245,7 +254,7 @@ systemd_side() {
 	# A run stopped half-way (systemctl stop, the package removed) is no
 	# failed unit (systemctl --failed, a degraded system) and leaves the
 	# last textfile as it was.
-	systemctl stop rdmactl-doctor.timer
+	stop_timer
 	cp "$textfile" textfile.before
 	hold_doctor_run || fail "could not catch a doctor run under way"
 	systemctl stop rdmactl-doctor.service
