@@ -35,16 +35,33 @@ echo fe80:0000:0000:0000:5aa2:e1ff:feb0:3772 >"$ROOT/sys/class/infiniband/mlx5_0
 echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids/1"
 echo 0000:0000:0000:0000:0000:ffff:c0a8:5801 >"$ROOT/sys/class/infiniband/mlx5_0/ports/1/gids/2"
 
-# bash_complete LINE: what bash's completion function offers for LINE (cursor at its end).
+# Where the shells parse what completion put on the line: a file the
+# glob rxe_b* matches, and no PWNED yet (one there means a name ran).
+CWD=$TMPD/cwd
+mkdir -p "$CWD" && : >"$CWD/rxe_bX"
+
+# bash_complete LINE [ROOT]: the words bash's completion puts on LINE
+# (cursor at its end), one line each: every COMPREPLY entry as readline
+# inserts it (quoted by readline itself under -o filenames, the quote
+# the word opened closed after it), then parsed by bash as the command
+# line is, in $CWD.  An entry that parses to other than one word shows
+# as "<N words>".
 bash_complete() {
-	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" bash --norc --noprofile -c '
+	(cd "$CWD" && RDMACTL_ROOT=${2:-$ROOT} PATH="$BINDIR:$PATH" bash --norc --noprofile -c '
+		compopt() { local IFS=" "; [[ " $* " == *" -o filenames "* ]] && filenames=1; return 0; }
 		source "$1"
 		read -r -a COMP_WORDS <<<"$2"
 		[[ $2 == *" " ]] && COMP_WORDS+=("")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 		COMP_LINE=$2 COMP_POINT=${#2}
 		_rdmactl rdmactl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-		printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/completion/rdmactl.bash" "$1" | sort
+		q=${COMP_WORDS[COMP_CWORD]:0:1}
+		[[ $q == \" || $q == "'"'"'" ]] || q=
+		for c in "${COMPREPLY[@]}"; do
+			[[ $filenames ]] && printf -v c %q "$c"
+			eval "w=($q$c$q)"
+			if [ ${#w[@]} = 1 ]; then printf "%s\n" "$w"; else echo "<${#w[@]} words>"; fi
+		done' _ "$TOP/completion/rdmactl.bash" "$1" | sort)
 }
 
 # The commands rdmactl lists in its help, to compare with what completion offers.
@@ -118,14 +135,60 @@ check bash-root-devports [ "$OUT" == "rxe_snap/1" ]
 OUT=$(bash_complete "rdmactl --root $TMPD/nosuch devices ")
 check bash-root-missing [ "$OUT" == $'mlx5_0\nmlx5_1' ]
 
+# A stranger's tree (tests/hostile-tree names): each name is offered as
+# one word that parses to exactly the name, never run (no PWNED in $CWD)
+# nor globbed (rxe_b* would match $CWD/rxe_bX); one with a newline or a
+# tab is not offered (rdmactl-completion(8)).
+HROOT=$TMPD/hostile
+"$TOP/tests/hostile-tree" names "$HROOT"
+hostile_cases() {
+	local sh=$1 complete=${1}_complete code='rxe_a$(touch PWNED)' quotes="rxe_e \"q\" 'r'"
+	rm -f "$CWD/PWNED"
+	OUT=$($complete "rdmactl --root $HROOT gids -d rxe_a")
+	check "$sh-hostile-code" [ "$OUT" == "$code"$'\n'"$code/1" ]
+	OUT=$($complete "rdmactl --root $HROOT gids -d rxe_b")
+	check "$sh-hostile-glob" [ "$OUT" == $'rxe_b*\nrxe_b*/1' ]
+	OUT=$($complete "rdmactl --root $HROOT gids -d rxe_c")
+	check "$sh-hostile-newline" [ -z "$OUT" ]
+	OUT=$($complete "rdmactl --root $HROOT gids -d rxe_d")
+	check "$sh-hostile-tab" [ -z "$OUT" ]
+	OUT=$($complete "rdmactl --root $HROOT gids -d rxe_e")
+	check "$sh-hostile-quotes" [ "$OUT" == "$quotes"$'\n'"$quotes/1" ]
+	OUT=$($complete "rdmactl --root $HROOT ports rxe0/")
+	check "$sh-hostile-port" [ "$OUT" == 'rxe0/1'$'\n''rxe0/2$(touch PWNED)' ]
+	OUT=$($complete "rdmactl --root $HROOT gids --netdev eth_")
+	check "$sh-hostile-netdev" [ "$OUT" == 'eth_a$(touch PWNED)' ]
+	check "$sh-hostile-nothing-ran" [ ! -e "$CWD/PWNED" ]
+}
+hostile_cases bash
+# What was typed is read unquoted: a backslash, a quote the word opened.
+OUT=$(bash_complete "rdmactl --root $HROOT devices rxe_a\\\$")
+check bash-hostile-typed-escape [ "$OUT" == 'rxe_a$(touch PWNED)' ]
+OUT=$(bash_complete "rdmactl --root $HROOT devices 'rxe_e")
+check bash-hostile-single-quote [ "$OUT" == "rxe_e \"q\" 'r'" ]
+OUT=$(bash_complete "rdmactl --root $HROOT devices \"rxe_a")
+check bash-hostile-double-quote [ "$OUT" == 'rxe_a$(touch PWNED)' ]
+check bash-hostile-typed-nothing-ran [ ! -e "$CWD/PWNED" ]
+# File names (doctor --gathered DIR: other nodes' documents) too.
+mkdir -p "$TMPD/strange" && : >"$TMPD/strange/a\$(touch PWNED)*.json"
+OUT=$(bash_complete "rdmactl doctor --gathered $TMPD/strange/a")
+check bash-hostile-file [ "$OUT" == "$TMPD/strange/a\$(touch PWNED)*.json" ]
+check bash-hostile-file-nothing-ran [ ! -e "$CWD/PWNED" ]
+
 # An interactive bash really registers the function for rdmactl.
 OUT=$(bash --norc --noprofile -i -c "source '$TOP/completion/rdmactl.bash'; complete -p rdmactl" 2>/dev/null)
 check bash-registered out_has "complete -F _rdmactl rdmactl"
 
-# fish_complete LINE: what fish offers for LINE, one candidate a line.
+# fish_complete LINE [ROOT]: the words fish's completion puts on LINE, one
+# line each: every candidate of complete -C escaped as fish escapes what
+# it inserts (string escape --no-quoted), then parsed by fish, in $CWD.
 fish_complete() {
-	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" fish --no-config -c \
-		"source '$TOP/completion/rdmactl.fish'; complete -C '$1'" 2>&1 | cut -f1 | sort
+	(cd "$CWD" && RDMACTL_ROOT=${2:-$ROOT} PATH="$BINDIR:$PATH" fish --no-config -c '
+		source $argv[1]
+		for c in (complete -C $argv[2] | string split -f1 \t)
+			eval set -g w (string escape --no-quoted -- $c)
+			if test (count $w) = 1; printf "%s\n" $w; else; echo "<"(count $w)" words>"; end
+		end' "$TOP/completion/rdmactl.fish" "$1" 2>&1 | sort)
 }
 
 # common_cases SH: what fish and zsh both complete, through SH_complete:
@@ -157,22 +220,34 @@ if command -v fish >/dev/null; then
 	common_cases fish
 	OUT=$(fish_complete 'rdmactl doctor --skip=ro')
 	check fish-skip-equals [ "$OUT" == $'--skip=roce\n--skip=roce.gid\n--skip=roce.ipv4' ]
+	hostile_cases fish
 else
 	skip fish-command "fish not installed (Debian package fish)"
 fi
 
-# zsh_complete LINE: what _rdmactl hands zsh's compadd for LINE (cursor at its
-# end), with compadd and _files standing in for the completion system's.
+# zsh_complete LINE [ROOT]: the words _rdmactl puts on LINE (cursor at its
+# end), one line each, with compadd and _files standing in for the
+# completion system's: each match as compadd inserts it (quoted as ${(q)}
+# does, but under -Q), then parsed by zsh, in $CWD.
 zsh_complete() {
-	RDMACTL_ROOT=$ROOT PATH="$BINDIR:$PATH" zsh -f -c '
+	(cd "$CWD" && RDMACTL_ROOT=${2:-$ROOT} PATH="$BINDIR:$PATH" zsh -f -c '
 		compdef() { : }
-		compadd() { shift ${@[(i)--]}; print -rl -- "$@" }
+		compadd() {
+			local raw= c w
+			(( ${@[(I)-Q]} && ${@[(I)-Q]} < ${@[(i)--]} )) && raw=1
+			shift ${@[(i)--]}
+			for c; do
+				[[ -n $raw ]] || c=${(q)c}
+				eval "w=($c)"
+				if (( ${#w} == 1 )); then print -r -- $w; else print -r -- "<${#w} words>"; fi
+			done
+		}
 		_files() { print -r -- __files__ }
 		source "$1"
 		words=(${(z)2})
 		[[ $2 == *" " ]] && words+=("")
 		CURRENT=${#words}
-		_rdmactl' _ "$TOP/completion/_rdmactl" "$1" | sort
+		_rdmactl' _ "$TOP/completion/_rdmactl" "$1" | sort)
 }
 
 if command -v zsh >/dev/null; then
@@ -183,6 +258,7 @@ if command -v zsh >/dev/null; then
 	common_cases zsh
 	OUT=$(zsh_complete 'rdmactl doctor --for=n')
 	check zsh-for-equals [ "$OUT" == "--for=nccl" ]
+	hostile_cases zsh
 else
 	skip zsh-parses "zsh not installed (Debian package zsh)"
 fi
