@@ -149,7 +149,8 @@ static struct doctor_setting *setting(struct doctor *d, const char *name)
 	if (!ds->env && !strncmp(name, "NCCL_", 5)) {
 		limits_user_home(d->ctx, dir, sizeof(dir));
 		ds->in_file = nccl_conf_setting(d->ctx, dir, name, &ds->s);
-	} else if (!ds->env && !strncmp(name, "UCX_", 4)) {
+	} else if (!ds->env && !strncmp(name, "UCX_", 4) && doctor_ucx(d)->version >= 0) {
+		/* Without UCX installed, nothing reads its files. */
 		ds->in_file = ucx_conf_setting(d->ctx, ucx_libdir(d, dir, sizeof(dir)), name, &ds->s);
 	}
 	snprintf(ds->s.name, sizeof(ds->s.name), "%s", name);

@@ -100,8 +100,8 @@ void check_skip(struct check_result *r, const char *fmt, ...)
  * The value the job's library will use for the variable @name, or NULL
  * when unset or empty: the environment's when set (even empty: NCCL's
  * and UCX's files fill only what it leaves unset), else for NCCL_* names
- * NCCL's configuration files', for UCX_* names UCX's (node/libconf.h),
- * read below the root.  A name doctor_env_override() marked reads as
+ * NCCL's configuration files', for UCX_* names UCX's when UCX is
+ * installed (node/libconf.h), read below the root.  A name doctor_env_override() marked reads as
  * unset.  @d NULL: the environment alone.
  */
 const char *doctor_env(struct doctor *d, const char *name);
