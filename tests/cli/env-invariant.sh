@@ -154,7 +154,7 @@ variant_nccl_minus1() {
 
 # 0x3 is 3 to NCCL: right on the two rails that need it.
 variant_nccl_hex_right() {
-	JOBENV+=(NCCL_IB_HCA==mlx5_1:1,mlx5_10:1 NCCL_IB_GID_INDEX=0x3)
+	JOBENV+=('NCCL_IB_HCA==mlx5_1:1,mlx5_10:1' NCCL_IB_GID_INDEX=0x3)
 	PASSES+=(nccl)
 }
 
@@ -238,6 +238,7 @@ check_variant() {
 	done <<<"$exports"
 	job_rdmactl "${vars[@]}" -j doctor --for "$f" --only "$check_of"
 	status=$(jq -r '.checks[0].status | ascii_downcase' <<<"$OUT" 2>/dev/null)
+	# shellcheck disable=SC2034 # what fail() shows: the values put back
 	RC=0 ERR="${vars[*]}"
 	check "$name-exports-pass-$check_of" [ "$status" = ok ]
 }
