@@ -166,18 +166,20 @@ variant_nccl_octal_wrong() {
 
 # ---- the harness ----
 
-# make_tree NAME UCX: a fresh copy of doctor-healthy changed by variant_NAME (JOBENV set), with libucx0 1.16.0 when UCX is 1.
+# make_tree NAME: a fresh copy of doctor-healthy changed by variant_NAME (JOBENV, FAILS, PASSES set).
 make_tree() {
-	TREE=$TMPD/v/$1-ucx$2
+	TREE=$TMPD/v/$1
 	mkdir -p "$TMPD/v"
-	rm -rf "$TREE"
+	rm -rf "$TMPD/v"/*
 	cp -a "$HEALTHY" "$TREE"
-	if [ "$2" = 1 ]; then
-		mkdir -p "$TREE/var/lib/dpkg"
-		printf 'Package: libucx0\nStatus: install ok installed\nVersion: 1.16.0-1\n\n' >>"$TREE/var/lib/dpkg/status"
-	fi
 	JOBENV=() FAILS=() PASSES=()
 	"variant_$1" "$TREE"
+}
+
+# add_ucx: libucx0 1.16.0 installed in TREE, as dpkg records it.
+add_ucx() {
+	mkdir -p "$TREE/var/lib/dpkg"
+	printf 'Package: libucx0\nStatus: install ok installed\nVersion: 1.16.0-1\n\n' >>"$TREE/var/lib/dpkg/status"
 }
 
 # expects F LIST...: whether the variant's LIST names the kind of job F (ucx and mpi only with UCX).
@@ -244,8 +246,9 @@ check_variant() {
 }
 
 for v in "${VARIANTS[@]}"; do
+	make_tree "$v"
 	for UCX in 0 1; do
-		make_tree "$v" "$UCX"
+		[ "$UCX" = 1 ] && add_ucx
 		for f in nccl ucx mpi; do
 			check_variant "$v" "$UCX" "$f"
 		done
