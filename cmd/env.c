@@ -159,11 +159,13 @@ static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for 
 
 	for (i = 0; i < n; i++) {
 		if (v[i].kept) {
-			char val[256];
+			const char *file = doctor_env_file(e->d, v[i].name);
+			char val[256], from[384];
 
-			row_str(kept, v[i].name, doctor_env(v[i].name));
-			log_info(ctx, "kept the job's %s='%s'", v[i].name,
-				 one_line(doctor_env(v[i].name), val, sizeof(val)));
+			row_str(kept, v[i].name, doctor_env(e->d, v[i].name));
+			log_info(ctx, "kept the job's %s='%s'%s%s", v[i].name,
+				 one_line(doctor_env(e->d, v[i].name), val, sizeof(val)),
+				 file ? " from " : "", file ? one_line(file, from, sizeof(from)) : "");
 			continue;
 		}
 		row_str(vars, v[i].name, v[i].value);

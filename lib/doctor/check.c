@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/text.h"
 #include "doctor/check.h"
+#include "node/limits.h"
 #include "node/versions.h"
 
 /*
@@ -121,11 +122,100 @@ void check_skip(struct check_result *r, const char *fmt, ...)
 
 /* ---- the node's facts, loaded on first use ---- */
 
-const char *doctor_env(const char *name)
+/* The directory of the libucp.so.0 a job would load, or "" (UCX reads ../etc/ucx/ucx.conf there). */
+static const char *ucx_libdir(struct doctor *d, char *buf, size_t len)
 {
-	const char *v = getenv(name);
+	const char *lib = doctor_ucx(d)->lib, *slash = strrchr(lib, '/');
 
+	snprintf(buf, len, "%.*s", slash ? (int)(slash - lib) : 0, lib);
+	return buf;
+}
+
+/* @name's entry of the cache, resolved on first use; NULL when the cache is full. */
+static struct doctor_setting *setting(struct doctor *d, const char *name)
+{
+	struct doctor_setting *ds;
+	char dir[4096];
+	size_t i;
+
+	for (i = 0; i < d->n_settings; i++)
+		if (!strcmp(d->settings[i].s.name, name))
+			return &d->settings[i];
+	if (d->n_settings == DOCTOR_SETTINGS || strlen(name) >= sizeof(ds->s.name))
+		return NULL;
+	ds = &d->settings[d->n_settings++];
+	memset(ds, 0, sizeof(*ds));
+	ds->env = getenv(name);
+	if (!ds->env && !strncmp(name, "NCCL_", 5)) {
+		limits_user_home(d->ctx, dir, sizeof(dir));
+		ds->in_file = nccl_conf_setting(d->ctx, dir, name, &ds->s);
+	} else if (!ds->env && !strncmp(name, "UCX_", 4) && doctor_ucx(d)->version >= 0) {
+		/* Without UCX installed, nothing reads its files. */
+		ds->in_file = ucx_conf_setting(d->ctx, ucx_libdir(d, dir, sizeof(dir)), name, &ds->s);
+	}
+	snprintf(ds->s.name, sizeof(ds->s.name), "%s", name);
+	return ds;
+}
+
+const char *doctor_env(struct doctor *d, const char *name)
+{
+	struct doctor_setting *ds = d ? setting(d, name) : NULL;
+	const char *v = ds ? ds->env : getenv(name);
+
+	if (ds && ds->in_file && !ds->overridden)
+		v = ds->s.value;
 	return v && *v ? v : NULL;
+}
+
+const char *doctor_env_file(struct doctor *d, const char *name)
+{
+	struct doctor_setting *ds = d ? setting(d, name) : NULL;
+
+	return ds && ds->in_file && !ds->overridden && ds->s.value[0] ? ds->s.where : NULL;
+}
+
+void doctor_env_override(struct doctor *d, const char *name, bool on)
+{
+	struct doctor_setting *ds = setting(d, name);
+
+	if (ds && ds->in_file)
+		ds->overridden = on;
+}
+
+bool doctor_env_overridden(struct doctor *d, const char *name)
+{
+	struct doctor_setting *ds = setting(d, name);
+
+	return ds && ds->overridden;
+}
+
+void doctor_env_overrides_clear(struct doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_settings; i++)
+		d->settings[i].overridden = false;
+}
+
+const char *doctor_env_said(struct doctor *d, const char *name, char *buf, size_t len)
+{
+	struct doctor_setting *ds = setting(d, name);
+
+	buf[0] = '\0';
+	if (ds && ds->in_file)
+		snprintf(buf, len, "%s=%.200s from %s", name, ds->s.value, ds->s.where);
+	return buf;
+}
+
+const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_t len)
+{
+	const char *file = doctor_env_file(d, name);
+
+	if (file)
+		snprintf(buf, len, "delete %s from %s", name, file);
+	else
+		snprintf(buf, len, "unset %s", name);
+	return buf;
 }
 
 const char *doctor_for_str(enum doctor_for f)

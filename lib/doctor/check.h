@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "doctor/doc.h"
+#include "node/libconf.h"
 #include "node/fn.h"
 #include "node/netns.h"
 #include "node/rdma.h"
@@ -46,6 +47,16 @@ struct check_result {
 
 struct peer_node;		/* what the peer's probe server says (check_peer.c) */
 
+/* A variable as the job's library will read it (doctor_env()), cached. */
+struct doctor_setting {
+	struct lib_setting s;	/* the name; a file's value and where */
+	const char *env;	/* the environment's value (set, even empty, it wins); NULL */
+	bool in_file;		/* no environment value: a file's, in @s */
+	bool overridden;	/* rdmactl env exports its own: read as unset */
+};
+
+#define DOCTOR_SETTINGS 24
+
 /* What every check may look at, loaded once. */
 struct doctor {
 	struct ctx *ctx;
@@ -67,6 +78,8 @@ struct doctor {
 	struct ucx_install ucx;		/* the installed UCX: doctor_ucx() */
 	bool ucx_loaded;
 	bool gid_spread;		/* a job's ports need different GID indexes (check roce.gid) */
+	struct doctor_setting settings[DOCTOR_SETTINGS];	/* doctor_env()'s, on first use */
+	size_t n_settings;
 };
 
 /*
@@ -83,8 +96,31 @@ void check_fix(struct check_result *r, const char *fmt, ...)
 void check_skip(struct check_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The environment variable @name, or NULL when unset or empty. */
-const char *doctor_env(const char *name);
+/*
+ * The value the job's library will use for the variable @name, or NULL
+ * when unset or empty: the environment's when set (even empty: NCCL's
+ * and UCX's files fill only what it leaves unset), else for NCCL_* names
+ * NCCL's configuration files', for UCX_* names UCX's when UCX is
+ * installed (node/libconf.h), read below the root.  A name doctor_env_override() marked reads as
+ * unset.  @d NULL: the environment alone.
+ */
+const char *doctor_env(struct doctor *d, const char *name);
+/* Where doctor_env() found @name when a file set it ("/etc/nccl.conf:3"), else NULL. */
+const char *doctor_env_file(struct doctor *d, const char *name);
+/*
+ * rdmactl env exports @name, which outranks every file for both NCCL and
+ * UCX: with @on, doctor_env() reads a file's value of it as unset, as the
+ * job's library will once env's value is set (an environment value is
+ * never overridden); without, as before.
+ */
+void doctor_env_override(struct doctor *d, const char *name, bool on);
+bool doctor_env_overridden(struct doctor *d, const char *name);
+/* Every override off again. */
+void doctor_env_overrides_clear(struct doctor *d);
+/* "NAME=VALUE from FILE:LINE" when a file sets @name (overridden or not), else "" (into @buf). */
+const char *doctor_env_said(struct doctor *d, const char *name, char *buf, size_t len);
+/* How a job drops @name: "unset NAME", or "delete NAME from FILE:LINE" (into @buf). */
+const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_t len);
 
 /* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
 void doctor_find_nccl(struct doctor *d);

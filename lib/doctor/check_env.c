@@ -125,12 +125,22 @@ static const char *const nccl_vars[] = {
 };
 static const char *const ucx_vars[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", NULL };
 
-static bool any_set(const char *const *vars)
+static bool any_set(struct doctor *d, const char *const *vars)
 {
 	for (; *vars; vars++)
-		if (doctor_env(*vars))
+		if (doctor_env(d, *vars))
 			return true;
 	return false;
+}
+
+/* "NAME=VALUE from FILE:LINE" for each of @vars a library's file sets: what the job runs with. */
+static void note_files(struct doctor *d, struct check_result *r, const char *const *vars)
+{
+	char said[CHECK_TEXT];
+
+	for (; *vars; vars++)
+		if (doctor_env_file(d, *vars))
+			check_note(r, CHECK_OK, "%s", doctor_env_said(d, *vars, said, sizeof(said)));
 }
 
 /* The ports NCCL would open: ACTIVE, and selected by NCCL_IB_HCA. */
@@ -340,7 +350,7 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 
 static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *hca)
 {
-	const char *val = doctor_env("NCCL_IB_HCA");
+	const char *val = doctor_env(d, "NCCL_IB_HCA");
 	char err[160], sel[256] = "", fixed[512] = "";
 	struct names devs;
 	size_t i, off = 0;
@@ -405,7 +415,7 @@ static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
 
 static void nccl_ifname(struct doctor *d, struct check_result *r)
 {
-	const char *val = doctor_env("NCCL_SOCKET_IFNAME");
+	const char *val = doctor_env(d, "NCCL_SOCKET_IFNAME");
 	char err[160], hint[128], all[512], why[96] = "", sel[256] = "";
 	struct env_list l;
 	struct names ifs;
@@ -481,12 +491,13 @@ static bool ipv6_beside_ipv4(const struct rdma_gid *g, const struct rdma_gid *be
  * so no one value is the fix: the variable unset is (NCCL 2.21 and UCX
  * 1.7 find each port's entry; rdmactl env says where they cannot).
  */
-static void gid_index_port(struct check_result *r, const char *var, long index,
+static void gid_index_port(struct doctor *d, struct check_result *r, const char *var, long index,
 			   const struct rdma_dev *dev, const struct rdma_port *p, bool spread)
 {
 	const struct rdma_gid *g = port_gid(p, (unsigned int)index);
+	bool nccl = !strncmp(var, "NCCL", 4);
 	struct gid_choice c;
-	char gs[48], better[32] = "";
+	char gs[48], better[32] = "", drop[400];
 
 	if (doctor_gid_choose(p, &c))
 		snprintf(better, sizeof(better), " (use %u)", c.gid->index);
@@ -516,17 +527,23 @@ static void gid_index_port(struct check_result *r, const char *var, long index,
 			   p->num, index, gid_str(g->raw, gs, sizeof(gs)));
 		return;
 	}
-	if (better[0] && spread)
-		check_fix(r, "unset %s: the job's ports need different GID indexes, and %s find "
-			  "each port's entry (see roce.gid)", var, strncmp(var, "NCCL", 4) ?
-			  "UCX 1.7 and later" : "NCCL 2.21 and later");
+	doctor_env_drop(d, var, drop, sizeof(drop));
+	if (better[0] && spread && doctor_env_file(d, var))
+		/* The environment outranks the file: the library's own "choose" overrides it. */
+		check_fix(r, "export %s=%s, or %s: the job's ports need different GID indexes, and "
+			  "%s find each port's entry (see roce.gid)", var, nccl ? "-1" : "auto", drop,
+			  nccl ? "NCCL 2.21 and later" : "UCX 1.7 and later");
+	else if (better[0] && spread)
+		check_fix(r, "%s: the job's ports need different GID indexes, and %s find "
+			  "each port's entry (see roce.gid)", drop, nccl ? "NCCL 2.21 and later" :
+			  "UCX 1.7 and later");
 	else if (better[0])
 		check_fix(r, "export %s=%u", var, c.gid->index);
 	else
-		check_fix(r, "unset %s, and give %s/%u an IPv4 address", var, dev->name, p->num);
+		check_fix(r, "%s, and give %s/%u an IPv4 address", drop, dev->name, p->num);
 }
 
-static bool ucx_uses(const struct rdma_dev *dev, const struct rdma_port *p);
+static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p);
 
 /*
  * Whether the RoCE ports a job uses (NCCL's by @hca, UCX's when NULL) need
@@ -545,7 +562,7 @@ static bool indexes_spread(struct doctor *d, const struct env_list *hca)
 			const struct rdma_port *p = &dev->ports[j];
 
 			if (p->link_layer != LINK_LAYER_ETHERNET || doctor_rep(d, p->netdev) ||
-			    !(hca ? nccl_uses(hca, dev, p) : ucx_uses(dev, p)) || !doctor_gid_choose(p, &c))
+			    !(hca ? nccl_uses(hca, dev, p) : ucx_uses(d, dev, p)) || !doctor_gid_choose(p, &c))
 				continue;
 			if (first >= 0 && (long)c.gid->index != first)
 				return true;
@@ -554,37 +571,86 @@ static bool indexes_spread(struct doctor *d, const struct env_list *hca)
 	return false;
 }
 
-static void nccl_gid_index(struct doctor *d, struct check_result *r, const struct env_list *hca)
+/*
+ * NCCL_IB_GID_INDEX=-1: NCCL 2.21 and later find each port's entry
+ * (ncclIbGetGidIndex(), -1 became the default); before 2.21 the value is
+ * passed to ibv_query_gid() as an index, which no port has, and NCCL
+ * fails to open the device.
+ */
+static void nccl_gid_auto(struct doctor *d, struct check_result *r, const struct env_list *hca)
 {
-	const char *val = doctor_env("NCCL_IB_GID_INDEX");
+	const struct rdma_port *p = NULL;
+	struct gid_choice c;
+	char drop[400];
 	size_t i;
 	unsigned int j;
-	long index;
+
+	doctor_find_nccl(d);
+	if (d->nccl_version <= 0 || d->nccl_version >= 22100) {
+		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX=-1: NCCL 2.21 and later find each port's "
+			   "entry themselves");
+		return;
+	}
+	check_note(r, CHECK_FAIL, "NCCL_IB_GID_INDEX=-1: NCCL %d.%d.%d (%s), older than 2.21, "
+		   "reads it as GID index -1, which no port has (ibv_query_gid fails), not as "
+		   "'choose'", d->nccl_version / 10000, d->nccl_version / 100 % 100,
+		   d->nccl_version % 100, d->nccl_lib);
+	for (i = 0; !p && i < d->node.n; i++)
+		for (j = 0; !p && j < d->node.devs[i].nports; j++)
+			if (d->node.devs[i].ports[j].link_layer == LINK_LAYER_ETHERNET &&
+			    nccl_uses(hca, &d->node.devs[i], &d->node.devs[i].ports[j]))
+				p = &d->node.devs[i].ports[j];
+	if (p && !indexes_spread(d, hca) && doctor_gid_choose(p, &c))
+		check_fix(r, "export NCCL_IB_GID_INDEX=%u", c.gid->index);
+	else
+		check_fix(r, "%s, and install NCCL 2.21 or later (see roce.gid)",
+			  doctor_env_drop(d, "NCCL_IB_GID_INDEX", drop, sizeof(drop)));
+}
+
+static void nccl_gid_index(struct doctor *d, struct check_result *r, const struct env_list *hca)
+{
+	const char *val = doctor_env(d, "NCCL_IB_GID_INDEX");
+	char drop[400], read[48] = "";
+	long long index;
+	size_t i;
+	unsigned int j;
 	bool spread;
+	int ret;
 
 	if (!val)
 		return;
-	if (env_parse_long(val, -1, 255, &index)) {
+	ret = nccl_parse_int(val, &index);
+	if (ret == -EINVAL)
+		snprintf(read, sizeof(read), ": NCCL reads it as %lld", index);
+	if (ret || index < -1 || index > 255) {
 		check_note(r, CHECK_FAIL, "NCCL_IB_GID_INDEX='%.80s' is not a GID index (0-255, or -1 "
-			   "to let NCCL 2.21+ choose)", val);
-		check_fix(r, "unset NCCL_IB_GID_INDEX (see roce.gid for the index to use)");
+			   "to let NCCL 2.21+ choose)%s", val, read);
+		check_fix(r, "%s (see roce.gid for the index to use)",
+			  doctor_env_drop(d, "NCCL_IB_GID_INDEX", drop, sizeof(drop)));
 		return;
 	}
-	if (index < 0)
+	/* "0x5" and "010": NCCL reads them as numbers of base 16 and 8. */
+	if (strspn(val, "-0123456789") != strlen(val) || (val[0] == '0' && val[1]))
+		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX='%.80s' is %lld to NCCL (strtoll, base 0)",
+			   val, index);
+	if (index < 0) {
+		nccl_gid_auto(d, r, hca);
 		return;
+	}
 	spread = indexes_spread(d, hca);
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++) {
 			const struct rdma_port *p = &d->node.devs[i].ports[j];
 
 			if (p->link_layer == LINK_LAYER_ETHERNET && nccl_uses(hca, &d->node.devs[i], p))
-				gid_index_port(r, "NCCL_IB_GID_INDEX", index, &d->node.devs[i], p, spread);
+				gid_index_port(d, r, "NCCL_IB_GID_INDEX", (long)index, &d->node.devs[i], p,
+					       spread);
 		}
 }
 
-static void nccl_disable(struct check_result *r)
+static void nccl_disable(struct doctor *d, struct check_result *r)
 {
-	const char *val = doctor_env("NCCL_IB_DISABLE");
+	const char *val = doctor_env(d, "NCCL_IB_DISABLE");
 	long v;
 
 	if (!val)
@@ -639,10 +705,10 @@ struct nccl_sel {
 };
 
 /* Parse the three selection variables; false (noted) when one is bad. */
-static bool nccl_sel_parse(struct check_result *r, struct nccl_sel *s)
+static bool nccl_sel_parse(struct doctor *d, struct check_result *r, struct nccl_sel *s)
 {
-	const char *fam = doctor_env("NCCL_IB_ADDR_FAMILY"), *ver = doctor_env("NCCL_IB_ROCE_VERSION_NUM"),
-		   *range = doctor_env("NCCL_IB_ADDR_RANGE");
+	const char *fam = doctor_env(d, "NCCL_IB_ADDR_FAMILY"), *ver = doctor_env(d, "NCCL_IB_ROCE_VERSION_NUM"),
+		   *range = doctor_env(d, "NCCL_IB_ADDR_RANGE");
 	char err[160];
 	long v = 2;
 	size_t off = 0;
@@ -709,12 +775,12 @@ static void nccl_selection(struct doctor *d, struct check_result *r, const struc
 	size_t i;
 	unsigned int j;
 
-	if (!doctor_env("NCCL_IB_ADDR_FAMILY") && !doctor_env("NCCL_IB_ROCE_VERSION_NUM") &&
-	    !doctor_env("NCCL_IB_ADDR_RANGE"))
+	if (!doctor_env(d, "NCCL_IB_ADDR_FAMILY") && !doctor_env(d, "NCCL_IB_ROCE_VERSION_NUM") &&
+	    !doctor_env(d, "NCCL_IB_ADDR_RANGE"))
 		return;
-	if (!nccl_sel_parse(r, &s))
+	if (!nccl_sel_parse(d, r, &s))
 		return;
-	if (doctor_env("NCCL_IB_GID_INDEX")) {
+	if (doctor_env(d, "NCCL_IB_GID_INDEX")) {
 		check_note(r, CHECK_WARN, "%s has no effect: NCCL_IB_GID_INDEX is set", s.what);
 		check_fix(r, "unset NCCL_IB_GID_INDEX, or the selection variables");
 		return;
@@ -736,7 +802,7 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 		check_skip(r, "--for %s: NCCL's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
-	if (!any_set(nccl_vars)) {
+	if (!any_set(d, nccl_vars)) {
 		if (d->target == FOR_NCCL)
 			check_note(r, CHECK_OK, "no NCCL_IB_*/NCCL_SOCKET_IFNAME set: NCCL chooses itself");
 		else
@@ -744,7 +810,8 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 		return;
 	}
 	memset(&hca, 0, sizeof(hca));
-	nccl_disable(r);
+	note_files(d, r, nccl_vars);
+	nccl_disable(d, r);
 	nccl_hca(d, r, &hca);
 	nccl_ifname(d, r);
 	nccl_gid_index(d, r, &hca);
@@ -846,7 +913,7 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
 
 static void ucx_devices(struct doctor *d, struct check_result *r)
 {
-	const char *val = doctor_env("UCX_NET_DEVICES");
+	const char *val = doctor_env(d, "UCX_NET_DEVICES");
 	char err[160], fixed[512] = "";
 	struct names devs, ifs;
 	struct env_list l;
@@ -881,14 +948,14 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
  * The ports UCX opens: the ACTIVE ones, only those UCX_NET_DEVICES names
  * when it names any (a bad value counts as none: ucx_devices() says so).
  */
-static bool ucx_uses(const struct rdma_dev *dev, const struct rdma_port *p)
+static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	return p->state == 4 && ucx_list_selects(doctor_env("UCX_NET_DEVICES"), dev->name, (int)p->num);
+	return p->state == 4 && ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
 }
 
 static void ucx_gid_index(struct doctor *d, struct check_result *r)
 {
-	const char *val = doctor_env("UCX_IB_GID_INDEX");
+	const char *val = doctor_env(d, "UCX_IB_GID_INDEX");
 	size_t i;
 	unsigned int j;
 	long index;
@@ -905,8 +972,8 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; j < d->node.devs[i].nports; j++)
 			if (d->node.devs[i].ports[j].link_layer == LINK_LAYER_ETHERNET &&
-			    ucx_uses(&d->node.devs[i], &d->node.devs[i].ports[j]))
-				gid_index_port(r, "UCX_IB_GID_INDEX", index, &d->node.devs[i],
+			    ucx_uses(d, &d->node.devs[i], &d->node.devs[i].ports[j]))
+				gid_index_port(d, r, "UCX_IB_GID_INDEX", index, &d->node.devs[i],
 					       &d->node.devs[i].ports[j], spread);
 }
 
@@ -916,7 +983,7 @@ void check_env_ucx(struct doctor *d, struct check_result *r)
 		check_skip(r, "--for %s: UCX's variables do not apply", doctor_for_str(d->target));
 		return;
 	}
-	if (!any_set(ucx_vars)) {
+	if (!any_set(d, ucx_vars)) {
 		if (DOCTOR_FOR_UCX(d))
 			check_note(r, CHECK_OK, "UCX_NET_DEVICES and UCX_IB_GID_INDEX unset: UCX uses "
 				   "every device and picks the GID itself");
@@ -924,6 +991,7 @@ void check_env_ucx(struct doctor *d, struct check_result *r)
 			check_skip(r, "no UCX_NET_DEVICES or UCX_IB_GID_INDEX set (--for ucx checks UCX anyway)");
 		return;
 	}
+	note_files(d, r, ucx_vars);
 	ucx_devices(d, r);
 	ucx_gid_index(d, r);
 }

@@ -177,7 +177,7 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 		   c.gid->index, v4[0] ? v4 : "IPv6");
 	if (d->target == FOR_PERFTEST)
 		check_note(r, CHECK_OK, "perftest: -d %s -i %u -x %u", dev->name, p->num, c.gid->index);
-	if (doctor_env("NCCL_IB_GID_INDEX"))
+	if (doctor_env(d, "NCCL_IB_GID_INDEX"))
 		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX is set (see env.nccl)");
 	else if ((d->target == FOR_ANY || d->target == FOR_NCCL) && !d->gid_spread)
 		roce_gid_nccl(d, r, c.gid->index);

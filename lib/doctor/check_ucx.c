@@ -25,9 +25,39 @@ static const char *ucx_release(const struct ucx_install *u, char *buf, size_t le
 }
 
 /* Whether UCX_NET_DEVICES (unset, "all", or DEV:PORT entries) lets UCX use @dev/@p. */
-static bool ucx_selects(const struct rdma_dev *dev, const struct rdma_port *p)
+static bool ucx_selects(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	return ucx_list_selects(doctor_env("UCX_NET_DEVICES"), dev->name, (int)p->num);
+	return ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
+}
+
+/* A UCX setting as the job's UCX reads it, and where: "environment", or the file and line. */
+struct ucx_setting {
+	const char *name;
+	const char *value;
+	const char *where;
+};
+
+/*
+ * What ud_verbs reads for ETH_DGID_CHECK, as UCX resolves it: the
+ * transport's own prefix first, UCX_UD_VERBS_ETH_DGID_CHECK, then
+ * UCX_UD_ETH_DGID_CHECK (as ucx_info -c shows), each from the
+ * environment before UCX's files (doctor_env()).  True when one is set.
+ */
+static bool dgid_check_setting(struct doctor *d, struct ucx_setting *s)
+{
+	static const char *const names[] = { "UCX_UD_VERBS_ETH_DGID_CHECK", "UCX_UD_ETH_DGID_CHECK" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		s->name = names[i];
+		s->value = doctor_env(d, names[i]);
+		s->where = doctor_env_file(d, names[i]);
+		if (!s->where)
+			s->where = "environment";
+		if (s->value)
+			return true;
+	}
+	return false;
 }
 
 /* The setting, when it is one UCX refuses: noted, and false. */
@@ -61,9 +91,9 @@ void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 {
 	/* Default mode: a node that also runs NCCL or perftest keeps UCX for Open MPI alone. */
 	enum check_status bad = DOCTOR_FOR_UCX(d) ? CHECK_FAIL : CHECK_WARN;
-	const char *gid_index = doctor_env("UCX_IB_GID_INDEX");
+	const char *gid_index = doctor_env(d, "UCX_IB_GID_INDEX");
 	const struct ucx_install *u;
-	struct ucx_setting s;
+	struct ucx_setting s = { 0 };
 	char rel[32], why[256];
 	bool off = false, any = false;
 	size_t i;
@@ -87,14 +117,14 @@ void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 	/* Release unknown: the bug may be fixed, so never more than a warning. */
 	if (u->version == 0)
 		bad = CHECK_WARN;
-	if (ucx_dgid_check_setting(d->ctx, doctor_env, &s) && setting_ok(r, &s, bad))
+	if (dgid_check_setting(d, &s) && setting_ok(r, &s, bad))
 		off = ucx_parse_bool(s.value) == 0;
 	for (i = 0; i < d->node.n; i++)
 		for (j = 0; d->node.devs[i].ports && j < d->node.devs[i].nports; j++) {
 			const struct rdma_dev *dev = &d->node.devs[i];
 			const struct rdma_port *p = &dev->ports[j];
 
-			if (p->state != 4 || !ucx_selects(dev, p))
+			if (p->state != 4 || !ucx_selects(d, dev, p))
 				continue;
 			any = true;
 			if (ucx_needs_dgid_check_off(dev, p, u->version, gid_index, why, sizeof(why)))

@@ -434,19 +434,19 @@ static int ucx_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port
 }
 
 /* NCCL_IB_ADDR_FAMILY and the others choose the GID: an index would override them. */
-static bool nccl_job_selects_gid(void)
+static bool nccl_job_selects_gid(struct doctor *d)
 {
-	return doctor_env("NCCL_IB_ADDR_FAMILY") || doctor_env("NCCL_IB_ROCE_VERSION_NUM") ||
-	       doctor_env("NCCL_IB_ADDR_RANGE");
+	return doctor_env(d, "NCCL_IB_ADDR_FAMILY") || doctor_env(d, "NCCL_IB_ROCE_VERSION_NUM") ||
+	       doctor_env(d, "NCCL_IB_ADDR_RANGE");
 }
 
 /* The job chose how its library picks the GID (env.nccl or env.ucx judged it). */
-static bool job_chose_gid(enum jobenv_for f)
+static bool job_chose_gid(struct doctor *d, enum jobenv_for f)
 {
-	const char *ucx = doctor_env("UCX_IB_GID_INDEX");
+	const char *ucx = doctor_env(d, "UCX_IB_GID_INDEX");
 
 	if (f == JOBENV_NCCL)
-		return doctor_env("NCCL_IB_GID_INDEX") || nccl_job_selects_gid();
+		return doctor_env(d, "NCCL_IB_GID_INDEX") || nccl_job_selects_gid(d);
 	return ucx && strcmp(ucx, "auto");
 }
 
@@ -461,9 +461,11 @@ static int gid_plan(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 	int ret;
 
 	memset(&e->plan, 0, sizeof(e->plan));
+	if (f == JOBENV_NCCL)
+		doctor_find_nccl(d);	/* the release decides what NCCL_IB_GID_INDEX may be */
 	e->gid_index = e->ports[0].gid->index;
 	e->index_set = !b;
-	if (!b || job_chose_gid(f))
+	if (!b || job_chose_gid(d, f))
 		return 0;
 	e->index_differs = true;
 	if (f == JOBENV_NCCL)
@@ -508,7 +510,7 @@ static void join_ifnames(struct jobenv *e)
 static void ucx_dgid(struct doctor *d, struct jobenv *e)
 {
 	const struct ucx_install *u = doctor_ucx(d);
-	const char *job = doctor_env("UCX_IB_GID_INDEX");
+	const char *job = doctor_env(d, "UCX_IB_GID_INDEX");
 	char idx[16], why[256];
 	size_t i;
 
@@ -521,17 +523,75 @@ static void ucx_dgid(struct doctor *d, struct jobenv *e)
 							   why, sizeof(why));
 }
 
-/* The job's own variables of @f's library: kept, unless the doctor's check fails them. */
+/* The variables rdmactl env exports for a job of kind @f (jobenv_vars()); NULL-terminated. */
+static const char *const *exported(enum jobenv_for f)
+{
+	static const char *const nccl[] = { "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME", NULL };
+	static const char *const ucx[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", NULL };
+
+	return f == JOBENV_NCCL ? nccl : ucx;
+}
+
+/* The doctor's check of @f's variables (env.nccl or env.ucx) into @r; whether it failed. */
+static bool job_vars_fail(struct doctor *d, enum jobenv_for f, struct check_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (f == JOBENV_NCCL)
+		check_env_nccl(d, r);
+	else
+		check_env_ucx(d, r);
+	return r->status == CHECK_FAIL;
+}
+
+/*
+ * Where a site's file (/etc/nccl.conf, ucx.conf) gives a variable env
+ * exports a value the doctor fails, env's own value outranks it (both
+ * libraries fill from their files only what the environment leaves
+ * unset): override the file's values one by one until the check passes,
+ * then give back each override the check passes without, so that a
+ * site's right value is kept.  True when the check then passes.
+ */
+static bool override_files(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+{
+	const char *const *names = exported(f);
+	struct check_result r;
+	bool failed = true;
+	char said[CHECK_TEXT];
+	size_t i;
+
+	for (i = 0; names[i] && failed; i++)
+		if (doctor_env_file(d, names[i])) {
+			doctor_env_override(d, names[i], true);
+			failed = job_vars_fail(d, f, &r);
+		}
+	if (failed)
+		return false;
+	for (i = 0; names[i]; i++) {
+		if (!doctor_env_overridden(d, names[i]))
+			continue;
+		doctor_env_override(d, names[i], false);
+		if (job_vars_fail(d, f, &r))
+			doctor_env_override(d, names[i], true);
+	}
+	for (i = 0; names[i]; i++)
+		if (doctor_env_overridden(d, names[i]))
+			note(e, "%s fails env.%s here: the value exported outranks it",
+			     doctor_env_said(d, names[i], said, sizeof(said)),
+			     f == JOBENV_NCCL ? "nccl" : "ucx");
+	return true;
+}
+
+/*
+ * The job's own variables of @f's library, as it will read them (the
+ * environment, then its files): kept, unless the doctor's check fails
+ * them and no value env exports puts that right.
+ */
 static int judge_job_vars(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 {
-	struct check_result r = { 0 };
+	struct check_result r;
 	bool nccl = f == JOBENV_NCCL;
 
-	if (nccl)
-		check_env_nccl(d, &r);
-	else
-		check_env_ucx(d, &r);
-	if (r.status != CHECK_FAIL)
+	if (!job_vars_fail(d, f, &r) || override_files(d, f, e))
 		return 0;
 	return refuse(e, nccl ? "Failed to keep the job's NCCL variables"
 			      : "Failed to keep the job's UCX variables",
@@ -539,9 +599,9 @@ static int judge_job_vars(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 }
 
 /* Whether the job's own port list (NCCL_IB_HCA, UCX_NET_DEVICES) selects @jp; true when none. */
-static bool job_selects(enum jobenv_for f, const struct jobenv_port *jp)
+static bool job_selects(struct doctor *d, enum jobenv_for f, const struct jobenv_port *jp)
 {
-	const char *val = doctor_env(f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
+	const char *val = doctor_env(d, f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
 	struct env_list l;
 	char err[160];
 
@@ -552,7 +612,7 @@ static bool job_selects(enum jobenv_for f, const struct jobenv_port *jp)
 }
 
 /* Only the ports the job's own list selects: the others to the skipped list. */
-static int narrow_to_job(enum jobenv_for f, struct jobenv *e)
+static int narrow_to_job(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 {
 	const char *var = f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES";
 	struct check_result r;
@@ -560,13 +620,13 @@ static int narrow_to_job(enum jobenv_for f, struct jobenv *e)
 	int ret = 0;
 
 	for (i = 0; i < e->n && !ret; i++) {
-		if (job_selects(f, &e->ports[i])) {
+		if (job_selects(d, f, &e->ports[i])) {
 			e->ports[kept++] = e->ports[i];
 			continue;
 		}
 		memset(&r, 0, sizeof(r));
 		check_note(&r, CHECK_OK, "%s/%u is not selected by the job's %s='%.80s'",
-			   e->ports[i].dev->name, e->ports[i].port->num, var, doctor_env(var));
+			   e->ports[i].dev->name, e->ports[i].port->num, var, doctor_env(d, var));
 		ret = skip_add(e, e->ports[i].dev, e->ports[i].port, &r);
 	}
 	e->n = kept;
@@ -574,9 +634,25 @@ static int narrow_to_job(enum jobenv_for f, struct jobenv *e)
 		return ret;
 	snprintf(e->why, sizeof(e->why), "Failed to find the job's RDMA ports: the job's %s='%.80s' "
 		 "selects none of the active ports (doctor check env.%s). Fix: unset %s, or name "
-		 "ports that are active (rdmactl ports)", var, doctor_env(var),
+		 "ports that are active (rdmactl ports)", var, doctor_env(d, var),
 		 f == JOBENV_NCCL ? "nccl" : "ucx", var);
 	return -ENODATA;
+}
+
+/*
+ * A site file's NCCL_SOCKET_IFNAME overridden where the ports have no
+ * netdev to export in its place: nothing outranks it, so refused in the
+ * check's words.
+ */
+static int ifname_unreplaced(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+{
+	struct check_result r;
+
+	if (f != JOBENV_NCCL || e->ifnames[0] || !doctor_env_overridden(d, "NCCL_SOCKET_IFNAME"))
+		return 0;
+	doctor_env_override(d, "NCCL_SOCKET_IFNAME", false);
+	job_vars_fail(d, f, &r);
+	return refuse(e, "Failed to keep the job's NCCL variables", "env.nccl", &r);
 }
 
 int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
@@ -586,6 +662,7 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 	int ret;
 
 	memset(e, 0, sizeof(*e));
+	e->d = d;
 	if (d->node_err) {
 		snprintf(e->why, sizeof(e->why), "Failed to read RDMA devices: %s",
 			 strerror(-d->node_err));
@@ -602,7 +679,7 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
 		ret = judge_job_vars(d, f, e);
 	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
-		ret = narrow_to_job(f, e);
+		ret = narrow_to_job(d, f, e);
 	if (ret)
 		return ret;
 	qsort(e->ports, e->n, sizeof(e->ports[0]), cmp_port);
@@ -615,6 +692,8 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 		ret = gid_plan(d, f, e);
 	if (!ret)
 		join_ifnames(e);
+	if (!ret)
+		ret = ifname_unreplaced(d, f, e);
 	if (!ret && e->have_ucx)
 		ucx_dgid(d, e);
 	return ret;
@@ -622,6 +701,8 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 
 void jobenv_free(struct jobenv *e)
 {
+	if (e->d)
+		doctor_env_overrides_clear(e->d);
 	free(e->skipped);
 	e->skipped = NULL;
 	e->n_skipped = 0;
@@ -638,22 +719,53 @@ static void hca_list(const struct jobenv *e, const char *prefix, char *buf, size
 					e->ports[i].dev->name, e->ports[i].port->num);
 }
 
-/* A variable to print, or kept when the job set it. */
-static struct jobenv_var *var(struct jobenv_var *v, size_t *n, const char *name)
+/* A variable to print, or kept when the job set it (in the environment or a file). */
+static struct jobenv_var *var(const struct jobenv *e, struct jobenv_var *v, size_t *n,
+			      const char *name)
 {
 	v[*n].name = name;
 	v[*n].value[0] = '\0';
-	v[*n].kept = doctor_env(name) != NULL;
+	v[*n].kept = doctor_env(e->d, name) != NULL;
 	return &v[(*n)++];
+}
+
+/* Whether env overrides a site file's value of @name (jobenv_build()). */
+static bool overrides(const struct jobenv *e, const char *name)
+{
+	return e->d && doctor_env_overridden(e->d, name);
 }
 
 static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 {
-	hca_list(e, "", var(v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
-	if (e->index_set || doctor_env("UCX_IB_GID_INDEX"))
-		snprintf(var(v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+	hca_list(e, "", var(e, v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
+	if (e->index_set)
+		snprintf(var(e, v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+	else if (doctor_env(e->d, "UCX_IB_GID_INDEX") || overrides(e, "UCX_IB_GID_INDEX"))
+		/* UCX 1.7 and later pick each port's entry (ucx_plan()). */
+		snprintf(var(e, v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "auto");
 	if (e->ucx_dgid_off)
-		snprintf(var(v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
+		snprintf(var(e, v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
+}
+
+/*
+ * NCCL_IB_GID_INDEX: the ports' one index, unless the job's own
+ * selection variables choose the GID; where the ports differ, -1 ("NCCL
+ * 2.21 and later find each port's entry", nccl_plan()) only to override a
+ * site file's wrong index, else nothing.
+ */
+static void nccl_gid_var(const struct jobenv *e, struct jobenv_var *v, size_t *n)
+{
+	bool selects = e->d && nccl_job_selects_gid(e->d), over = overrides(e, "NCCL_IB_GID_INDEX");
+	bool old = e->d && e->d->nccl_version > 0 && e->d->nccl_version < 22100;
+	struct jobenv_var *x;
+
+	if (!over && !doctor_env(e->d, "NCCL_IB_GID_INDEX") && !(e->index_set && !selects))
+		return;
+	x = var(e, v, n, "NCCL_IB_GID_INDEX");
+	if (e->index_set && (!selects || old))
+		snprintf(x->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
+	else
+		snprintf(x->value, JOBENV_VALUE_MAX, "-1");
 }
 
 size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v)
@@ -663,12 +775,10 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 	switch (f) {
 	case JOBENV_NCCL:
 		/* '=': whole names, so that mlx5_1 does not also select mlx5_10. */
-		hca_list(e, "=", var(v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
-		if ((e->index_set && !nccl_job_selects_gid()) || doctor_env("NCCL_IB_GID_INDEX"))
-			snprintf(var(v, &n, "NCCL_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u",
-				 e->gid_index);
+		hca_list(e, "=", var(e, v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
+		nccl_gid_var(e, v, &n);
 		if (e->ifnames[0])
-			snprintf(var(v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
+			snprintf(var(e, v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
 				 e->ifnames);
 		break;
 	case JOBENV_UCX:
@@ -678,14 +788,14 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 	case JOBENV_MPI:
 		if (e->have_ucx) {
 			ucx_vars(e, v, &n);
-			snprintf(var(v, &n, "OMPI_MCA_pml")->value, JOBENV_VALUE_MAX, "ucx");
+			snprintf(var(e, v, &n, "OMPI_MCA_pml")->value, JOBENV_VALUE_MAX, "ucx");
 		}
 		if (!e->ifnames[0])
 			break;
 		/* mpirun's and orted's out-of-band channel, and the TCP BTL if one runs. */
-		snprintf(var(v, &n, "OMPI_MCA_oob_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
+		snprintf(var(e, v, &n, "OMPI_MCA_oob_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
 			 e->ifnames);
-		snprintf(var(v, &n, "OMPI_MCA_btl_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
+		snprintf(var(e, v, &n, "OMPI_MCA_btl_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
 			 e->ifnames);
 		break;
 	}

@@ -56,6 +56,7 @@ struct jobenv_skip {
 #define JOBENV_VALUE_MAX 1024
 
 struct jobenv {
+	struct doctor *d;		/* the node's, whose doctor_env() the variables are read by */
 	struct jobenv_port ports[JOBENV_PORTS_MAX];
 	size_t n;
 	struct jobenv_skip *skipped;	/* malloc'd */
@@ -78,7 +79,11 @@ struct jobenv {
  * @picks (@n of them), or with none every ACTIVE port that is not a
  * representor, narrowed to those the job's own NCCL_IB_HCA (nccl) or
  * UCX_NET_DEVICES (ucx, mpi) selects.  The job's own variables are
- * judged as the doctor's env.nccl and env.ucx judge them and kept.
+ * judged as the doctor's env.nccl and env.ucx judge them and kept; a
+ * value a site's file gives one of the variables env exports (NCCL's or
+ * UCX's configuration files) that the check fails is overridden by env's
+ * own value (doctor_env_override(), until jobenv_free()), one it passes
+ * is kept.
  * Where the ports need different GID indexes, no index variable is
  * printed when the installed library finds each port's entry itself
  * (NCCL 2.21 and later, UCX 1.7 and later), and the build fails where it
@@ -106,8 +111,11 @@ struct jobenv_var {
  * least JOBENV_VARS_MAX); how many.  A variable without a value (the
  * socket interface of an InfiniBand port with no netdev, the GID index of
  * ports that need different ones) is left out: the library then chooses
- * it itself.  No UCX variable and no OMPI_MCA_pml=ucx without UCX.  One
- * the job set already (not empty) is marked kept.
+ * it itself; but a GID index a site's file sets wrong is overridden by
+ * the library's own "choose" (-1 for NCCL 2.21 and later, auto for UCX).
+ * No UCX variable and no OMPI_MCA_pml=ucx without UCX.  One the job set
+ * already (not empty), in the environment or a file it is kept from, is
+ * marked kept.
  */
 size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v);
 

@@ -46,6 +46,17 @@ int env_parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+int nccl_parse_int(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	return end == s || *end ? -EINVAL : 0;
+}
+
 /* Interface and device names: what the kernel and rdma-core allow, no more. */
 static bool name_char(char c)
 {

@@ -57,6 +57,17 @@ bool ucx_list_selects(const char *s, const char *name, int port);
 /* A whole decimal number in [min, max]; 0 or -EINVAL. */
 int env_parse_long(const char *s, long min, long max, long *out);
 
+/*
+ * An integer variable as NCCL reads it (ncclLoadParam() in
+ * src/misc/param.cc: strtoll(s, NULL, 0)): blanks and a sign, then
+ * decimal, "0x" hexadecimal or "0" octal, so "0x5" is 5 and "010" is 8.
+ * 0 when the number is the whole value; -EINVAL when NCCL stops before
+ * the end or finds no digit (@out is still what NCCL uses: the number
+ * read so far, 0 for none); -ERANGE when it overflows (NCCL then keeps
+ * its default).
+ */
+int nccl_parse_int(const char *s, long long *out);
+
 /* NCCL_IB_ADDR_FAMILY: "AF_INET" or "AF_INET6"; 0 or -EINVAL. */
 int nccl_addr_family_parse(const char *s, int *family);
 

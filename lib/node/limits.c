@@ -286,6 +286,7 @@ static int systemd_resolve(const struct ctx *ctx, bool quiet, struct memlock *ou
 
 struct pam_user {
 	char name[64];
+	char home[256];		/* its home directory; "" when /etc/passwd gives none */
 	uid_t uid;
 	gid_t gid;
 	gid_t *groups;
@@ -332,18 +333,20 @@ static int root_passwd(const struct ctx *ctx, const char *name, uid_t uid, struc
 	struct conf_file f;
 	char *line, *fld[7];
 	unsigned int id, gid;
-	int ret = -ENOENT;
+	int ret = -ENOENT, n;
 
 	if (conf_open(ctx, "/etc/passwd", &f))
 		return -ENOENT;
 	while ((line = conf_line(&f))) {
-		if (split_colon(line, fld, 7) < 4 || parse_id(fld[2], &id) || parse_id(fld[3], &gid))
+		n = split_colon(line, fld, 7);
+		if (n < 4 || parse_id(fld[2], &id) || parse_id(fld[3], &gid))
 			continue;
 		if (name ? strcmp(fld[0], name) != 0 : id != uid)
 			continue;
 		if (strlen(fld[0]) >= sizeof(u->name))
 			continue;
 		snprintf(u->name, sizeof(u->name), "%s", fld[0]);
+		snprintf(u->home, sizeof(u->home), "%s", n >= 6 ? fld[5] : "");
 		u->uid = id;
 		u->gid = gid;
 		ret = 0;
@@ -439,6 +442,7 @@ static int live_user(const char *name, struct pam_user *u)
 	if (!pw || strlen(pw->pw_name) >= sizeof(u->name))
 		return -ENOENT;
 	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+	snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir ? pw->pw_dir : "");
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	for (;;) {
@@ -465,6 +469,16 @@ static int user_lookup(const struct ctx *ctx, const char *name, struct pam_user 
 		return live_user(name, u);
 	ret = root_passwd(ctx, name, name ? 0 : recorded_uid(ctx), u);
 	return ret ? ret : root_groups(ctx, u);
+}
+
+int limits_user_home(const struct ctx *ctx, char *home, size_t len)
+{
+	struct pam_user u;
+	int ret = user_lookup(ctx, NULL, &u);
+
+	free(u.groups);
+	snprintf(home, len, "%s", ret ? "" : u.home);
+	return ret;
 }
 
 int limits_user_known(const struct ctx *ctx, const char *name)

@@ -95,6 +95,14 @@ int limits_pam(const struct ctx *ctx, const char *user, struct memlock *out);
  */
 int limits_user_known(const struct ctx *ctx, const char *name);
 
+/*
+ * The home directory /etc/passwd gives the user running this process
+ * (with --root, the uid recorded in <root>/proc/self/status, looked up in
+ * <root>/etc/passwd) into @home, "" when none: where NCCL looks for
+ * ~/.nccl.conf (getpwuid(), not $HOME).  0, -ENOENT or -errno.
+ */
+int limits_user_home(const struct ctx *ctx, char *home, size_t len);
+
 /* The systemd scope.  0 or -errno; files that do not exist are not errors. */
 int limits_systemd(const struct ctx *ctx, struct memlock *out);
 

@@ -26,6 +26,7 @@
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "base/text.h"
+#include "node/libconf.h"
 #include "node/rdma_load.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
@@ -773,8 +774,8 @@ static void snap_config(struct snap *s)
 		"/etc/passwd", "/etc/group", "/etc/security/limits.conf",
 		/* Debian's pam_limits applies no "*" line to root (node/limits.c). */
 		"/etc/debian_version",
-		/* UCX's own settings (node/ucx.c). */
-		UCX_CONF,
+		/* NCCL's and UCX's own settings (node/libconf.c). */
+		NCCL_CONF, UCX_CONF,
 		"/etc/systemd/system.conf", "/run/systemd/system.conf",
 		"/usr/local/lib/systemd/system.conf", "/usr/lib/systemd/system.conf",
 	};

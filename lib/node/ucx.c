@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * UCX as a job on this node would run it: its release, its ETH_DGID_CHECK
- * setting, the GID it takes, and whether its UD transport drops RoCE v2
- * IPv4 packets (UCX before 1.19 on devices other than mlx5).  Everything
- * is read below the root; UCX itself is never run.
+ * UCX as a job on this node would run it: its release, the GID it takes,
+ * and whether its UD transport drops RoCE v2 IPv4 packets (UCX before
+ * 1.19 on devices other than mlx5).  Everything is read below the root;
+ * UCX itself is never run.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -211,64 +211,6 @@ int ucx_parse_bool(const char *s)
 	if (!strcasecmp(s, "n") || !strcasecmp(s, "no") || !strcmp(s, "0"))
 		return 0;
 	return -EINVAL;
-}
-
-/* The last "NAME = VALUE" line of UCX_CONF for @name; true when found. */
-static bool conf_value(const char *text, const char *name, struct ucx_setting *out)
-{
-	const char *line = text;
-	unsigned int lineno = 0;
-	bool found = false;
-	char buf[512], *eq, *key;
-
-	for (; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		lineno++;
-		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(line, "\n"), line);
-		key = strtrim(buf);
-		/* Whole-line comments only: UCX reads "n # why" as the value "n # why". */
-		if (*key == '#' || !(eq = strchr(key, '=')))
-			continue;
-		*eq = '\0';
-		if (strcmp(strtrim(key), name))
-			continue;
-		snprintf(out->name, sizeof(out->name), "%s", name);
-		snprintf(out->value, sizeof(out->value), "%s", strtrim(eq + 1));
-		snprintf(out->where, sizeof(out->where), UCX_CONF ":%u", lineno);
-		found = true;
-	}
-	return found;
-}
-
-/* @name from the environment, else from UCX_CONF's @conf text. */
-static bool setting(const char *name, const char *(*env)(const char *), const char *conf,
-		    struct ucx_setting *out)
-{
-	const char *v = env ? env(name) : NULL;
-
-	if (v) {
-		snprintf(out->name, sizeof(out->name), "%s", name);
-		snprintf(out->value, sizeof(out->value), "%s", v);
-		strtrim(out->value);
-		snprintf(out->where, sizeof(out->where), "environment");
-		return true;
-	}
-	return conf && conf_value(conf, name, out);
-}
-
-bool ucx_dgid_check_setting(const struct ctx *ctx, const char *(*env)(const char *),
-			    struct ucx_setting *out)
-{
-	char *conf = NULL;
-	bool found;
-
-	memset(out, 0, sizeof(*out));
-	if (read_file(ctx, UCX_CONF, 1 << 20, &conf, NULL))
-		conf = NULL;
-	/* The transport's own prefix first: UD_VERBS_, then UD_ (as ucx_info -c shows). */
-	found = setting("UCX_UD_VERBS_ETH_DGID_CHECK", env, conf, out) ||
-		setting("UCX_UD_ETH_DGID_CHECK", env, conf, out);
-	free(conf);
-	return found;
 }
 
 /* An IPv4-mapped GID (::ffff:a.b.c.d), the family UCX calls AF_INET. */

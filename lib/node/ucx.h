@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * UCX as a job on this node would run it: its release (read without
- * running it), the settings it reads from the environment and from
- * /etc/ucx/ucx.conf, the GID it takes on a RoCE port, and the known bug
+ * running it), the GID it takes on a RoCE port, and the known bug
  * that makes its UD transport drop every packet on some RoCE devices.
  */
 #ifndef RDMACTL_UCX_H
@@ -18,8 +17,6 @@ struct ctx;
 /* UCX 1.19.0: UD tells a RoCE v2 packet's address family from its GRH (openucx/ucx PR 10209). */
 #define UCX_DGID_FIXED 11900
 
-/* The file UCX 1.12 and later read their settings from (its sysconfdir/ucx/ucx.conf). */
-#define UCX_CONF "/etc/ucx/ucx.conf"
 /* dpkg's record of the installed packages, libucx0 among them. */
 #define DPKG_STATUS "/var/lib/dpkg/status"
 
@@ -61,22 +58,6 @@ bool dpkg_stanza(const char *status, const char *pkg, const char **start, size_t
 
 /* A UCX boolean as UCX reads it: y, yes, 1 / n, no, 0, in any case. 1, 0, or -EINVAL. */
 int ucx_parse_bool(const char *s);
-
-/* A UCX setting and where it was found. */
-struct ucx_setting {
-	char name[64];		/* "UCX_UD_VERBS_ETH_DGID_CHECK" */
-	char value[64];		/* as written, trimmed */
-	char where[320];	/* "environment" or "/etc/ucx/ucx.conf:3" */
-};
-
-/*
- * What ud_verbs reads for ETH_DGID_CHECK, as UCX 1.13 resolves it:
- * UCX_UD_VERBS_ETH_DGID_CHECK before UCX_UD_ETH_DGID_CHECK, each taken
- * from the environment (@env, NULL for unset) before UCX_CONF (its last
- * "NAME=VALUE" line).  True when one is set (filled into @out).
- */
-bool ucx_dgid_check_setting(const struct ctx *ctx, const char *(*env)(const char *),
-			    struct ucx_setting *out);
 
 /*
  * The GID UCX uses on RoCE port @p: entry @gid_index (UCX_IB_GID_INDEX;

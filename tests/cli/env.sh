@@ -462,6 +462,55 @@ check ucx-rxe-nccl-without bash -c '! grep -q DGID <<<"$0"' "$OUT"
 UCX_UD_VERBS_ETH_DGID_CHECK=n run --root "$FIXTURES/ucx-rxe" doctor --for ucx --only ucx.ud_dgid
 check ucx-rxe-doctor-agrees out_has '^ok +ucx.ud_dgid'
 
+# --- the site's files: the value NCCL and UCX will use, and where it came from ---
+# /etc/nccl.conf's index 3 is link-local on mlx5_0: the doctor fails it
+# naming the file, env exports NCCL 2.21's own choice over it.
+rm -rf "$TMPD/site"
+cp -a "$HEALTHY" "$TMPD/site"
+echo 'NCCL_IB_GID_INDEX=3' >"$TMPD/site/etc/nccl.conf"
+run -j --root "$TMPD/site" doctor --for nccl --only env.nccl
+check site-nccl-doctor-fails json_ok '(.checks[0].status | ascii_downcase) == "fail" and (.checks[0].found | startswith("NCCL_IB_GID_INDEX=3 from /etc/nccl.conf:1; NCCL_IB_GID_INDEX=3: mlx5_0/1 GID 3 is link-local")) and (.checks[0].fix | startswith("export NCCL_IB_GID_INDEX=-1, or delete NCCL_IB_GID_INDEX from /etc/nccl.conf:1"))'
+exports_are site-nccl-overridden 'export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_10:1
+export NCCL_IB_GID_INDEX=-1
+export NCCL_SOCKET_IFNAME==ens19f0np0,ens19f1np1,ens20f0np0' --root "$TMPD/site" env --for nccl
+NCCL_IB_GID_INDEX=-1 run --root "$TMPD/site" doctor --for nccl
+check site-nccl-override-passes rc_is 0
+# The recorded user's ~/.nccl.conf is read before /etc/nccl.conf; a right value there is kept.
+mkdir -p "$TMPD/site/home/alice"
+printf 'NCCL_IB_HCA==mlx5_1:1,mlx5_10:1\nNCCL_IB_GID_INDEX=3\n' >"$TMPD/site/home/alice/.nccl.conf"
+exports_are site-nccl-home-kept 'export NCCL_SOCKET_IFNAME==ens19f1np1,ens20f0np0' --root "$TMPD/site" env --for nccl
+run -v --root "$TMPD/site" env --for nccl
+check site-nccl-home-said err_has "^rdmactl env: kept the job's NCCL_IB_GID_INDEX='3' from /home/alice/.nccl.conf:2$"
+# UCX's ucx.conf, INI-like: the doctor fails its index for mpi, env exports auto over it.
+UCXSITE=$(with_ucx "$HEALTHY")
+mkdir -p "$UCXSITE/etc/ucx"
+printf '[global]\nUCX_IB_GID_INDEX = 3\n' >"$UCXSITE/etc/ucx/ucx.conf"
+run -j --root "$UCXSITE" doctor --for mpi --only env.ucx
+check site-ucx-doctor-fails json_ok '(.checks[0].status | ascii_downcase) == "fail" and (.checks[0].found | startswith("UCX_IB_GID_INDEX=3 from /etc/ucx/ucx.conf:2; "))'
+exports_are site-ucx-overridden 'export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_10:1
+export UCX_IB_GID_INDEX=auto
+export OMPI_MCA_pml=ucx
+export OMPI_MCA_oob_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0
+export OMPI_MCA_btl_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0' --root "$UCXSITE" env --for mpi
+rm -f "$UCXSITE/etc/ucx/ucx.conf"
+
+# --- -1 and NCCL's strtoll(s, NULL, 0) ---
+# NCCL 2.18.3 reads -1 as an index: the doctor fails it, env refuses in its words.
+NCCL_IB_GID_INDEX=-1 run --root "$TMPD/old" doctor --for nccl --only env.nccl
+check old-minus1-doctor-fails out_has '^FAIL +env\.nccl +NCCL_IB_GID_INDEX=-1: NCCL 2\.18\.3 \(/usr/lib/x86_64-linux-gnu/libnccl\.so\.2\.18\.3\), older than 2\.21, reads it as GID index -1'
+NCCL_IB_GID_INDEX=-1 run --root "$TMPD/old" env --for nccl
+check old-minus1-env-refuses rc_is 1
+check old-minus1-env-why err_has "^rdmactl env: Failed to keep the job's NCCL variables: NCCL_IB_GID_INDEX=-1: NCCL 2\.18\.3 .*\(doctor check env\.nccl\)"
+NCCL_IB_GID_INDEX=-1 run --root "$TMPD/old" env --for nccl -d mlx5_1
+check old-minus1-one-rail-refuses rc_is 1
+# 0x3 is 3 and 010 is 8 to NCCL.
+NCCL_IB_HCA==mlx5_1:1 NCCL_IB_GID_INDEX=0x3 run --root "$HEALTHY" doctor --for nccl --only env.nccl
+check hex-index-ok out_has "^ok +env\.nccl +.*NCCL_IB_GID_INDEX='0x3' is 3 to NCCL \(strtoll, base 0\).*mlx5_1/1 GID 3 is RoCE v2"
+NCCL_IB_HCA==mlx5_1:1 NCCL_IB_GID_INDEX=0x3 run --root "$HEALTHY" env --for nccl
+check hex-index-kept rc_is 0
+NCCL_IB_HCA==mlx5_1:1 NCCL_IB_GID_INDEX=010 run --root "$HEALTHY" doctor --for nccl --only env.nccl
+check octal-index-is-8 out_has "^FAIL +env\.nccl +.*NCCL_IB_GID_INDEX=8: mlx5_1/1 has no GID 8 \(use 3\)"
+
 # --- on every fixture: a node the doctor passes for a job gets its lines, and the TaskProlog starts its tasks ---
 for fx in "$FIXTURES"/*/; do
 	fx=${fx%/}

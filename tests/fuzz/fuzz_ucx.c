@@ -2,7 +2,7 @@
 /*
  * What node/ucx.c reads of a node without running UCX: a library image
  * for its release string, dpkg's status for libucx0's Version:, UCX
- * booleans, and /etc/ucx/ucx.conf for ETH_DGID_CHECK.
+ * booleans, and /etc/ucx/ucx.conf for ETH_DGID_CHECK (node/libconf.c).
  *
  * Input: one selector byte, then the bytes.  A release found must be a
  * 1.x code, a version copied out must be terminated, and a setting found
@@ -14,6 +14,7 @@
 
 #include "base/ctx.h"
 #include "fuzz.h"
+#include "node/libconf.h"
 #include "node/ucx.h"
 
 static void version_sane(int v, const char *what)
@@ -25,7 +26,7 @@ static void version_sane(int v, const char *what)
 static void conf(const uint8_t *data, size_t size)
 {
 	struct ctx ctx;
-	struct ucx_setting s;
+	struct lib_setting s;
 
 	fuzz_root_init();
 	fuzz_root_clear();
@@ -33,10 +34,10 @@ static void conf(const uint8_t *data, size_t size)
 		return;
 	ctx = fuzz_ctx("fuzz");
 	memset(&s, 0xa5, sizeof(s));
-	if (!ucx_dgid_check_setting(&ctx, NULL, &s))
+	if (!ucx_conf_setting(&ctx, NULL, "UCX_UD_VERBS_ETH_DGID_CHECK", &s))
 		return;
 	if (!memchr(s.value, 0, sizeof(s.value)) || !memchr(s.where, 0, sizeof(s.where)) ||
-	    (strcmp(s.name, "UCX_UD_VERBS_ETH_DGID_CHECK") && strcmp(s.name, "UCX_UD_ETH_DGID_CHECK")))
+	    strcmp(s.name, "UCX_UD_VERBS_ETH_DGID_CHECK"))
 		fuzz_fail("ucx.conf: setting '%.64s' not sane", s.name);
 	ucx_parse_bool(s.value);
 }
