@@ -31,7 +31,10 @@ PORT=$(free_port)
 # Loopback rates and latencies vary too much to judge (under ASan more): --slow
 # 0.01 and no latency, so that no finding makes a link a suspect; only what a
 # run keeps is asserted.
-W=(-w "$NODES" --launcher ssh --rendezvous 127.0.0.1 --rdmactl "$RDMACTL" --transport tcp
+# The agents run rdmactl by a path of this test's own, so that a look for
+# them finds none of another suite's run side by side (tests/run-all).
+ln -s "$RDMACTL" "$BIN/rdmactl"
+W=(-w "$NODES" --launcher ssh --rendezvous 127.0.0.1 --rdmactl "$BIN/rdmactl" --transport tcp
 	--port "$PORT" --slow 0.01 --lat-iters 0)
 S=$TMPD/saved
 mkdir -p "$S"
@@ -42,7 +45,7 @@ doc() {
 	json_one "$@" <"$f"
 }
 no_temp_left() { [ -z "$(find "$S" -name '*.json.*')" ]; }
-no_agent_left() { ! pgrep -f "$RDMACTL probe --agent" >/dev/null; }
+no_agent_left() { ! pgrep -f "$BIN/rdmactl probe --agent" >/dev/null; }
 
 # --- a whole run: -j's document, saved; text and the file from one run ---
 run -j probe "${W[@]}" -n 200 --save "$S/whole.json"

@@ -37,6 +37,8 @@ gid_of() {
 # LAB__ALL and the rest below may speak of a test's group of guests.
 BOOT_RAILS=$LAB_RAILS
 LAB__EVERY=$LAB__ALL
+# (The runner's own waits are kept as those of boot-N: lib.sh, lab__wait_key.)
+LAB__GUESTS_BOOTED=$LAB_GUESTS
 export LAB__EVERY
 
 # enter_group LETTERS RAILS: the guests that run the coming test and the
@@ -80,6 +82,30 @@ export HOME=/tmp/home TMPDIR=/tmp LANG=C.UTF-8
 mkdir -p "$HOME" /tmp/lab-state "$RUN/log/$NODE" "$RUN/fin"
 # RDMA memory registration pins pages; the default 8 MiB limit is too low.
 ulimit -l unlimited
+
+# measure_pace: LAB_PACE (lib.sh, The lab's budgets) from the time this
+# guest takes now for a loop of bash arithmetic, all CPU, the work an
+# emulated CPU is slowed in by a busy or slower host.  PACE_REF_MS is that
+# loop's time in a guest of a quiet run on the machine the budgets were set
+# on (2 cores, TCG, four guests booted: 38 to 45 ms, the largest kept).
+# Measured at boot and again at each test's start, as the host's load
+# changes during a run: the budgets follow the slowest look so far, which
+# a look descheduled by a burst only stretches, never shortens.
+PACE_REF_MS=45
+measure_pace() {
+	local t0=${EPOCHREALTIME/./} t1 i ms
+	for ((i = 0; i < 2000; i++)); do :; done
+	t1=${EPOCHREALTIME/./}
+	ms=$(((t1 - t0) / 1000))
+	LAB__PACE_MS=$ms
+	LAB_PACE=$((ms * 100 / PACE_REF_MS))
+	# The slowest pace of the run so far: one look is a moment, and a
+	# budget too short for a moment's slowness fails a healthy test.
+	((LAB_PACE > ${PACE_MAX:-100})) && PACE_MAX=$LAB_PACE
+	LAB_PACE=${PACE_MAX:-100}
+	export LAB_PACE
+}
+measure_pace
 
 
 # rxe_ready: port 1 of rxe0 (and rxe1 on two rails) is ACTIVE and its GID
@@ -394,13 +420,16 @@ wire_watch() {
 
 # run_test I: run test I with its timeout, then publish its verdict.
 run_test() {
-	local i=$1 id=${T_ID[$1]} limit=${T_TIMEOUT[$1]} pid ps_pid rc nfail reason verdict start=$SECONDS
+	local i=$1 id=${T_ID[$1]} limit pid ps_pid rc nfail reason verdict start=$SECONDS
 	local log=$RUN/log/$NODE/$id.log share=$RUN/t/$id failfile=/tmp/lab-state/$id.failed
 	local work=/tmp/lab-work/$id
-	mkdir -p "$share" "$work"
+	mkdir -p "$share" "$work" "$RUN/pace"
 	: >"$failfile"
 	echo "$id" >"$RUN/cur.$NODE"
-	say "running $id (limit $limit s)"
+	measure_pace
+	lab_budget limit "${T_TIMEOUT[$1]}"
+	echo "$LAB_PACE" >"$RUN/pace/$id.$NODE"
+	say "running $id (limit $limit s: ${T_TIMEOUT[$1]} s at pace $LAB_PACE%; the pace loop took $LAB__PACE_MS ms)"
 	serve_ps "$share" &
 	ps_pid=$!
 	(
@@ -423,7 +452,8 @@ run_test() {
 	done >>"$log"
 	nfail=$(wc -l <"$failfile")
 	if ((rc == 124 || rc == 137)); then
-		echo "lab: test killed after its $limit s limit" >>"$log"
+		echo "lab: test killed after its $limit s limit (${T_TIMEOUT[$i]} s at pace $LAB_PACE%;" \
+			"$(LAB_TEST_ID=$id lab__last_wait "(the whole test)"))" >>"$log"
 		verdict="fail timed out after $limit s"
 	elif ((nfail > 0)); then
 		verdict="fail $nfail check(s) failed, exit $rc"

@@ -92,15 +92,11 @@ lab_sleep() {
 }
 
 # lab_wait_listen PORT: until something listens on TCP PORT here (10 s at
-# most); 0 when it does.
+# this guest's pace at most); 0 when it does.
 lab_wait_listen() {
-	local i
-	for i in $(seq 50); do
-		ss -Hltn "sport = :$1" | grep -q . && return 0
-		lab_sleep 0.2
-	done
-	return 1
+	LAB__NAP_MAX_MS=200 LAB__FROM='' lab__await "something listening on TCP port $1" 10 lab__listens "$1"
 }
+lab__listens() { ss -Hltn "sport = :$1" | grep -q .; }
 
 # lab_block_roce: drop the RoCE v2 traffic (UDP 4791) coming into this
 # guest, as a node's firewall would, counting what it drops (lab_roce_drops);
@@ -194,7 +190,9 @@ lab_ps() {
 # guest within SECONDS of now (asked at once, then each second: most are
 # gone already, and a fixed wait costs every caller its full length).
 lab_none_left() {
-	local what=$1 end=$((SECONDS + $2)) left
+	local what=$1 end left
+	lab_budget end "$2"
+	end=$((SECONDS + end))
 	shift 2
 	while :; do
 		left=$(lab_ps "$@") || return
@@ -241,7 +239,69 @@ lab__hopeless() {
 	return 1
 }
 
-# lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds.
+# The lab's budgets.  Every wait is on an event, and the seconds it is
+# given are a guard against a hang, not a guess at the speed: a guest on
+# a busy or slower host does the same work in more seconds, so each budget
+# is stretched by LAB_PACE, the time this guest took for a fixed piece of
+# work (guest.sh, measure_pace) in percent of its time on the machine the
+# budgets were set on; never below 100.  A wait that gives up says what it
+# waited for, its budget at this pace, and how long the same wait took on
+# the last run (build/lab-waits, kept by the harness).
+
+# lab_budget VAR SECONDS: VAR is SECONDS at this guest's pace.
+lab_budget() {
+	printf -v "$1" '%d' $((($2 * ${LAB_PACE:-100} + 99) / 100))
+}
+
+# lab_timeout SECONDS CMD...: timeout(1), its limit SECONDS at this
+# guest's pace (with -k 5: a command that ignores SIGTERM still ends).
+lab_timeout() {
+	local limit
+	lab_budget limit "$1"
+	shift
+	timeout -k 5 "$limit" "$@"
+}
+
+# lab__wait_key VAR: VAR is the name of this test's (or the runner's)
+# file of waits.
+lab__wait_key() {
+	local id=${LAB_TEST_ID:-00-boot-${LAB__GUESTS_BOOTED:-0}}
+	printf -v "$1" '%s' "${id#*-}"
+}
+
+# lab__waited DESC SECONDS: keep how long the wait for DESC took, for the
+# message of a later run's wait that gives up (only waits of a second or
+# more: one under a second is "under 1 s" then).
+lab__waited() {
+	local key
+	(($2 >= 1)) && [[ -n ${LAB_RUN-} ]] || return 0
+	lab__wait_key key
+	lab__dir "$LAB_RUN/waits" &&
+		printf '%s\t%s\n' "$2" "$1" >>"$LAB_RUN/waits/$key.$LAB_NODE"
+}
+
+# lab__last_wait DESC: how long the wait for DESC took on the last run, as
+# words for a message.
+lab__last_wait() {
+	local key f s d max=-1
+	lab__wait_key key
+	f=${LAB_RUN-}/waits-last/$key
+	if [[ ! -r $f ]]; then
+		printf 'no record of a last run'
+		return
+	fi
+	while IFS=$'\t' read -r s d; do
+		[[ $d == "$1" ]] && ((s > max)) && max=$s
+	done <"$f"
+	if ((max < 0)); then
+		printf 'under 1 s or not waited for on the last run'
+	else
+		printf '%d s on the last run' "$max"
+	fi
+}
+
+# lab__await DESC SECONDS TEST...: wait until the shell test `TEST...` holds,
+# SECONDS at this guest's pace at most.
 # Gives up early when lab__hopeless says it never will, rather than sit out
 # the bound.  The test is asked once more before giving up: a guest checks
 # in, finds everyone there and finishes the test between our test and our
@@ -255,7 +315,8 @@ lab__hopeless() {
 # looked at over 9p 4 ms more, and three guests waiting at a barrier,
 # looking five times a second, took half a host core.
 lab__await() {
-	local desc=$1 limit=$2 deadline=$((SECONDS + $2)) looks=0 ms=50 max=${LAB__NAP_MAX_MS:-1000} nap
+	local desc=$1 base=$2 limit start=$SECONDS looks=0 ms=50 max=${LAB__NAP_MAX_MS:-1000} nap
+	lab_budget limit "$2"
 	shift 2
 	until "$@"; do
 		if ((++looks % 4 == 0)) && lab__hopeless; then
@@ -263,14 +324,15 @@ lab__await() {
 			echo "$desc: $LAB__WHY" >&2
 			return 1
 		fi
-		if ((SECONDS >= deadline)); then
-			echo "$desc: gave up after $limit s" >&2
+		if ((SECONDS - start >= limit)); then
+			echo "$desc: gave up after $limit s ($base s at pace ${LAB_PACE:-100}%; $(lab__last_wait "$desc"))" >&2
 			return 1
 		fi
 		printf -v nap '%d.%03d' $((ms / 1000)) $((ms % 1000))
 		lab_sleep "$nap"
 		ms=$((ms * 2 < max ? ms * 2 : max))
 	done
+	lab__waited "$desc" $((SECONDS - start))
 }
 
 # lab__all_in DIR [PREFIX]: every guest has checked in to DIR (a file

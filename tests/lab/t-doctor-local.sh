@@ -177,7 +177,7 @@ wait_port ACTIVE || fail "rxe0/1 did not come back"
 # before it waits for a client) fails at 64 KiB without the capability and
 # goes through with it, the server then waiting until killed.
 NOCAP=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
-reg() { (ulimit -l 64 && timeout 5 "$@" ibv_rc_pingpong -d rxe0 -g 1 -s 1048576 -p 18999 2>&1; echo "rc $?"); }
+reg() { (ulimit -l 64 && lab_timeout 5 "$@" ibv_rc_pingpong -d rxe0 -g 1 -s 1048576 -p 18999 2>&1; echo "rc $?"); }
 out=$(reg "${NOCAP[@]}")
 echo "$out" | sed 's/^/no CAP_IPC_LOCK, 64 KiB: /'
 grep -q "Couldn't register MR" <<<"$out" || fail "ibv_rc_pingpong registered 1 MiB at 64 KiB without CAP_IPC_LOCK"

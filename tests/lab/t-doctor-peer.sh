@@ -39,7 +39,7 @@ set_mtu() {
 doctor() {
 	local name=$1
 	shift
-	timeout 120 "$RDMACTL" -j doctor --peer "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
+	lab_timeout 120 "$RDMACTL" -j doctor --peer "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
 	echo $? >"$name.rc"
 	echo "== $name: rc $(<"$name.rc")"
 	jq -r '.checks[] | "\(.status)\t\(.id)\t\(.found)\t\(.fix)"' "$name.json"
@@ -112,7 +112,7 @@ lab_put a-mismatch 1
 
 lab_get nft-up 60 >/dev/null
 # TCP to the server's port still passes: the control connection is not the problem.
-timeout 5 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/$PORT" || fail "TCP $PORT on the peer does not answer"
+lab_timeout 5 bash -c "exec 3<>/dev/tcp/$LAB_PEER_IP/$PORT" || fail "TCP $PORT on the peer does not answer"
 doctor nft --only firewall,peer
 check_eq "RoCE blocked: exit status" 1 "$(<nft.rc)"
 check_eq "RoCE blocked: firewall" fail "$(field nft firewall status)"

@@ -42,7 +42,7 @@ else
 	mtu_a=$(lab_get mtu-a)
 	mtu_b=$(active_mtu)
 	echo "active MTU: lab-a $mtu_a, lab-b $mtu_b"
-	timeout 60 "$RDMACTL" -j probe "$LAB_PEER_IP" "${small[@]}" >mtu.json 2>mtu.err
+	lab_timeout 60 "$RDMACTL" -j probe "$LAB_PEER_IP" "${small[@]}" >mtu.json 2>mtu.err
 	check_eq "mtu: exit status" 0 "$?"
 	cat mtu.err
 	check_eq "mtu: peer's active MTU (its ibv_devinfo)" "$mtu_a" "$(jq -r .probe.remote.active_mtu mtu.json)"
@@ -68,7 +68,7 @@ if [[ $LAB_ROLE == a ]]; then
 else
 	lab_get fw-up >/dev/null
 	t0=$SECONDS
-	timeout 90 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" --timeout 5 >fw.out 2>fw.err
+	lab_timeout 90 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" --timeout 5 >fw.out 2>fw.err
 	rc=$?
 	echo "== client (rc $rc, $((SECONDS - t0)) s)"; cat fw.err
 	check_eq "firewall: exit status" 1 "$rc"
@@ -135,16 +135,16 @@ lab_get bad-up >/dev/null
 # garbage
 exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
 printf 'GET / HTTP/1.0\r\n\r\n' >&3
-timeout 10 cat <&3 >garbage.reply
+lab_timeout 10 cat <&3 >garbage.reply
 exec 3<&-
 # wrong version: a HELLO frame of protocol version 99 (type 1, 10-byte payload)
 exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
 printf '\x00\x01\x00\x00\x00\x00\x00\x0a\x52\x50\x42\x31\x00\x63\x00\x00\x00\x00' >&3
-timeout 10 cat <&3 >version.reply
+lab_timeout 10 cat <&3 >version.reply
 exec 3<&-
 grep -qa 'version 99' version.reply || fail "wrong version: the ERROR reply does not name version 99"
 # absurd size: over the server's --max-size 16M
-timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" -s 1G -n 1 >big.out 2>big.err
+lab_timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" -s 1G -n 1 >big.out 2>big.err
 check_eq "absurd size: exit status" 2 "$?"
 cat big.err
 grep -q 'max-size' big.err || fail "absurd size: the client was not told about --max-size"
@@ -152,9 +152,10 @@ grep -q 'max-size' big.err || fail "absurd size: the client was not told about -
 # (the wait ends when the server closes the connection)
 exec 3<>"/dev/tcp/$LAB_PEER_IP/$port"
 t0=$SECONDS
-timeout 30 cat <&3 >stalled.reply
+lab_timeout 30 cat <&3 >stalled.reply
 check_eq "stalled: the server closed the silent connection" 0 "$?"
-((SECONDS - t0 < 20)) || fail "stalled: closed after $((SECONDS - t0)) s, not its --timeout 3"
+lab_budget limit 20
+((SECONDS - t0 < limit)) || fail "stalled: closed after $((SECONDS - t0)) s, not its --timeout 3"
 exec 3<&-
 # killed mid-run
 lab_put victim-next 1
@@ -166,7 +167,7 @@ lab_get victim-go 60 >/dev/null
 victim=$!	# rdmactl itself, so kill -9 below ends it mid-run
 lab_get victim-held 60 >/dev/null
 # busy: a second client while one runs
-timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >busy.out 2>busy.err
+lab_timeout 30 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >busy.out 2>busy.err
 check_eq "busy: exit status" 1 "$?"
 cat busy.err
 grep -q busy busy.err || fail "busy: the second client was not told the server is busy"
@@ -176,7 +177,7 @@ wait "$victim" 2>/dev/null
 lab_put victim-killed 1
 lab_get server-free 90 >/dev/null
 # and a good client
-timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >good.out 2>good.err
+lab_timeout 60 "$RDMACTL" probe "$LAB_PEER_IP" "${small[@]}" >good.out 2>good.err
 check_eq "good client after bad ones: exit status" 0 "$?"
 cat good.out good.err
 lab_put bad-done 1

@@ -67,7 +67,7 @@ lab_put clean-done 1
 
 lab_get lossy >/dev/null
 snap b0
-timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 150 --lat-iters 0 >lossy.json 2>lossy.err
+lab_timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 150 --lat-iters 0 >lossy.json 2>lossy.err
 check_eq "lossy: exit status (RC retransmits)" 0 "$?"
 snap b1
 cat lossy.err

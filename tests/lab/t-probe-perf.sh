@@ -27,7 +27,7 @@ if [[ $LAB_ROLE == a ]]; then
 	lab_wait_listen $port || fail "rdmactl probe server does not listen"
 	# One ib_write_bw server a round: it serves one client and ends.
 	for r in $(seq $ROUNDS); do
-		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >>bw-server.out 2>&1 &
+		lab_timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport >>bw-server.out 2>&1 &
 		bw=$!
 		lab_wait_listen $bwport || fail "ib_write_bw server does not listen (round $r)"
 		lab_put "up$r" 1
@@ -50,7 +50,7 @@ now() { echo "$EPOCHREALTIME"; }
 run_rdmactl() {
 	p0=$(sent)
 	t0=$(now)
-	timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >"probe$1.json" ||
+	lab_timeout 100 "$RDMACTL" -j probe "$LAB_PEER_IP" -s $size -n $n --lat-iters 0 >"probe$1.json" ||
 		fail "rdmactl probe exited with $? (round $1)"
 	t1=$(now)
 	p1=$(sent)
@@ -61,7 +61,7 @@ run_rdmactl() {
 run_bw() {
 	b0=$(sent)
 	for _ in 1 2 3; do
-		timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >"bw$1.out" 2>&1 && break
+		lab_timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >"bw$1.out" 2>&1 && break
 		lab_sleep 1
 	done
 	b1=$(sent)

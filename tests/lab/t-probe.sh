@@ -36,7 +36,7 @@ lab_barrier servers-up
 client() {
 	local name=$1
 	shift
-	timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
+	lab_timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
 	echo "$?" >"$name.rc"
 	echo "== $name: rc $(<"$name.rc")"
 	cat "$name.err"

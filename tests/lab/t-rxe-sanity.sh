@@ -21,7 +21,7 @@ bw=(ib_write_bw -d rxe0 -x 1 -F -s 65536 -n 200)
 port=18515 # ib_write_bw's default port for exchanging QP details
 
 if [[ $LAB_ROLE == a ]]; then
-	timeout 60 "${bw[@]}" >server.out 2>&1 &
+	lab_timeout 60 "${bw[@]}" >server.out 2>&1 &
 	server=$!
 	# Tell lab-b to connect once the server listens.
 	lab_wait_listen $port

@@ -88,7 +88,8 @@ if [[ $LAB_ROLE == a ]]; then
 	grep -q 'clients must prove the token' server.err || fail "the server did not say it wants the token"
 else
 	lab_get server-up 60 >/dev/null
-	probe=(timeout 90 "$RDMACTL" -j probe "$LAB_PEER_IP" --port $port -s 64K -n 100 --lat-iters 10)
+	lab_budget limit 90
+	probe=(timeout -k 5 "$limit" "$RDMACTL" -j probe "$LAB_PEER_IP" --port $port -s 64K -n 100 --lat-iters 10)
 	rc=0
 	(load_env "$LAB_SHARE/token" && "${probe[@]}") >with.json 2>with.err || rc=$?
 	cat with.err

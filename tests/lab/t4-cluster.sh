@@ -83,7 +83,7 @@ lab_barrier shells-done "$phase"
 # ---- Slurm: srun across all four from every guest at once (the jobs queue
 # for the nodes' one CPU each, and run one after the other)
 echo "== srun ($SECONDS s)"
-out=$(timeout 180 srun -N4 -w "$LAB_NODES" hostname 2>srun.err)
+out=$(lab_timeout 180 srun -N4 -w "$LAB_NODES" hostname 2>srun.err)
 echo "$out" && cat srun.err
 check_eq "srun -N4 -w $LAB_NODES hostname" "$(expected "")" "$(sort <<<"$out")"
 lab_barrier srun-done "$phase"
@@ -93,7 +93,7 @@ echo "== salloc ($SECONDS s)"
 # environment, a step in it.
 if [[ $LAB_NODE == d ]]; then
 	# shellcheck disable=SC2016 # expanded in the allocation
-	out=$(timeout 180 salloc -N4 bash -c 'echo "nodelist $SLURM_JOB_NODELIST nnodes $SLURM_JOB_NUM_NODES"
+	out=$(lab_timeout 180 salloc -N4 bash -c 'echo "nodelist $SLURM_JOB_NODELIST nnodes $SLURM_JOB_NUM_NODES"
 		scontrol show hostnames "$SLURM_JOB_NODELIST"
 		srun hostname | sed "s/^/step /"' 2>salloc.err)
 	echo "$out" && cat salloc.err
@@ -109,7 +109,7 @@ port=18600
 for ((r = 0; r < LAB_RAILS; r++)); do
 	case $LAB_NODE in
 	d)
-		timeout 120 "$RDMACTL" probe --server --once --port $port >"server$r.out" 2>&1 &
+		lab_timeout 120 "$RDMACTL" probe --server --once --port $port >"server$r.out" 2>&1 &
 		server=$!
 		lab_wait_listen $port || fail "rail $r: the probe server does not listen"
 		lab_put "server-up-$r" 1
@@ -119,7 +119,7 @@ for ((r = 0; r < LAB_RAILS; r++)); do
 	c)
 		lab_get "server-up-$r" >/dev/null
 		to=$(lab_ip d "$r")
-		timeout 120 "$RDMACTL" -j probe "$to" --port $port -s 64K -n 200 --lat-iters 10 --verify \
+		lab_timeout 120 "$RDMACTL" -j probe "$to" --port $port -s 64K -n 200 --lat-iters 10 --verify \
 			>"probe$r.json" 2>"probe$r.err"
 		check_eq "rail $r: probe lab-c -> lab-d ($to): exit status" 0 "$?"
 		cat "probe$r.err"

@@ -45,7 +45,7 @@ lab_barrier faults-set 120
 # report LAUNCHER: run the cluster doctor from lab-a and check the verdicts.
 report() {
 	local l=$1 out rc=0
-	out=$(timeout 600 "$RDMACTL" -j doctor -w "$LAB_NODES,lab-x" --launcher "$l" \
+	out=$(lab_timeout 600 "$RDMACTL" -j doctor -w "$LAB_NODES,lab-x" --launcher "$l" \
 		--rdmactl "$BIN" --node-timeout 120 --skip "$SKIP" 2>"$l.err") || rc=$?
 	echo "$out" >"$l.json"
 	# Kept with the run's logs (share/NN-t4-doctor/): what rdmactl report draws.
@@ -133,15 +133,17 @@ if [[ $LAB_NODE == c ]]; then
 fi
 if [[ $LAB_NODE == a ]]; then
 	rc=0 start=$SECONDS
-	timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher pdsh --rdmactl "$BIN" \
-		--node-timeout 20 --skip "$SKIP" >dies.json 2>dies.err || rc=$?
+	# (The nodes that answer do within 20 s at this guest's pace.)
+	lab_budget node_s 20
+	lab_timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher pdsh --rdmactl "$BIN" \
+		--node-timeout "$node_s" --skip "$SKIP" >dies.json 2>dies.err || rc=$?
 	: >"$LAB_SHARE/dies-ended"
 	sed 's/^/dies stderr: /' dies.err
 	jq -r '.unreachable[] | "dies: \(.node): \(.error)"' dies.json
 	echo "dies: exit $rc in $((SECONDS - start)) s"
 	check_eq "dies: exit status" 1 "$rc"
 	check_eq "dies: unreachable nodes" '"lab-c,lab-d"' "$(jq -c .summary.unreachable_nodes dies.json)"
-	jq -r '.unreachable[] | select(.node == "lab-c") | .error' dies.json | grep -qiE 'no answer within 20 s|timeout|timed out' ||
+	jq -r '.unreachable[] | select(.node == "lab-c") | .error' dies.json | grep -qiE "no answer within $node_s s|timeout|timed out" ||
 		fail "dies: lab-c's cause does not say it stopped answering"
 	# (lab-a's NCCL drift needs a majority: with lab-c gone, one node of two.)
 	check_eq "dies: the others' verdicts kept" '"lab-b" lab-a,lab-b' \

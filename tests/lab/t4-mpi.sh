@@ -54,7 +54,8 @@ lab_need_guests 4
 # directory only root may enter (root's home).
 BIN=/run/lab/bin/rdmactl
 mkdir -p /run/lab/bin && chmod 755 /run/lab/bin && install -m 755 "$RDMACTL" "$BIN"
-COLL_S=90
+# (A guard against a hang, at this guest's pace: lib.sh, The lab's budgets.)
+lab_budget COLL_S 90
 # 2 MiB at most, once a size: the emulated links move a few MB/s.
 COLL_MAX=2097152
 
@@ -183,7 +184,7 @@ outcome() {
 
 # doctor NAME: the cluster doctor for UCX jobs through srun, its JSON in NAME.json.
 doctor() {
-	timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --for ucx --user job \
+	lab_timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --for ucx --user job \
 		>"$1.json" 2>"$1.err" || true
 	cp "$1.json" "$LAB_SHARE/doctor-$1.json"
 	sed "s/^/$1 stderr: /" "$1.err"
@@ -225,7 +226,7 @@ if [[ $LAB_NODE == a ]]; then
 	busbw=$(awk '$1 == "allreduce" { v = $(NF - 1) } END { print v }' healthy-mpirun.out)
 	lab_put perftest-up 1
 	lab_get perftest-ready 60 >/dev/null
-	timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 1000 \
+	lab_timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 1000 \
 		"$(lab_ip b)" >perftest.out 2>&1 || fail "ucx_perftest lab-a -> lab-b"
 	cat perftest.out
 	# Final: ITER  lat...  bandwidth(MB/s) average overall  msgrate...
@@ -245,7 +246,7 @@ if [[ $LAB_NODE == a ]]; then
 fi
 if [[ $LAB_NODE == b ]]; then
 	lab_get perftest-up 300 >/dev/null
-	timeout 90 ucx_perftest -d rxe0:1 -x rc_verbs >perftest-server.out 2>&1 &
+	lab_timeout 90 ucx_perftest -d rxe0:1 -x rc_verbs >perftest-server.out 2>&1 &
 	# Ready when it listens (ucx_perftest's default port), not a fixed
 	# while after its start.
 	listening() { ss -Hltn "sport = :13337" | grep -q .; }
@@ -329,8 +330,9 @@ if [[ $LAB_NODE == a ]]; then
 	# MTU the probe may call slow (links alone are not asserted: the
 	# emulated links vary).
 	rc=0
+	lab_budget wait_s 5
 	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern triage --rails 1 \
-		-D 1 --timeout 5 --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
+		-D 1 --timeout "$wait_s" --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
 	sed 's/^/faults-probe stderr: /' faults-probe.err
 	jq -r '.findings[]? | "faults-probe: \(.kind) \(.node): \(.text)"' faults-probe.json
 	check_eq "faults: probe -w exits 1" 1 "$rc"
@@ -571,7 +573,7 @@ if [[ $LAB_NODE == a ]]; then
 	# jobs, given the job's environment as it stands (its srun steps are
 	# tasks too: the TaskProlog off, or it would judge them first).
 	rails_doctor() {
-		RDMACTL_ENV_FOR=none timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun \
+		RDMACTL_ENV_FOR=none lab_timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun \
 			--rdmactl "$BIN" --for mpi --only roce,env >"$1.json" 2>"$1.err" || true
 		sed "s/^/$1 stderr: /" "$1.err"
 		jq -r '.checks[] | "\(.status) \(.id) \(.nodes // ""): \(.found)"' "$1.json" | sed "s/^/$1: /"

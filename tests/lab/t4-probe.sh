@@ -26,8 +26,10 @@
 lab_need_guests 4
 BIN=/run/lab/bin/rdmactl
 mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
-# 20 round trips for the latency: the lab's take 30 ms each.
-COMMON=(--rdmactl "$BIN" --slow 0.5 -D 1 --timeout 5 --lat-iters 20)
+# 20 round trips for the latency: the lab's take 30 ms each.  A wait's
+# --timeout of 5 s at this guest's pace (lib.sh, The lab's budgets).
+lab_budget wait_s 5
+COMMON=(--rdmactl "$BIN" --slow 0.5 -D 1 --timeout "$wait_s" --lat-iters 20)
 
 # leftovers WHAT: no rdmactl on any guest within 3 s of a run's end.
 leftovers() { lab_none_left "$1" 3 rdmactl; }
@@ -53,7 +55,7 @@ measured() {
 run() {
 	local name=$1 rc=0 start=$SECONDS
 	shift
-	timeout 900 "$RDMACTL" -j probe "$@" "${COMMON[@]}" >"$name.json" 2>"$name.err" || rc=$?
+	lab_timeout 900 "$RDMACTL" -j probe "$@" "${COMMON[@]}" >"$name.json" 2>"$name.err" || rc=$?
 	# Kept with the run's logs (share/NN-t4-probe/): what rdmactl report draws.
 	cp "$name.json" "$LAB_SHARE/probe-$name.json"
 	sed "s/^/$name stderr: /" "$name.err"

@@ -335,7 +335,8 @@ plain_side() {
 	[[ $(lab_get server-up 300) == 1 ]] || exit 1
 	lab_has abort && skip "lab-b had no package"
 	token=$(lab_get token)
-	probe=(timeout 90 "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 100 --lat-iters 10)
+	lab_budget limit 90
+	probe=(timeout -k 5 "$limit" "$RDMACTL" -j probe "$LAB_PEER_IP" -s 64K -n 100 --lat-iters 10)
 	rc=0
 	RDMACTL_TOKEN=$token "${probe[@]}" >with.json 2>with.err || rc=$?
 	cat with.err
