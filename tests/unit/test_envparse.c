@@ -44,7 +44,11 @@ static void hca_list_rejects_what_nccl_would_misread(void)
 	CHECK(nccl_list_parse(":1", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse("mlx5 0", &l, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "' '") != NULL);
-	CHECK(nccl_list_parse("a^b", &l, err, sizeof(err)) < 0);
+	CHECK(nccl_list_parse("mlx5\033[0m", &l, err, sizeof(err)) < 0);
+	CHECK(nccl_list_parse("mlx5\tx", &l, err, sizeof(err)) < 0);
+	/* A name the kernel allows and NCCL reads as written (dev_valid_name()). */
+	CHECK_INT(nccl_list_parse("=rail#2,a^b", &l, err, sizeof(err)), 0);
+	CHECK_STR(l.items[0].name, "rail#2");
 	CHECK(nccl_list_parse("", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse("^", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse(",,", &l, err, sizeof(err)) < 0);
