@@ -11,6 +11,7 @@
 static struct rdma_dev devs[2];
 static struct rdma_port ports[2];
 static struct rdma_gid gid3 = { .index = 3, .type = GID_TYPE_ROCE_V2 };
+static struct jobenv_port ports_of[2];
 
 /* mlx5_1/1 on ens19f1np1 and mlx5_10/1 on ens20f0np0, both at GID index 3. */
 static void two_ports(struct jobenv *e)
@@ -21,8 +22,9 @@ static void two_ports(struct jobenv *e)
 	snprintf(ports[0].netdev, sizeof(ports[0].netdev), "ens19f1np1");
 	snprintf(ports[1].netdev, sizeof(ports[1].netdev), "ens20f0np0");
 	ports[0].num = ports[1].num = 1;
-	e->ports[0] = (struct jobenv_port){ .dev = &devs[0], .port = &ports[0], .gid = &gid3 };
-	e->ports[1] = (struct jobenv_port){ .dev = &devs[1], .port = &ports[1], .gid = &gid3 };
+	ports_of[0] = (struct jobenv_port){ .dev = &devs[0], .port = &ports[0], .gid = &gid3 };
+	ports_of[1] = (struct jobenv_port){ .dev = &devs[1], .port = &ports[1], .gid = &gid3 };
+	e->ports = ports_of;
 	e->n = 2;
 	e->gid_index = 3;
 	e->index_set = true;
