@@ -59,6 +59,26 @@ static void names_a_shell_and_slurm_read_as_written(void)
 	CHECK(!jobenv_name_ok("ethé"));
 }
 
+static void names_no_line_or_list_carries(void)
+{
+	char buf[128];
+
+	CHECK(jobenv_name_bad("rail#2", false) == NULL);	/* legal in Linux: quoted */
+	CHECK(jobenv_name_bad("eth$(id)", false) == NULL);
+	CHECK(jobenv_name_bad("mlx5_0", true) == NULL);
+	CHECK(jobenv_name_bad("", false) != NULL);
+	CHECK(jobenv_name_bad("eth0,eth1", false) != NULL);
+	CHECK(jobenv_name_bad("^eth0", false) != NULL);
+	CHECK(jobenv_name_bad("=eth0", false) != NULL);
+	CHECK(jobenv_name_bad("eth0 x", false) != NULL);
+	CHECK(jobenv_name_bad("eth\033[0m", false) != NULL);
+	CHECK(jobenv_name_bad("mlx5:0", true) != NULL);
+	CHECK(jobenv_name_bad("mlx5:0", false) == NULL);
+	CHECK_STR(jobenv_assignment("A", "=mlx5_0:1,ens1", buf, sizeof(buf)), "A==mlx5_0:1,ens1");
+	CHECK_STR(jobenv_assignment("A", "=rail#2", buf, sizeof(buf)), "A='=rail#2'");
+	CHECK_STR(jobenv_assignment("A", "a'$(id)", buf, sizeof(buf)), "A='a'\\''$(id)'");
+}
+
 static void for_words(void)
 {
 	enum jobenv_for f;
@@ -129,6 +149,7 @@ static void ucx_and_mpi(void)
 int main(void)
 {
 	RUN("test_jobenv", names_a_shell_and_slurm_read_as_written);
+	RUN("test_jobenv", names_no_line_or_list_carries);
 	RUN("test_jobenv", for_words);
 	RUN("test_jobenv", nccl_reads_exactly_the_ports);
 	RUN("test_jobenv", ucx_and_mpi);
