@@ -36,7 +36,7 @@ const struct opt env_opts[] = {
 struct env_args {
 	enum jobenv_for target;
 	bool have_for;
-	struct jobenv_pick picks[JOBENV_PORTS_MAX];
+	struct jobenv_pick picks[JOBENV_PICKS_MAX];
 	size_t n;
 };
 
@@ -47,9 +47,9 @@ static int add_pick(const struct ctx *ctx, struct env_args *a, const char *val)
 {
 	struct jobenv_pick *pk = &a->picks[a->n];
 
-	if (a->n == JOBENV_PORTS_MAX) {
+	if (a->n == JOBENV_PICKS_MAX) {
 		log_err(ctx, "Failed to use -d '%s': at most %d devices or ports", val,
-			JOBENV_PORTS_MAX);
+			JOBENV_PICKS_MAX);
 		return RC_USAGE;
 	}
 	if (rdma_parse_devport(val, pk->dev, sizeof(pk->dev), &pk->port)) {
@@ -148,14 +148,17 @@ static void attach_ports(struct ctx *ctx, const struct jobenv *e)
 }
 
 /*
- * The variables: "export NAME=value" lines, or -j's "variables" object;
- * those the job set already stay as they are (-j's "kept", -v says so).
+ * The variables: "export NAME=value" lines (a value a shell would expand
+ * in single quotes), or -j's "variables" object; those the job set
+ * already stay as they are (-j's "kept", -v says so).  Where none is
+ * printed, one line on stderr says why.
  */
 static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for f)
 {
-	struct jobenv_var v[JOBENV_VARS_MAX];
+	static struct jobenv_var v[JOBENV_VARS_MAX];
+	static char line[2 * JOBENV_VALUE_MAX];
 	struct json_object *vars = json_object_new_object(), *kept = json_object_new_object();
-	size_t i, n = jobenv_vars(e, f, v);
+	size_t i, printed = 0, n = jobenv_vars(e, f, v);
 
 	for (i = 0; i < n; i++) {
 		if (v[i].kept) {
@@ -169,8 +172,13 @@ static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for 
 			continue;
 		}
 		row_str(vars, v[i].name, v[i].value);
-		print_text(ctx, "export %s=%s\n", v[i].name, v[i].value);
+		print_text(ctx, "export %s\n", jobenv_assignment(v[i].name, v[i].value, line,
+								  sizeof(line)));
+		printed++;
 	}
+	if (!printed)
+		log_note(ctx, "no variable printed: %s", n ? "the job set each one already (-v names "
+			 "them)" : e->silent[0] ? e->silent : "the job's library needs none here");
 	if (ctx->json) {
 		json_attach(ctx, "for", json_object_new_string(jobenv_for_str(f)));
 		json_attach(ctx, "variables", vars);

@@ -391,7 +391,8 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 			 struct json_object *out)
 {
 	static const enum jobenv_for kinds[] = { JOBENV_NCCL, JOBENV_UCX };
-	struct jobenv_var v[JOBENV_VARS_MAX];
+	static struct jobenv_var v[JOBENV_VARS_MAX];
+	static char line[2 * JOBENV_VALUE_MAX];
 	struct jobenv_pick pick = { .port = f->port };
 	struct doctor d = { .ctx = ctx, .node = *node };
 	struct jobenv e;
@@ -413,7 +414,8 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 			for (i = 0; i < nv; i++) {
 				if (v[i].kept)
 					continue;
-				print_text(ctx, "  export %s=%s\n", v[i].name, v[i].value);
+				print_text(ctx, "  export %s\n",
+					   jobenv_assignment(v[i].name, v[i].value, line, sizeof(line)));
 				row_str(o, v[i].name, v[i].value);
 			}
 			for (i = 0; i < e.n_notes; i++)

@@ -123,7 +123,7 @@ static const char *const nccl_vars[] = {
 	"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX", "NCCL_IB_DISABLE",
 	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", NULL
 };
-static const char *const ucx_vars[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", NULL };
+static const char *const ucx_vars[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_TLS", NULL };
 
 static bool any_set(struct doctor *d, const char *const *vars)
 {
@@ -318,12 +318,43 @@ static bool nccl_hca_reps(struct doctor *d, struct check_result *r, const char *
 	return true;
 }
 
+/*
+ * What an entry naming no port should have named: the device it names
+ * (else the closest name), with the port asked for where that device has
+ * it, else its first ACTIVE port (=mlx5_1:2 on a one-port mlx5_1 is
+ * mlx5_1:1, not another device's port 2).
+ */
+static void nccl_fix_entry(struct doctor *d, const struct env_item *it, const char *near,
+			   char *fixed, size_t flen)
+{
+	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
+	unsigned int j;
+	int port = it->port;
+
+	if (!dev && near)
+		dev = rdma_dev_find(&d->node, near);
+	if (!dev) {
+		fixed_add(fixed, flen, near, it->port);
+		return;
+	}
+	if (port > 0 && !rdma_port_find(dev, (unsigned int)port)) {
+		port = dev->nports ? (int)dev->ports[0].num : 1;
+		for (j = 0; dev->ports && j < dev->nports; j++)
+			if (dev->ports[j].state == 4) {
+				port = (int)dev->ports[j].num;
+				break;
+			}
+	}
+	fixed_add(fixed, flen, dev->name, port);
+}
+
 /* One entry of NCCL_IB_HCA; its corrected form goes to @fixed. */
 static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char *val,
 			   const struct env_list *l, size_t k, const struct names *devs,
 			   char *fixed, size_t flen)
 {
 	const struct env_item *it = &l->items[k];
+	const struct rdma_dev *dev;
 	char match[256], hint[128], all[256];
 
 	entry_matches(d, l, k, match, sizeof(match));
@@ -331,12 +362,18 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 		return;
 	if (match[0] && !l->negate && nccl_hca_reps(d, r, val, l, k, fixed, flen))
 		return;
+	if (!match[0] && it->port > 0 && (dev = rdma_dev_find(&d->node, it->name))) {
+		check_note(r, l->negate ? CHECK_WARN : CHECK_FAIL,
+			   "NCCL_IB_HCA='%.80s': %s has no port %d", val, dev->name, it->port);
+		nccl_fix_entry(d, it, NULL, fixed, flen);
+		return;
+	}
 	if (!match[0]) {
 		check_note(r, l->negate ? CHECK_WARN : CHECK_FAIL,
 			   "NCCL_IB_HCA='%.80s': '%.80s' names no device%s%s; devices: %s", val, it->name,
 			   it->port > 0 ? " port" : "", did_you_mean(it->name, devs, hint, sizeof(hint)),
 			   names_join(devs, all, sizeof(all)));
-		fixed_add(fixed, flen, closest_word(it->name, devs->p, devs->n), it->port);
+		nccl_fix_entry(d, it, closest_word(it->name, devs->p, devs->n), fixed, flen);
 		return;
 	}
 	fixed_add(fixed, flen, it->name, it->port);
@@ -911,6 +948,33 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
 	}
 }
 
+/*
+ * A UCX_NET_DEVICES of interfaces alone: UCX's InfiniBand/RoCE transports
+ * name their devices DEV:PORT, so only its tcp transport runs, even on an
+ * RDMA port's netdev.  The job's choice (env leaves it), said as
+ * NCCL_IB_DISABLE=1 is, with the RDMA ports behind those interfaces.
+ */
+static void ucx_tcp_alone(struct doctor *d, struct check_result *r, const struct env_list *l)
+{
+	const struct rdma_dev *dev;
+	const struct rdma_port *p;
+	char behind[256] = "";
+	size_t k, off = 0;
+
+	for (k = 0; k < l->n; k++)
+		if (l->items[k].port > 0)
+			return;
+	for (k = 0; k < l->n && off < sizeof(behind); k++)
+		if ((p = rdma_port_by_netdev(&d->node, l->items[k].name, &dev)) && p->state == 4)
+			off += (size_t)snprintf(behind + off, sizeof(behind) - off, "%s%s:%u",
+						off ? "," : "", dev->name, p->num);
+	if (!behind[0])
+		return;
+	check_note(r, CHECK_WARN, "UCX_NET_DEVICES names interfaces and no RDMA port: UCX runs "
+		   "its TCP transport alone, not RDMA (its RDMA transports name ports as DEV:PORT)");
+	check_fix(r, "add %s to UCX_NET_DEVICES for RDMA (or leave it for TCP)", behind);
+}
+
 static void ucx_devices(struct doctor *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "UCX_NET_DEVICES");
@@ -942,6 +1006,8 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
 	}
 	if (r->status == CHECK_FAIL && strcmp(fixed, val))
 		check_fix(r, "export UCX_NET_DEVICES=%s", fixed[0] ? fixed : "all");
+	else
+		ucx_tcp_alone(d, r, &l);
 }
 
 /*
@@ -950,7 +1016,32 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
  */
 static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	return p->state == 4 && ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
+	struct ucx_tls t;
+
+	ucx_tls_parse(doctor_env(d, "UCX_TLS"), &t);
+	return t.rdma && p->state == 4 &&
+	       ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
+}
+
+/*
+ * UCX_TLS: one without an InfiniBand/RoCE transport (rc, ud, dc) is the
+ * job's choice of TCP or shared memory, said as NCCL_IB_DISABLE=1 is.
+ */
+static void ucx_tls(struct doctor *d, struct check_result *r)
+{
+	const char *val = doctor_env(d, "UCX_TLS");
+	struct ucx_tls t;
+
+	if (!val)
+		return;
+	ucx_tls_parse(val, &t);
+	if (t.rdma) {
+		check_note(r, CHECK_OK, "UCX_TLS='%.80s' enables RDMA%s", val, t.tcp ? " and TCP" : "");
+		return;
+	}
+	check_note(r, CHECK_WARN, "UCX_TLS='%.80s' enables no RDMA transport (rc, ud, dc): UCX runs "
+		   "over %s, not RDMA", val, t.tcp ? "TCP sockets" : "shared memory alone (one node)");
+	check_fix(r, "unset UCX_TLS, or add rc (or ud, dc) to it");
 }
 
 static void ucx_gid_index(struct doctor *d, struct check_result *r)
@@ -992,6 +1083,7 @@ void check_env_ucx(struct doctor *d, struct check_result *r)
 		return;
 	}
 	note_files(d, r, ucx_vars);
+	ucx_tls(d, r);
 	ucx_devices(d, r);
 	ucx_gid_index(d, r);
 }

@@ -38,6 +38,31 @@ static bool fn_rep_port(struct doctor *d, const struct rdma_port *p)
 	return rep && rep->flavour != REP_PHYSICAL;
 }
 
+/*
+ * An active port's device and netdev names, as a job's variables carry
+ * them (jobenv_name_bad(): rdmactl env refuses the port for the same
+ * reason); false, noted, when one cannot be.
+ */
+static bool port_names_ok(struct check_result *r, const struct rdma_dev *dev,
+			  const struct rdma_port *p)
+{
+	const char *why = jobenv_name_bad(dev->name, true);
+
+	if (why) {
+		check_note(r, CHECK_FAIL, "%s/%u: no job variable can name RDMA device '%s': %s",
+			   dev->name, p->num, dev->name, why);
+		check_fix(r, "rdma dev set %s name NEWNAME", dev->name);
+		return false;
+	}
+	if (p->netdev[0] && (why = jobenv_name_bad(p->netdev, false))) {
+		check_note(r, CHECK_FAIL, "%s/%u: no job variable can name its netdev '%s': %s",
+			   dev->name, p->num, p->netdev, why);
+		check_fix(r, "ip link set dev %s name NEWNAME", p->netdev);
+		return false;
+	}
+	return true;
+}
+
 void check_ports(struct doctor *d, struct check_result *r)
 {
 	size_t i;
@@ -57,11 +82,11 @@ void check_ports(struct doctor *d, struct check_result *r)
 				continue;
 			}
 			/* 4 = ACTIVE, 5 = LinkUp */
-			if (p->state == 4 && p->phys_state == 5)
+			if (p->state == 4 && p->phys_state == 5 && port_names_ok(r, dev, p))
 				check_note(r, CHECK_OK, "%s/%u ACTIVE LinkUp%s%s%s", dev->name, p->num,
 					   p->netdev[0] ? " (" : "", p->netdev,
 					   p->netdev[0] ? ")" : "");
-			else
+			else if (!(p->state == 4 && p->phys_state == 5))
 				doctor_port_down(d, r, dev, p);
 		}
 	}

@@ -24,10 +24,22 @@ static const char *ucx_release(const struct ucx_install *u, char *buf, size_t le
 	return buf;
 }
 
-/* Whether UCX_NET_DEVICES (unset, "all", or DEV:PORT entries) lets UCX use @dev/@p. */
+/*
+ * Whether UCX_TLS (an RDMA transport: node/envparse.h) and UCX_NET_DEVICES
+ * (unset, "all", or DEV:PORT entries) let UCX use @dev/@p.
+ */
+static bool ucx_selects_rdma(struct doctor *d)
+{
+	struct ucx_tls t;
+
+	ucx_tls_parse(doctor_env(d, "UCX_TLS"), &t);
+	return t.rdma;
+}
+
 static bool ucx_selects(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
-	return ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
+	return ucx_selects_rdma(d) &&
+	       ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
 }
 
 /* A UCX setting as the job's UCX reads it, and where: "environment", or the file and line. */
@@ -132,6 +144,9 @@ void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 			else
 				check_note(r, CHECK_OK, "%s", why);
 		}
-	if (!any)
+	if (!any && !ucx_selects_rdma(d))
+		check_note(r, CHECK_OK, "UCX_TLS='%.60s' runs no RDMA transport: UD is not used",
+			   doctor_env(d, "UCX_TLS"));
+	else if (!any)
 		check_note(r, CHECK_OK, "no active RDMA port for UCX");
 }

@@ -41,17 +41,60 @@ const char *jobenv_for_str(enum jobenv_for f)
 	return f == JOBENV_NCCL ? "nccl" : f == JOBENV_UCX ? "ucx" : "mpi";
 }
 
+#define PLAIN "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
 /*
- * Slurm's TaskProlog takes everything after "export NAME=" as the value,
- * quotes included, and a shell that evaluates the line would expand "$",
- * "`", ";" and blanks; NCCL and UCX split lists at ',' and read a leading
- * '^' or '='.  Netdev names may hold all of these (only '/', ':' and white
- * space are refused by the kernel), so only plain names pass.
+ * A shell that evaluates "export NAME=value" would expand "$", "`", "*",
+ * "~" and split at ";" and blanks; names of these characters alone need
+ * no quotes.
  */
 bool jobenv_name_ok(const char *s)
 {
-	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			       "0123456789._-") == strlen(s);
+	return *s && strspn(s, PLAIN) == strlen(s);
+}
+
+/*
+ * Netdev names may hold anything but '/', ':' and white space (the
+ * kernel's dev_valid_name(): "rail#2" is one), RDMA device names ':' too;
+ * what no line or list carries is refused, the rest is quoted.
+ */
+const char *jobenv_name_bad(const char *s, bool rdma_dev)
+{
+	const unsigned char *c;
+
+	if (!*s)
+		return "it is empty";
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f || *c == ' ')
+			return "a control character or a blank ends or splits the TaskProlog's "
+			       "'export NAME=value' line";
+		if (*c == ',')
+			return "NCCL, UCX and Open MPI split their lists at ','";
+		if (*c == ':' && rdma_dev)
+			return "NCCL and UCX read what follows ':' as the port";
+	}
+	if (*s == '^' || *s == '=')
+		return "a leading '^' or '=' makes NCCL read its list otherwise";
+	return NULL;
+}
+
+const char *jobenv_assignment(const char *name, const char *value, char *buf, size_t len)
+{
+	size_t off;
+
+	if (strspn(value, PLAIN "=,:") == strlen(value) && *value) {
+		snprintf(buf, len, "%s=%s", name, value);
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "%s='", name);
+	for (; *value && off + 5 < len; value++) {
+		if (*value == '\'')
+			off += (size_t)snprintf(buf + off, len - off, "'\\''");
+		else
+			buf[off++] = *value;
+	}
+	snprintf(buf + off, len - off, "'");
+	return buf;
 }
 
 static bool is_rep(struct doctor *d, const struct rdma_port *p)
@@ -122,17 +165,18 @@ static bool have_port(const struct jobenv *e, const struct rdma_port *p)
 	return false;
 }
 
+/* Add @p to the job's ports: as many as the node has (NCCL's own limit is applied later). */
 static int use_port(struct jobenv *e, const struct rdma_dev *dev, const struct rdma_port *p)
 {
+	struct jobenv_port *ports;
+
 	if (have_port(e, p))
 		return 0;
-	if (e->n == JOBENV_PORTS_MAX) {
-		snprintf(e->why, sizeof(e->why), "Failed to list the job's ports: more than %d "
-			 "(NCCL reads at most %d entries of NCCL_IB_HCA). Fix: choose them with "
-			 "RDMACTL_ENV_DEVICES (rdmactl env -d)",
-			 JOBENV_PORTS_MAX, JOBENV_PORTS_MAX);
-		return -ENODATA;
-	}
+	ports = realloc(e->ports, (e->n + 1) * sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	e->ports = ports;
+	memset(&e->ports[e->n], 0, sizeof(e->ports[0]));
 	e->ports[e->n].dev = dev;
 	e->ports[e->n++].port = p;
 	return 0;
@@ -234,12 +278,12 @@ static int cmp_port(const void *a, const void *b)
 	return c ? c : (x->port->num > y->port->num) - (x->port->num < y->port->num);
 }
 
-/* A name refused for a value, with what to do. */
-static int bad_name(struct jobenv *e, const char *kind, const char *name, const char *fix)
+/* A name refused for a value, with the ports check's reason and what to do. */
+static int bad_name(struct jobenv *e, const char *kind, const char *name, const char *why,
+		    const char *fix)
 {
-	snprintf(e->why, sizeof(e->why), "Failed to export %s '%s': a value Slurm's TaskProlog and "
-		 "a shell both read as written may hold only letters, digits, '.', '_' and '-'. "
-		 "Fix: %s", kind, name, fix);
+	snprintf(e->why, sizeof(e->why), "Failed to export %s '%s': %s (doctor check ports). "
+		 "Fix: %s", kind, name, why, fix);
 	return -ENODATA;
 }
 
@@ -286,12 +330,14 @@ static void port_ifname(const struct ctx *ctx, struct jobenv *e, struct jobenv_p
 
 static int names_ok(struct jobenv *e, const struct jobenv_port *jp)
 {
-	if (!jobenv_name_ok(jp->dev->name))
-		return bad_name(e, "RDMA device", jp->dev->name,
+	const char *why;
+
+	if ((why = jobenv_name_bad(jp->dev->name, true)))
+		return bad_name(e, "RDMA device", jp->dev->name, why,
 				"rdma dev set DEV name NEWNAME, or choose other ports with "
 				"RDMACTL_ENV_DEVICES (rdmactl env -d)");
-	if (jp->ifname[0] && !jobenv_name_ok(jp->ifname))
-		return bad_name(e, "netdev", jp->ifname,
+	if (jp->ifname[0] && (why = jobenv_name_bad(jp->ifname, false)))
+		return bad_name(e, "netdev", jp->ifname, why,
 				"ip link set dev IF name NEWNAME, or choose other ports with "
 				"RDMACTL_ENV_DEVICES (rdmactl env -d)");
 	return 0;
@@ -470,7 +516,7 @@ static int gid_plan(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 	e->index_differs = true;
 	if (f == JOBENV_NCCL)
 		ret = nccl_plan(d, e, b);
-	else if (e->have_ucx)
+	else if (e->have_ucx && !e->ucx_no_rdma)
 		ret = ucx_plan(d, e, b);
 	else
 		ret = 0;
@@ -655,6 +701,134 @@ static int ifname_unreplaced(struct doctor *d, enum jobenv_for f, struct jobenv 
 	return refuse(e, "Failed to keep the job's NCCL variables", "env.nccl", &r);
 }
 
+/*
+ * Whether the job's UCX runs over RDMA at all, as UCX 1.12 and later
+ * select: UCX_TLS (node/envparse.h: ucx_tls_parse()) must enable an
+ * InfiniBand/RoCE transport, and UCX_NET_DEVICES, which names those
+ * transports' devices as DEV:PORT and the tcp transport's as netdevs,
+ * must name one DEV:PORT (or be unset or "all").  A job that chose TCP
+ * (or shared memory) is left alone: no UCX_NET_DEVICES of RDMA ports
+ * would leave its TCP transport no device, and no GID index concerns it.
+ * Where UCX_TLS names tcp beside RDMA, the ports' netdevs go into
+ * UCX_NET_DEVICES too.
+ */
+static void ucx_choice(struct jobenv *e)
+{
+	const char *tls = doctor_env(e->d, "UCX_TLS"), *devs = doctor_env(e->d, "UCX_NET_DEVICES");
+	struct env_list l;
+	struct ucx_tls t;
+	char err[160];
+	bool all, port = false;
+	size_t k;
+
+	ucx_tls_parse(tls, &t);
+	if (!t.rdma) {
+		e->ucx_no_rdma = true;
+		snprintf(e->silent, sizeof(e->silent), "the job's UCX_TLS='%.80s' enables no RDMA "
+			 "transport (rc, ud, dc): UCX runs over %s, and its devices and GID index are "
+			 "left to the job", tls, t.tcp ? "TCP" : "shared memory alone");
+		note(e, "%s", e->silent);
+		return;
+	}
+	if (devs && !ucx_list_parse(devs, &l, &all, err, sizeof(err)) && !all) {
+		for (k = 0; k < l.n && !port; k++)
+			port = l.items[k].port > 0;
+		if (!port) {
+			e->ucx_no_rdma = true;
+			snprintf(e->silent, sizeof(e->silent), "the job's UCX_NET_DEVICES='%.80s' names "
+				 "interfaces and no RDMA port (DEV:PORT): UCX runs its TCP transport "
+				 "alone, and no UCX variable is added", devs);
+			note(e, "%s", e->silent);
+			return;
+		}
+	}
+	e->ucx_tcp_too = t.tcp_named;
+}
+
+/* An allow list of Open MPI components ("tcp,self,vader"), not "^openib": the job chose them. */
+static bool ompi_list_chosen(const struct jobenv *e, const char *name)
+{
+	const char *v = doctor_env(e->d, name);
+
+	return v && *v != '^';
+}
+
+/*
+ * Open MPI's choices of the job's that a value of env's would undo (Open
+ * MPI 4.1; 5.0 reads the same names):
+ *  - OMPI_MCA_btl as an allow list ("tcp,self,vader") chooses the BTLs,
+ *    which only pml ob1 drives (through bml r2): with OMPI_MCA_pml=ucx
+ *    it is ignored for point-to-point (ompi/mca/pml/ucx sends through
+ *    UCX's own transports, UCX_TLS and UCX_NET_DEVICES), so the job would
+ *    run over UCX, on RDMA, not over the TCP it chose.  No pml is set.
+ *  - OMPI_MCA_{oob,btl}_tcp_if_exclude: Open MPI refuses an include list
+ *    beside an exclude list (orte/mca/oob/tcp's component register
+ *    returns ORTE_ERR_NOT_AVAILABLE, so mpirun has no out-of-band
+ *    channel; the TCP BTL's include list overrides the exclude list).
+ *    No include list is added.
+ */
+static bool ompi_pml_ucx(const struct jobenv *e)
+{
+	return e->have_ucx && !ompi_list_chosen(e, "OMPI_MCA_btl");
+}
+
+static bool ompi_include(const struct jobenv *e, const char *exclude)
+{
+	return doctor_env(e->d, exclude) == NULL;
+}
+
+/* For -v: the Open MPI values not printed because the job chose otherwise. */
+static void ompi_notes(struct jobenv *e)
+{
+	if (e->have_ucx && !ompi_pml_ucx(e) && !doctor_env(e->d, "OMPI_MCA_pml"))
+		note(e, "no OMPI_MCA_pml=ucx: the job's OMPI_MCA_btl='%.80s' chooses Open MPI's "
+		     "BTLs, which pml=ucx would leave unused for point-to-point",
+		     doctor_env(e->d, "OMPI_MCA_btl"));
+	if (e->ifnames[0] && !ompi_include(e, "OMPI_MCA_oob_tcp_if_exclude"))
+		note(e, "no OMPI_MCA_oob_tcp_if_include: the job set OMPI_MCA_oob_tcp_if_exclude, "
+		     "and Open MPI refuses both");
+	if (e->ifnames[0] && !ompi_include(e, "OMPI_MCA_btl_tcp_if_exclude"))
+		note(e, "no OMPI_MCA_btl_tcp_if_include: the job set OMPI_MCA_btl_tcp_if_exclude, "
+		     "which an include list would override");
+}
+
+/*
+ * NCCL opens at most MAX_IB_DEVS (32) ports and reads as many entries of
+ * NCCL_IB_HCA (parseStringList() drops the rest): the first 32 in order,
+ * the others to the skipped list.
+ */
+static int nccl_limit(struct jobenv *e)
+{
+	struct check_result r;
+	size_t i;
+	int ret = 0;
+
+	for (i = JOBENV_NCCL_PORTS_MAX; i < e->n && !ret; i++) {
+		memset(&r, 0, sizeof(r));
+		check_note(&r, CHECK_OK, "%s/%u: NCCL opens at most %d ports (MAX_IB_DEVS)",
+			   e->ports[i].dev->name, e->ports[i].port->num, JOBENV_NCCL_PORTS_MAX);
+		ret = skip_add(e, e->ports[i].dev, e->ports[i].port, &r);
+	}
+	if (e->n > JOBENV_NCCL_PORTS_MAX)
+		e->n = JOBENV_NCCL_PORTS_MAX;
+	return ret;
+}
+
+/* Whether every value fits its buffer: one entry per port, never cut. */
+static int values_fit(struct jobenv *e)
+{
+	size_t i, need = 8;
+
+	for (i = 0; i < e->n; i++)
+		need += strlen(e->ports[i].dev->name) + 5 + strlen(e->ports[i].ifname) + 1;
+	if (need < JOBENV_VALUE_MAX / 2)
+		return 0;
+	snprintf(e->why, sizeof(e->why), "Failed to list the job's ports: the %zu ports' names "
+		 "need more than %d characters. Fix: choose them with RDMACTL_ENV_DEVICES "
+		 "(rdmactl env -d)", e->n, JOBENV_VALUE_MAX / 2);
+	return -ENODATA;
+}
+
 int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e)
 {
@@ -672,29 +846,40 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 		return no_device(d, e);
 	/* UCX's variables only where UCX is: Open MPI's pml=ucx without it fails every job. */
 	e->have_ucx = doctor_ucx(d)->version >= 0;
-	if (f != JOBENV_NCCL && !e->have_ucx)
-		note(e, "UCX is not installed here (no libucp.so.0, no libucx0 package): no UCX "
-		     "variable and no OMPI_MCA_pml=ucx");
+	if (f != JOBENV_NCCL && !e->have_ucx) {
+		snprintf(e->silent, sizeof(e->silent), "UCX is not installed here (no libucp.so.0, no "
+			 "libucx0 package): no UCX variable and no OMPI_MCA_pml=ucx");
+		note(e, "%s", e->silent);
+	}
+	if (f != JOBENV_NCCL && e->have_ucx)
+		ucx_choice(e);
 	ret = take_ports(d, picks, n, e);
 	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
 		ret = judge_job_vars(d, f, e);
-	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
+	if (!ret && (f == JOBENV_NCCL || (e->have_ucx && !e->ucx_no_rdma)))
 		ret = narrow_to_job(d, f, e);
 	if (ret)
 		return ret;
 	qsort(e->ports, e->n, sizeof(e->ports[0]), cmp_port);
-	ret = choose_gids(e);
+	if (f == JOBENV_NCCL)
+		ret = nccl_limit(e);
+	if (!ret)
+		ret = choose_gids(e);
 	for (i = 0; !ret && i < e->n; i++) {
 		port_ifname(d->ctx, e, &e->ports[i]);
 		ret = names_ok(e, &e->ports[i]);
 	}
+	if (!ret)
+		ret = values_fit(e);
 	if (!ret)
 		ret = gid_plan(d, f, e);
 	if (!ret)
 		join_ifnames(e);
 	if (!ret)
 		ret = ifname_unreplaced(d, f, e);
-	if (!ret && e->have_ucx)
+	if (!ret && f == JOBENV_MPI)
+		ompi_notes(e);
+	if (!ret && e->have_ucx && !e->ucx_no_rdma)
 		ucx_dgid(d, e);
 	return ret;
 }
@@ -703,13 +888,17 @@ void jobenv_free(struct jobenv *e)
 {
 	if (e->d)
 		doctor_env_overrides_clear(e->d);
+	free(e->ports);
+	e->ports = NULL;
+	e->n = 0;
 	free(e->skipped);
 	e->skipped = NULL;
 	e->n_skipped = 0;
 }
 
-/* "PREFIXdev:port,dev:port". */
-static void hca_list(const struct jobenv *e, const char *prefix, char *buf, size_t len)
+/* "PREFIXdev:port,dev:port", and with @ifnames the ports' netdevs after them. */
+static void hca_list(const struct jobenv *e, const char *prefix, bool ifnames, char *buf,
+		     size_t len)
 {
 	size_t i, off;
 
@@ -717,6 +906,8 @@ static void hca_list(const struct jobenv *e, const char *prefix, char *buf, size
 	for (i = 0; i < e->n && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s:%u", i ? "," : "",
 					e->ports[i].dev->name, e->ports[i].port->num);
+	if (ifnames && e->ifnames[0] && off < len)
+		snprintf(buf + off, len - off, ",%s", e->ifnames);
 }
 
 /* A variable to print, or kept when the job set it (in the environment or a file). */
@@ -737,7 +928,9 @@ static bool overrides(const struct jobenv *e, const char *name)
 
 static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 {
-	hca_list(e, "", var(e, v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
+	if (e->ucx_no_rdma)
+		return;
+	hca_list(e, "", e->ucx_tcp_too, var(e, v, n, "UCX_NET_DEVICES")->value, JOBENV_VALUE_MAX);
 	if (e->index_set)
 		snprintf(var(e, v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "%u", e->gid_index);
 	else if (doctor_env(e->d, "UCX_IB_GID_INDEX") || overrides(e, "UCX_IB_GID_INDEX"))
@@ -775,7 +968,7 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 	switch (f) {
 	case JOBENV_NCCL:
 		/* '=': whole names, so that mlx5_1 does not also select mlx5_10. */
-		hca_list(e, "=", var(e, v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
+		hca_list(e, "=", false, var(e, v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
 		nccl_gid_var(e, v, &n);
 		if (e->ifnames[0])
 			snprintf(var(e, v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
@@ -786,17 +979,19 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 			ucx_vars(e, v, &n);
 		break;
 	case JOBENV_MPI:
-		if (e->have_ucx) {
+		if (e->have_ucx)
 			ucx_vars(e, v, &n);
+		if (ompi_pml_ucx(e))
 			snprintf(var(e, v, &n, "OMPI_MCA_pml")->value, JOBENV_VALUE_MAX, "ucx");
-		}
 		if (!e->ifnames[0])
 			break;
 		/* mpirun's and orted's out-of-band channel, and the TCP BTL if one runs. */
-		snprintf(var(e, v, &n, "OMPI_MCA_oob_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
-			 e->ifnames);
-		snprintf(var(e, v, &n, "OMPI_MCA_btl_tcp_if_include")->value, JOBENV_VALUE_MAX, "%s",
-			 e->ifnames);
+		if (ompi_include(e, "OMPI_MCA_oob_tcp_if_exclude"))
+			snprintf(var(e, v, &n, "OMPI_MCA_oob_tcp_if_include")->value, JOBENV_VALUE_MAX,
+				 "%s", e->ifnames);
+		if (ompi_include(e, "OMPI_MCA_btl_tcp_if_exclude"))
+			snprintf(var(e, v, &n, "OMPI_MCA_btl_tcp_if_include")->value, JOBENV_VALUE_MAX,
+				 "%s", e->ifnames);
 		break;
 	}
 	return n;

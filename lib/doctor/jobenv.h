@@ -4,8 +4,11 @@
  * use and the values NCCL, UCX and Open MPI need for them, each chosen by
  * the rule the doctor judges it by (doctor_gid_choose(), the ports check),
  * or the doctor's reason why no value is right.  The values go into
- * "export NAME=value" lines that Slurm's TaskProlog and a shell read
- * verbatim, so a name that either could misread is refused, not quoted.
+ * "export NAME=value" lines that a shell evaluates and Slurm's TaskProlog
+ * reads (contrib/slurm's reads them back through a shell first): a value
+ * with a character a shell would expand is single-quoted, and a name no
+ * line or list can carry (a control character, a blank, a ',') is
+ * refused, as the doctor's ports check fails its port.
  */
 #ifndef RDMACTL_JOBENV_H
 #define RDMACTL_JOBENV_H
@@ -51,13 +54,16 @@ struct jobenv_skip {
 	char fix[CHECK_TEXT];	/* "" when none */
 };
 
-/* NCCL reads at most 32 entries of NCCL_IB_HCA (MAX_IB_DEVS). */
-#define JOBENV_PORTS_MAX ENV_LIST_MAX
-#define JOBENV_VALUE_MAX 1024
+/* -d given at most this often: a job's list, not the node's ports, which have no limit. */
+#define JOBENV_PICKS_MAX 32
+/* NCCL opens at most 32 ports (MAX_IB_DEVS) and reads as many entries of NCCL_IB_HCA. */
+#define JOBENV_NCCL_PORTS_MAX ENV_LIST_MAX
+/* A value: every port of a large node, far below what one environment string holds. */
+#define JOBENV_VALUE_MAX 32768
 
 struct jobenv {
 	struct doctor *d;		/* the node's, whose doctor_env() the variables are read by */
-	struct jobenv_port ports[JOBENV_PORTS_MAX];
+	struct jobenv_port *ports;	/* malloc'd */
 	size_t n;
 	struct jobenv_skip *skipped;	/* malloc'd */
 	size_t n_skipped;
@@ -66,9 +72,12 @@ struct jobenv {
 	bool index_differs;		/* the ports need different indexes: the library finds each */
 	bool have_ucx;			/* UCX is installed: its variables, and Open MPI's pml */
 	bool ucx_dgid_off;		/* UCX needs UCX_UD_VERBS_ETH_DGID_CHECK=n (node/ucx.h) */
+	bool ucx_no_rdma;		/* the job's UCX_TLS or UCX_NET_DEVICES runs UCX without RDMA: left alone */
+	bool ucx_tcp_too;		/* the job's UCX_TLS names tcp beside RDMA: the netdevs join UCX_NET_DEVICES */
 	char ifnames[JOBENV_VALUE_MAX / 2];	/* "ens1f0np0,ens1f1np1"; "" when no port has one */
-	char notes[4][CHECK_TEXT];	/* for -v: what was left to the library or the job, and why */
+	char notes[8][CHECK_TEXT];	/* for -v: what was left to the library or the job, and why */
 	size_t n_notes;
+	char silent[CHECK_TEXT];	/* why the job's library gets no variable here; "" when it gets some */
 	struct check_result plan;	/* why no GID index serves the ports (check roce.gid) */
 	bool plan_failed;		/* jobenv_build() failed there: @plan says why */
 	char why[2 * CHECK_TEXT + 256];	/* the error line, when jobenv_build() failed */
@@ -119,7 +128,24 @@ struct jobenv_var {
  */
 size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v);
 
-/* Whether @s may stand in an exported value: letters, digits, '.', '_', '-'. */
+/* Whether @s stands in a value unquoted: letters, digits, '.', '_', '-'. */
 bool jobenv_name_ok(const char *s);
+
+/*
+ * Why the device (@rdma_dev) or netdev name @s cannot stand in a job's
+ * variable, or NULL when it can (quoted where jobenv_name_ok() says no):
+ * a control character or a blank ends or splits the TaskProlog's line,
+ * ',' splits NCCL's, UCX's and Open MPI's lists, a leading '^' or '='
+ * turns NCCL's list around, ':' in a device name starts NCCL's and UCX's
+ * port.  The doctor's ports check fails a port for it, env refuses it.
+ */
+const char *jobenv_name_bad(const char *s, bool rdma_dev);
+
+/*
+ * "NAME=VALUE" as a shell reads back exactly VALUE: as it is when every
+ * character is plain (jobenv_name_ok()'s, '=', ',' and ':'), else in
+ * single quotes ("'" as '\''); into @buf, cut to @len.
+ */
+const char *jobenv_assignment(const char *name, const char *value, char *buf, size_t len);
 
 #endif

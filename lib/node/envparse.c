@@ -57,11 +57,17 @@ int nccl_parse_int(const char *s, long long *out)
 	return end == s || *end ? -EINVAL : 0;
 }
 
-/* Interface and device names: what the kernel and rdma-core allow, no more. */
+/*
+ * Interface and device names: what the kernel allows (dev_valid_name()
+ * refuses only '/', ':' and white space: "rail#2" is a netdev) and NCCL
+ * and UCX read as a name, so no control character or blank; a value
+ * that is no name of this node is then found by the match, not here.
+ */
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-' || c == '.' || c == '@';
+	unsigned char u = (unsigned char)c;
+
+	return u > ' ' && u != 0x7f;
 }
 
 /* One "name[:port]" entry of @len bytes at @s into @it. */
@@ -100,14 +106,15 @@ static int parse_item(const char *s, size_t len, struct env_item *it, char *err,
 	return 0;
 }
 
-static int parse_items(const char *s, struct env_list *out, char *err, size_t errlen)
+/* The entries of @s, at most @max of them. */
+static int parse_items(const char *s, struct env_list *out, size_t max, char *err, size_t errlen)
 {
 	while (*s) {
 		size_t len = strcspn(s, ",");
 
 		if (len) {
-			if (out->n == ENV_LIST_MAX)
-				return bad(err, errlen, "more than %d entries", ENV_LIST_MAX);
+			if (out->n == max)
+				return bad(err, errlen, "more than %zu entries", max);
 			if (parse_item(s, len, &out->items[out->n], err, errlen))
 				return -EINVAL;
 			out->n++;
@@ -134,7 +141,7 @@ int nccl_list_parse(const char *s, struct env_list *out, char *err, size_t errle
 		out->exact = true;
 		s++;
 	}
-	if (parse_items(s, out, err, errlen))
+	if (parse_items(s, out, ENV_LIST_MAX, err, errlen))
 		return -EINVAL;
 	if (!out->n)
 		return bad(err, errlen, "names no device");
@@ -189,14 +196,70 @@ int ucx_list_parse(const char *s, struct env_list *out, bool *all, char *err, si
 		*all = true;
 		return 0;
 	}
-	if (strlen(s) > 4096)
-		return bad(err, errlen, "longer than 4096 characters");
+	if (strlen(s) >= ENV_VALUE_MAX)
+		return bad(err, errlen, "longer than %d characters", ENV_VALUE_MAX - 1);
 	out->exact = true;
-	if (parse_items(s, out, err, errlen))
+	if (parse_items(s, out, ENV_ITEMS_MAX, err, errlen))
 		return -EINVAL;
 	if (!out->n)
 		return bad(err, errlen, "names no device");
 	return 0;
+}
+
+/* The transports UCX's aliases stand for, as bits (ucp_tl_aliases[] of UCX 1.12 to 1.19). */
+enum {
+	TL_RC_V = 1, TL_RC_X = 2, TL_UD_V = 4, TL_UD_X = 8, TL_DC_X = 16, TL_TCP = 32,
+	TL_RDMA = TL_RC_V | TL_RC_X | TL_UD_V | TL_UD_X | TL_DC_X,
+};
+
+static unsigned int tl_bits(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		unsigned int bits;
+	} tls[] = {
+		{ "ib", TL_RDMA }, { "rc", TL_RC_V | TL_RC_X }, { "rc_v", TL_RC_V },
+		{ "rc_verbs", TL_RC_V }, { "rc_x", TL_RC_X }, { "rc_mlx5", TL_RC_X },
+		{ "ud", TL_UD_V | TL_UD_X }, { "ud_v", TL_UD_V }, { "ud_verbs", TL_UD_V },
+		{ "ud_x", TL_UD_X }, { "ud_mlx5", TL_UD_X }, { "dc", TL_DC_X },
+		{ "dc_x", TL_DC_X }, { "dc_mlx5", TL_DC_X }, { "tcp", TL_TCP },
+	};
+	size_t i;
+
+	/* '\rc': the transport of that name, not the alias; rc and ud were verbs' own names before 1.8. */
+	if (len && *name == '\\') {
+		name++;
+		len--;
+	}
+	for (i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
+		if (strlen(tls[i].name) == len && !strncmp(tls[i].name, name, len))
+			return tls[i].bits;
+	return 0;
+}
+
+void ucx_tls_parse(const char *s, struct ucx_tls *out)
+{
+	unsigned int named = 0, on;
+	bool negate = false;
+	size_t len;
+
+	if (s && *s == '^') {
+		negate = true;
+		s++;
+	}
+	/* "all" first: every transport (UCX refuses anything after it). */
+	if (!s || !strcmp(s, "all") || !strncmp(s, "all,", 4)) {
+		*out = (struct ucx_tls){ .rdma = !negate, .tcp = !negate };
+		return;
+	}
+	for (; *s; s += len + (s[len] == ',')) {
+		len = strcspn(s, ",");
+		named |= tl_bits(s, len);
+	}
+	on = negate ? (TL_RDMA | TL_TCP) & ~named : named;
+	out->rdma = (on & TL_RDMA) != 0;
+	out->tcp = (on & TL_TCP) != 0;
+	out->tcp_named = !negate && (named & TL_TCP);
 }
 
 int nccl_addr_family_parse(const char *s, int *family)

@@ -12,9 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* NCCL keeps at most 32 entries (MAX_IB_DEVS) of at most 63 characters. */
+/*
+ * NCCL keeps at most 32 entries (MAX_IB_DEVS: parseStringList() stops
+ * there and drops the rest) of at most 63 characters; UCX has no limit
+ * of its own, so its lists hold what one environment string can
+ * (ENV_VALUE_MAX, the kernel's MAX_ARG_STRLEN) in entries of one or two
+ * characters more than a name.
+ */
 #define ENV_LIST_MAX 32
 #define ENV_NAME_MAX 64
+#define ENV_VALUE_MAX 131072
+#define ENV_ITEMS_MAX 1024
 
 struct env_item {
 	char name[ENV_NAME_MAX];
@@ -25,7 +33,7 @@ struct env_list {
 	bool negate;		/* leading '^': everything but these */
 	bool exact;		/* leading '=' (after '^'): whole names, not prefixes */
 	size_t n;
-	struct env_item items[ENV_LIST_MAX];
+	struct env_item items[ENV_ITEMS_MAX];
 };
 
 /*
@@ -53,6 +61,21 @@ int ucx_list_parse(const char *s, struct env_list *out, bool *all, char *err, si
  * env.ucx's: the ports are judged as if it were unset).
  */
 bool ucx_list_selects(const char *s, const char *name, int port);
+
+/*
+ * What UCX_TLS lets UCX run, as UCX 1.12 and later read it (ucp_context.c:
+ * an allow list whose leading '^' negates it whole, "all" alone allows
+ * every transport; the aliases of ucp_tl_aliases[]: ib = rc_verbs,
+ * ud_verbs, rc_mlx5, ud_mlx5, dc_mlx5; rc, rc_v, rc_x, ud, ud_v, ud_x,
+ * dc, dc_x each some of those; sm, shm, mm, self, cuda ... none; a
+ * leading '\' turns aliasing off).  @s NULL: unset, every transport.
+ */
+struct ucx_tls {
+	bool rdma;		/* an InfiniBand/RoCE transport (rc, ud, dc): it opens DEV:PORT */
+	bool tcp;		/* the tcp transport: it opens netdevs */
+	bool tcp_named;		/* tcp named in a list that is not negated: the job chose it */
+};
+void ucx_tls_parse(const char *s, struct ucx_tls *out);
 
 /* A whole decimal number in [min, max]; 0 or -EINVAL. */
 int env_parse_long(const char *s, long min, long max, long *out);

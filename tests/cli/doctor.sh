@@ -14,7 +14,7 @@ fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | gre
 
 # Run without the caller's NCCL/UCX variables.
 unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_ROCE_VERSION_NUM \
-	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX \
+	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX UCX_TLS \
 	UCX_UD_VERBS_ETH_DGID_CHECK UCX_UD_ETH_DGID_CHECK
 
 # ---- a healthy node ----
@@ -527,5 +527,23 @@ check user-unknown-like-limits [ "$RC.${ERR#rdmactl limits: }" == "2.${DOCTOR_ER
 run --root "$CAP" doctor --user 'a b'
 check user-bad-rc rc_is 2
 check user-bad-err err_has "^rdmactl doctor: Failed to read --user 'a b': not a user name$"
+
+# ---- the job's choice of transport, and fixes that name what exists ----
+# UCX_TLS without rc, ud or dc (its aliases, '^' negating): UCX runs over TCP, said as NCCL_IB_DISABLE=1 is.
+UCX_TLS=tcp,self,sm run --root "$OK" -j doctor --for mpi --only env.ucx
+check ucx-tls-tcp-warns json_ok '.checks[0].status == "warn" and .checks[0].found == "UCX_TLS='"'tcp,self,sm'"' enables no RDMA transport (rc, ud, dc): UCX runs over TCP sockets, not RDMA" and .checks[0].fix == "unset UCX_TLS, or add rc (or ud, dc) to it"'
+UCX_TLS='^ib' run --root "$OK" -j doctor --for mpi --only env.ucx
+check ucx-tls-negated-warns st env.ucx warn
+UCX_TLS=rc_x,tcp run --root "$OK" -j doctor --for mpi --only env.ucx
+check ucx-tls-rc-ok json_ok '.checks[0].status == "ok" and (.checks[0].found | contains("enables RDMA and TCP"))'
+# A netdev in UCX_NET_DEVICES is UCX's TCP transport's device, even an RDMA port's.
+UCX_NET_DEVICES=ens19f0np0,ens20f0np0 run --root "$OK" -j doctor --for mpi --only env.ucx
+check ucx-netdevs-tcp-alone json_ok '.checks[0].status == "warn" and .checks[0].fix == "add mlx5_0:1,mlx5_10:1 to UCX_NET_DEVICES for RDMA (or leave it for TCP)"'
+UCX_NET_DEVICES=mlx5_0:1,ens19f0np0 run --root "$OK" -j doctor --for mpi --only env.ucx
+check ucx-netdev-beside-port-ok st env.ucx ok
+# A port that does not exist on the device named: the fix keeps the device, with a port it has.
+NCCL_IB_HCA='=mlx5_1:2' run --root "$OK" -j doctor --for nccl --only env.nccl
+check hca-no-port-found found env.nccl "^NCCL_IB_HCA='=mlx5_1:2': mlx5_1 has no port 2;"
+check hca-no-port-fix json_ok '.checks[0].fix == "export NCCL_IB_HCA==mlx5_1:1"'
 
 finish

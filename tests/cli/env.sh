@@ -45,6 +45,16 @@ refused() {
 	fails_with "$name" 1 "$line" "$@"
 }
 
+# taskprolog ROOT [VAR=VALUE...]: run it as slurmstepd would, with no PATH of its own.
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
+taskprolog() {
+	local root=$1
+	shift
+	RC=0
+	OUT=$(env -i RDMACTL_BIN="$RDMACTL" RDMACTL_ROOT="$root" "$@" /bin/sh "$TASKPROLOG" 2>"$TMPD/err") || RC=$?
+	ERR=$(cat "$TMPD/err")
+}
+
 # --- the same port on two nodes: index 5 on one, 7 on the other ---
 exports_are notes-nccl 'export NCCL_IB_HCA==mlx5_0:1
 export NCCL_IB_GID_INDEX=5
@@ -64,7 +74,11 @@ export OMPI_MCA_btl_tcp_if_include=ens19f0np0' --root "$(with_ucx "$ORDER")" env
 # No UCX here: no UCX variable, and no pml=ucx that would stop Open MPI.
 exports_are order-mpi-no-ucx 'export OMPI_MCA_oob_tcp_if_include=ens19f0np0
 export OMPI_MCA_btl_tcp_if_include=ens19f0np0' --root "$ORDER" env --for mpi
-exports_are order-ucx-no-ucx '' --root "$ORDER" env --for ucx
+# Nothing to print: exit 0, and one line on stderr says why (not only under -v).
+run --root "$ORDER" env --for ucx
+check order-ucx-no-ucx-rc rc_is 0
+check order-ucx-no-ucx-nothing out_empty
+check order-ucx-no-ucx-says-why err_is "rdmactl env: no variable printed: UCX is not installed here (no libucp.so.0, no libucx0 package): no UCX variable and no OMPI_MCA_pml=ucx"
 for fx in sriov-cx6dx bluefield2-arm; do
 	run --root "$FIXTURES/$fx" env --for mpi
 	check "$fx-mpi-no-pml" bash -c '! grep -q "OMPI_MCA_pml\|UCX_" <<<"$0"' "$OUT"
@@ -266,7 +280,7 @@ check ghost-rc rc_is 0
 check ghost-not-exported bash -c '! grep -q ghost0 <<<"$0"' "$OUT"
 check ghost-said err_has 'its netdev ghost0 is not in /sys/class/net here'
 
-# --- names a TaskProlog or a shell would misread: refused, escaped ---
+# --- names: quoted where a shell would expand them, refused (as the doctor's ports check fails them) where no line or list carries them ---
 # netdev_name NAME: the port's netdev (gid_attrs/ndevs) named NAME.
 netdev_name() {
 	copy_order
@@ -274,31 +288,61 @@ netdev_name() {
 	mkdir -p "$TMPD/tree/sys/class/net/$1"
 }
 NETDEV_FIX="Fix: ip link set dev IF name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)"
-NAME_RULE="a value Slurm's TaskProlog and a shell both read as written may hold only letters, digits, '.', '_' and '-'."
+# quoted NAME VAR VALUE: env --for nccl exits 0, a shell's eval of its lines
+# gives VAR exactly VALUE (nothing runs), the TaskProlog hands Slurm VALUE
+# as it is, and the doctor passes the node.
+quoted() {
+	local name=$1 var=$2 value=$3
+	run --root "$TMPD/tree" env --for nccl
+	check "$name-rc" rc_is 0
+	# shellcheck disable=SC2016 # the script is the inner shell's
+	check "$name-eval" [ "$(cd "$TMPD" && env -i sh -c 'eval "$1"; eval "printf %s \"\$$2\""' sh "$OUT" "$var")" == "$value" ]
+	check "$name-nothing-ran" [ ! -e "$TMPD/P" ]
+	taskprolog "$TMPD/tree" RDMACTL_ENV_FOR=nccl
+	check "$name-taskprolog-rc" rc_is 0
+	check "$name-taskprolog-verbatim" [ "$(grep "^export $var=" <<<"$OUT")" == "export $var=$value" ]
+	run --root "$TMPD/tree" doctor --for nccl --only ports,env.nccl
+	check "$name-doctor-passes" rc_is 0
+}
+# (A netdev name has at most 15 characters and no blank: ${IFS} stands for one.)
 # shellcheck disable=SC2016 # the name holds the '$(' itself
-netdev_name 'ens1$(reboot)'
-refused netdev-dollar "rdmactl env: Failed to export netdev 'ens1\$(reboot)': $NAME_RULE $NETDEV_FIX" \
-	--root "$TMPD/tree" env --for nccl
-netdev_name 'eth0,eth1'
-refused netdev-comma "rdmactl env: Failed to export netdev 'eth0,eth1': $NAME_RULE $NETDEV_FIX" \
-	--root "$TMPD/tree" env --for mpi
-netdev_name $'ens\e]0;x\a1'
-refused netdev-escape "rdmactl env: Failed to export netdev 'ens\\x1b]0;x\\x071': $NAME_RULE $NETDEV_FIX" \
-	--root "$TMPD/tree" env --for ucx
-check netdev-escape-no-raw-esc [ "$(tr -d -c '\033\007' <<<"$ERR" | wc -c)" -eq 0 ]
+netdev_name '$(touch${IFS}P)'
+quoted netdev-dollar NCCL_SOCKET_IFNAME '=$(touch${IFS}P)'
+# shellcheck disable=SC2016
+check netdev-dollar-single-quoted bash -c 'grep -qxF "$1" <<<"$0"' "$("$RDMACTL" --root "$TMPD/tree" env --for nccl)" "export NCCL_SOCKET_IFNAME='=\$(touch\${IFS}P)'"
 netdev_name "ens1'x"
-refused netdev-quote "rdmactl env: Failed to export netdev 'ens1'x': $NAME_RULE $NETDEV_FIX" \
-	--root "$TMPD/tree" env --for nccl
+quoted netdev-quote NCCL_SOCKET_IFNAME "=ens1'x"
+# A name legal in Linux (dev_valid_name() refuses only '/', ':' and blanks), as an operator names a rail.
+netdev_name 'rail#2'
+quoted netdev-hash NCCL_SOCKET_IFNAME '=rail#2'
+# What no list or line carries: refused, and the doctor's ports check fails the port for it.
+# refused_name NAME KIND VALUE WHY FIX --for F: env refuses with WHY, the doctor's ports check fails with it.
+refused_name() {
+	local name=$1 kind=$2 value=$3 why=$4 fix=$5 f=$6
+	refused "$name" "rdmactl env: Failed to export $kind '$value': $why (doctor check ports). $fix" \
+		--root "$TMPD/tree" env --for "$f"
+	run --root "$TMPD/tree" doctor --only ports
+	check "$name-doctor-fails" rc_is 1
+	check "$name-doctor-same-reason" out_has "^FAIL +ports .*: $(sed 's/[][\.*^$()]/\\&/g' <<<"$why")"
+}
+netdev_name 'eth0,eth1'
+refused_name netdev-comma netdev 'eth0,eth1' "NCCL, UCX and Open MPI split their lists at ','" "$NETDEV_FIX" mpi
+netdev_name $'ens\e]0;x\a1'
+refused_name netdev-escape netdev 'ens\x1b]0;x\x071' "a control character or a blank ends or splits the TaskProlog's 'export NAME=value' line" "$NETDEV_FIX" ucx
+check netdev-escape-no-raw-esc [ "$(tr -d -c '\033\007' <<<"$ERR" | wc -c)" -eq 0 ]
 
-# A device renamed (rdma dev set mlx5_0 name ...) to something a shell expands.
+# A device renamed (rdma dev set mlx5_0 name ...) to something a shell expands: quoted.
 copy_order
-mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5_\`id\`"
-refused dev-backquote "rdmactl env: Failed to export RDMA device 'mlx5_\`id\`': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" \
-	--root "$TMPD/tree" env --for nccl
+# shellcheck disable=SC2016
+mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5_"'`touch${IFS}P`'
+# shellcheck disable=SC2016
+quoted dev-backquote NCCL_IB_HCA '=mlx5_`touch${IFS}P`:1'
 copy_order
 mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5"$'\e[2J'
-refused dev-escape "rdmactl env: Failed to export RDMA device 'mlx5\\x1b[2J': $NAME_RULE Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" \
-	--root "$TMPD/tree" env --for ucx
+refused_name dev-escape "RDMA device" 'mlx5\x1b[2J' "a control character or a blank ends or splits the TaskProlog's 'export NAME=value' line" "Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" ucx
+copy_order
+mv "$TMPD/tree/sys/class/infiniband/mlx5_0" "$TMPD/tree/sys/class/infiniband/mlx5:0"
+refused_name dev-colon "RDMA device" 'mlx5:0' "NCCL and UCX read what follows ':' as the port" "Fix: rdma dev set DEV name NEWNAME, or choose other ports with RDMACTL_ENV_DEVICES (rdmactl env -d)" nccl
 
 # --- what the lines are: a shell and Slurm read them the same ---
 for f in nccl ucx mpi; do
@@ -325,6 +369,112 @@ for fx in mlx5-6gids gid-order dual-port bluefield2-arm ib-hca sriov-cx6dx; do
 	done
 done
 
+# --- the job's own choices: what rdmactl does not model it leaves alone ---
+UCXH=$(with_ucx "$HEALTHY")
+# in_env VAR=VALUE... -- ARGS...: rdmactl ARGS with those variables set; OUT, ERR, RC.
+# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
+in_env() {
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	RC=0
+	OUT=$(env "${vars[@]}" "$RDMACTL" "$@" 2>"$TMPD/err" </dev/null) || RC=$?
+	ERR=$(cat "$TMPD/err")
+}
+# A job that chose UCX's TCP transport by a netdev in UCX_NET_DEVICES (UCX
+# names an RDMA port DEV:PORT): no UCX value replaces it, the task starts.
+in_env UCX_NET_DEVICES=ens19f0np0 -- --root "$UCXH" env --for mpi
+check ucx-netdev-rc rc_is 0
+check ucx-netdev-no-ucx-value bash -c '! grep -q "^export UCX_" <<<"$0"' "$OUT"
+check ucx-netdev-pml out_has '^export OMPI_MCA_pml=ucx$'
+in_env UCX_NET_DEVICES=ens19f0np0 -- --root "$UCXH" env --for ucx
+check ucx-netdev-ucx-nothing out_empty
+check ucx-netdev-ucx-says-why err_is "rdmactl env: no variable printed: the job's UCX_NET_DEVICES='ens19f0np0' names interfaces and no RDMA port (DEV:PORT): UCX runs its TCP transport alone, and no UCX variable is added"
+taskprolog "$UCXH" UCX_NET_DEVICES=ens19f0np0
+check ucx-netdev-taskprolog-starts rc_is 0
+in_env UCX_NET_DEVICES=ens19f0np0 -- --root "$UCXH" -j doctor --for mpi --only env.ucx
+check ucx-netdev-doctor-says-tcp json_ok '.checks[0].status == "warn" and (.checks[0].found | contains("UCX runs its TCP transport alone")) and .checks[0].fix == "add mlx5_0:1 to UCX_NET_DEVICES for RDMA (or leave it for TCP)"'
+# UCX_TLS without an RDMA transport (aliases and '^' as UCX reads them): no RDMA devices for its TCP.
+for tls in tcp,self,sm tcp '^ib' 'sm,self' '\tcp,self'; do
+	in_env "UCX_TLS=$tls" -- --root "$UCXH" env --for mpi
+	check "ucx-tls-$tls-rc" rc_is 0
+	check "ucx-tls-$tls-no-devices" bash -c '! grep -q "^export UCX_" <<<"$0"' "$OUT"
+done
+in_env UCX_TLS=tcp,self,sm -- --root "$UCXH" env --for ucx
+check ucx-tls-tcp-says-why err_is "rdmactl env: no variable printed: the job's UCX_TLS='tcp,self,sm' enables no RDMA transport (rc, ud, dc): UCX runs over TCP, and its devices and GID index are left to the job"
+# RDMA and TCP named: TCP keeps the ports' netdevs.
+in_env UCX_TLS=rc,tcp -- --root "$UCXH" env --for ucx
+check ucx-tls-rc-tcp out_has '^export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_10:1,ens19f0np0,ens19f1np1,ens20f0np0$'
+# RDMA alone, or all but TCP: the RDMA ports, as before.
+for tls in rc_x,self ud '^tcp' dc_mlx5; do
+	in_env "UCX_TLS=$tls" -- --root "$UCXH" env --for ucx
+	check "ucx-tls-$tls-rdma" out_has '^export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_10:1$'
+done
+# UCX before 1.19 on rxe: its UD is not used over TCP, so no DGID variable, and the doctor agrees.
+in_env UCX_TLS=tcp -- --root "$FIXTURES/ucx-rxe" env --for ucx
+check ucx-rxe-tcp-nothing out_empty
+in_env UCX_TLS=tcp -- --root "$FIXTURES/ucx-rxe" doctor --for ucx --only ucx.ud_dgid
+check ucx-rxe-tcp-doctor-passes rc_is 0
+
+# Open MPI: an exclude list gets no include list beside it (Open MPI
+# refuses both: oob tcp unavailable, mpirun cannot start).
+in_env OMPI_MCA_oob_tcp_if_exclude=lo,docker0 -- --root "$UCXH" env --for mpi
+check ompi-oob-exclude-no-include bash -c '! grep -q "^export OMPI_MCA_oob_tcp_if_include=" <<<"$0"' "$OUT"
+check ompi-oob-exclude-btl-include out_has '^export OMPI_MCA_btl_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0$'
+in_env OMPI_MCA_btl_tcp_if_exclude=lo -- --root "$UCXH" env --for mpi
+check ompi-btl-exclude-no-include bash -c '! grep -q "^export OMPI_MCA_btl_tcp_if_include=" <<<"$0"' "$OUT"
+check ompi-btl-exclude-oob-include out_has '^export OMPI_MCA_oob_tcp_if_include=ens19f0np0,ens19f1np1,ens20f0np0$'
+# A BTL list the job chose (tcp) gets no pml=ucx, which would leave it unused; a negated one does.
+in_env OMPI_MCA_btl=tcp,self,vader -- -v --root "$UCXH" env --for mpi
+check ompi-btl-tcp-no-pml bash -c '! grep -q "^export OMPI_MCA_pml=" <<<"$0"' "$OUT"
+check ompi-btl-tcp-says-why err_has "^rdmactl env: no OMPI_MCA_pml=ucx: the job's OMPI_MCA_btl='tcp,self,vader' chooses Open MPI's BTLs"
+in_env 'OMPI_MCA_btl=^openib' -- --root "$UCXH" env --for mpi
+check ompi-btl-negated-pml out_has '^export OMPI_MCA_pml=ucx$'
+
+# --- more than 32 active ports (17 devices of two): env lists them all, NCCL the 32 it opens ---
+MANY=$TMPD/many
+cp -a "$HEALTHY" "$MANY"
+rm -f "$MANY"/sys/class/infiniband/* "$MANY"/sys/class/net/*
+bash "$FIXTURES/many-gids.sh" "$MANY" 17 2 8
+for ((d = 0; d < 17; d++)); do
+	for p in 0 1; do
+		mkdir -p "$MANY/sys/class/net/ens$((d + 1))f${p}np$p"
+		echo up >"$MANY/sys/class/net/ens$((d + 1))f${p}np$p/operstate"
+	done
+done
+MANY=$(with_ucx "$MANY")
+run --root "$MANY" env --for ucx
+check many-ucx-rc rc_is 0
+check many-ucx-all-ports [ "$(sed -n 's/^export UCX_NET_DEVICES=//p' <<<"$OUT" | tr ',' '\n' | wc -l)" -eq 34 ]
+run -v --root "$MANY" env --for nccl
+check many-nccl-rc rc_is 0
+check many-nccl-32 [ "$(sed -n 's/^export NCCL_IB_HCA==//p' <<<"$OUT" | tr ',' '\n' | wc -l)" -eq 32 ]
+check many-nccl-says-why err_has '^rdmactl env: left out: mlx5_16/2: NCCL opens at most 32 ports \(MAX_IB_DEVS\)$'
+run --root "$MANY" doctor --for mpi
+check many-doctor-passes rc_is 0
+
+# --- the TaskProlog's words: blanks and empty items accepted, never globbed ---
+nv=0
+for v in ' none' 'none,' ' none , '; do
+	nv=$((nv + 1))
+	taskprolog "$FIXTURES/doctor-nodev" RDMACTL_ENV_FOR="$v"
+	check "taskprolog-none-$nv-rc" rc_is 0
+	check "taskprolog-none-$nv-empty" out_empty
+done
+taskprolog "$ORDER" RDMACTL_ENV_FOR=' nccl, '
+check taskprolog-blank-nccl [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl)" ]
+taskprolog "$ORDER" RDMACTL_ENV_FOR='none nccl'
+check taskprolog-none-mixed-rc rc_is 1
+check taskprolog-none-mixed-said out_has "^print rdmactl-taskprolog: RDMACTL_ENV_FOR='none nccl': none stands alone"
+# '*' is a device name to check, not the files of the task's directory.
+mkdir -p "$TMPD/taskdir" && touch "$TMPD/taskdir/mlx5_1"
+OUT=$(cd "$TMPD/taskdir" && env -i RDMACTL_BIN="$RDMACTL" RDMACTL_ROOT="$UCXH" RDMACTL_ENV_FOR=ucx RDMACTL_ENV_DEVICES='*' /bin/sh "$TASKPROLOG") && RC=0 || RC=$?
+check taskprolog-star-not-globbed rc_is 1
+check taskprolog-star-named out_has "^print rdmactl-taskprolog: rdmactl env: Unknown device '\*'"
+# A fix names a port that exists: =mlx5_1:2 on a one-port mlx5_1 is mlx5_1:1.
+in_env NCCL_IB_HCA='=mlx5_1:2' -- --root "$HEALTHY" env --for nccl
+check hca-no-port-fix err_has "mlx5_1 has no port 2.*Fix: export NCCL_IB_HCA==mlx5_1:1$"
+
 # --- bad usage: one line, exit 2 ---
 fails_with for-unknown 2 "rdmactl env: invalid --for value 'tcp': use nccl, ucx or mpi" --root "$NOTES" env --for tcp
 fails_with for-escape 2 "rdmactl env: invalid --for value 'nccl\\x1b[31m': use nccl, ucx or mpi" --root "$NOTES" env --for $'nccl\e[31m'
@@ -341,15 +491,6 @@ check extra-arg-rc rc_is 2
 check extra-arg-one-line err_one_line
 
 # --- contrib/slurm's TaskProlog: the lines through, or the reason and exit 1 ---
-# taskprolog ROOT [VAR=VALUE...]: run it as slurmstepd would, with no PATH of its own.
-# shellcheck disable=SC2034 # lib.sh's rc_is reads RC
-taskprolog() {
-	local root=$1
-	shift
-	RC=0
-	OUT=$(env -i RDMACTL_BIN="$RDMACTL" RDMACTL_ROOT="$root" "$@" /bin/sh "$TASKPROLOG" 2>"$TMPD/err") || RC=$?
-	ERR=$(cat "$TMPD/err")
-}
 taskprolog "$ORDER"
 check taskprolog-rc rc_is 0
 check taskprolog-lines [ "$OUT" == "$("$RDMACTL" --root "$ORDER" env --for nccl; "$RDMACTL" --root "$ORDER" env --for mpi)" ]
@@ -392,7 +533,6 @@ check taskprolog-forced-index-why out_has "^print rdmactl-taskprolog: rdmactl en
 check taskprolog-forced-index-fix out_has "Fix: unset NCCL_IB_GID_INDEX: the job's ports need different GID indexes, and NCCL 2.21 and later find each port's entry \(see roce.gid\)$"
 
 # --- the job's own hostile values: refused naming the value, escaped as the doctor does ---
-UCXH=$(with_ucx "$HEALTHY")
 # shellcheck disable=SC2016 # the values hold '$(' and '`' themselves
 for pair in 'NCCL_IB_HCA=$(id)' "NCCL_IB_HCA=mlx5_0'" $'NCCL_IB_HCA=mlx5_0\e[31m' $'NCCL_IB_HCA=mlx5_\xff' \
 	'NCCL_IB_HCA=mlx5_0:x' 'NCCL_IB_HCA=mlx5_0:1:2' 'NCCL_IB_HCA=mlx5_0;id' $'NCCL_IB_HCA=mlx5_0\nexport EVIL=1' \

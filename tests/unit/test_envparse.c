@@ -44,7 +44,11 @@ static void hca_list_rejects_what_nccl_would_misread(void)
 	CHECK(nccl_list_parse(":1", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse("mlx5 0", &l, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "' '") != NULL);
-	CHECK(nccl_list_parse("a^b", &l, err, sizeof(err)) < 0);
+	CHECK(nccl_list_parse("mlx5\033[0m", &l, err, sizeof(err)) < 0);
+	CHECK(nccl_list_parse("mlx5\tx", &l, err, sizeof(err)) < 0);
+	/* A name the kernel allows and NCCL reads as written (dev_valid_name()). */
+	CHECK_INT(nccl_list_parse("=rail#2,a^b", &l, err, sizeof(err)), 0);
+	CHECK_STR(l.items[0].name, "rail#2");
 	CHECK(nccl_list_parse("", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse("^", &l, err, sizeof(err)) < 0);
 	CHECK(nccl_list_parse(",,", &l, err, sizeof(err)) < 0);
@@ -57,6 +61,37 @@ static void hca_list_rejects_what_nccl_would_misread(void)
 	CHECK(nccl_list_parse(longname, &l, err, sizeof(err)) < 0);
 	longname[63] = '\0';
 	CHECK_INT(nccl_list_parse(longname, &l, err, sizeof(err)), 0);
+}
+
+/* UCX_TLS as UCX 1.12+ reads it: an allow list, '^' negating it, its aliases. */
+static void ucx_tls_follows_ucx(void)
+{
+	struct ucx_tls t;
+
+	ucx_tls_parse(NULL, &t);
+	CHECK(t.rdma && t.tcp && !t.tcp_named);
+	ucx_tls_parse("all", &t);
+	CHECK(t.rdma && t.tcp && !t.tcp_named);
+	ucx_tls_parse("tcp,self,sm", &t);
+	CHECK(!t.rdma && t.tcp && t.tcp_named);
+	ucx_tls_parse("sm,self", &t);
+	CHECK(!t.rdma && !t.tcp);
+	ucx_tls_parse("^ib", &t);
+	CHECK(!t.rdma && t.tcp && !t.tcp_named);
+	ucx_tls_parse("^rc", &t);	/* ud and dc remain */
+	CHECK(t.rdma);
+	ucx_tls_parse("^tcp", &t);
+	CHECK(t.rdma && !t.tcp);
+	ucx_tls_parse("rc_x,self", &t);
+	CHECK(t.rdma && !t.tcp);
+	ucx_tls_parse("ud_v", &t);
+	CHECK(t.rdma);
+	ucx_tls_parse("dc_mlx5,tcp", &t);
+	CHECK(t.rdma && t.tcp_named);
+	ucx_tls_parse("\\tcp,self", &t);	/* '\': the transport itself, not an alias */
+	CHECK(!t.rdma && t.tcp);
+	ucx_tls_parse("^all", &t);
+	CHECK(!t.rdma && !t.tcp);
 }
 
 static void hca_match_follows_nccl(void)
@@ -187,6 +222,7 @@ int main(void)
 	RUN("test_envparse", hca_list_parses_prefixes_and_ports);
 	RUN("test_envparse", hca_list_rejects_what_nccl_would_misread);
 	RUN("test_envparse", hca_match_follows_nccl);
+	RUN("test_envparse", ucx_tls_follows_ucx);
 	RUN("test_envparse", ucx_list_takes_all_and_exact_names);
 	RUN("test_envparse", numbers_are_whole);
 	RUN("test_envparse", addr_family_and_range);

@@ -11,6 +11,7 @@
 static struct rdma_dev devs[2];
 static struct rdma_port ports[2];
 static struct rdma_gid gid3 = { .index = 3, .type = GID_TYPE_ROCE_V2 };
+static struct jobenv_port ports_of[2];
 
 /* mlx5_1/1 on ens19f1np1 and mlx5_10/1 on ens20f0np0, both at GID index 3. */
 static void two_ports(struct jobenv *e)
@@ -21,8 +22,9 @@ static void two_ports(struct jobenv *e)
 	snprintf(ports[0].netdev, sizeof(ports[0].netdev), "ens19f1np1");
 	snprintf(ports[1].netdev, sizeof(ports[1].netdev), "ens20f0np0");
 	ports[0].num = ports[1].num = 1;
-	e->ports[0] = (struct jobenv_port){ .dev = &devs[0], .port = &ports[0], .gid = &gid3 };
-	e->ports[1] = (struct jobenv_port){ .dev = &devs[1], .port = &ports[1], .gid = &gid3 };
+	ports_of[0] = (struct jobenv_port){ .dev = &devs[0], .port = &ports[0], .gid = &gid3 };
+	ports_of[1] = (struct jobenv_port){ .dev = &devs[1], .port = &ports[1], .gid = &gid3 };
+	e->ports = ports_of;
 	e->n = 2;
 	e->gid_index = 3;
 	e->index_set = true;
@@ -55,6 +57,26 @@ static void names_a_shell_and_slurm_read_as_written(void)
 	CHECK(!jobenv_name_ok("eth'0"));
 	CHECK(!jobenv_name_ok("eth\033[0m"));
 	CHECK(!jobenv_name_ok("ethé"));
+}
+
+static void names_no_line_or_list_carries(void)
+{
+	char buf[128];
+
+	CHECK(jobenv_name_bad("rail#2", false) == NULL);	/* legal in Linux: quoted */
+	CHECK(jobenv_name_bad("eth$(id)", false) == NULL);
+	CHECK(jobenv_name_bad("mlx5_0", true) == NULL);
+	CHECK(jobenv_name_bad("", false) != NULL);
+	CHECK(jobenv_name_bad("eth0,eth1", false) != NULL);
+	CHECK(jobenv_name_bad("^eth0", false) != NULL);
+	CHECK(jobenv_name_bad("=eth0", false) != NULL);
+	CHECK(jobenv_name_bad("eth0 x", false) != NULL);
+	CHECK(jobenv_name_bad("eth\033[0m", false) != NULL);
+	CHECK(jobenv_name_bad("mlx5:0", true) != NULL);
+	CHECK(jobenv_name_bad("mlx5:0", false) == NULL);
+	CHECK_STR(jobenv_assignment("A", "=mlx5_0:1,ens1", buf, sizeof(buf)), "A==mlx5_0:1,ens1");
+	CHECK_STR(jobenv_assignment("A", "=rail#2", buf, sizeof(buf)), "A='=rail#2'");
+	CHECK_STR(jobenv_assignment("A", "a'$(id)", buf, sizeof(buf)), "A='a'\\''$(id)'");
 }
 
 static void for_words(void)
@@ -127,6 +149,7 @@ static void ucx_and_mpi(void)
 int main(void)
 {
 	RUN("test_jobenv", names_a_shell_and_slurm_read_as_written);
+	RUN("test_jobenv", names_no_line_or_list_carries);
 	RUN("test_jobenv", for_words);
 	RUN("test_jobenv", nccl_reads_exactly_the_ports);
 	RUN("test_jobenv", ucx_and_mpi);
