@@ -1334,3 +1334,27 @@ void limits_judge(struct memlock *m)
 			 "once that much is pinned", v, min);
 	}
 }
+
+void limits_judge_node(const struct ctx *ctx, struct memlock *m)
+{
+	const char *who = NULL;
+	char v[32];
+
+	limits_judge(m);
+	m->exempt[0] = '\0';
+	if (m->verdict == VERDICT_OK)
+		return;
+	if (m->scope == LIMIT_PROCESS && !m->pid && limits_has_ipc_lock(ctx, "CapEff"))
+		who = "this process";
+	else if (m->scope == LIMIT_PAM && !strcmp(m->user, "root") &&
+		 limits_has_ipc_lock(ctx, "CapBnd"))
+		who = "root";
+	if (!who)
+		return;
+	snprintf(m->exempt, sizeof(m->exempt), "%s", who);
+	m->verdict = VERDICT_OK;
+	snprintf(m->reason, sizeof(m->reason),
+		 "not enforced: %s has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; a job of a "
+		 "user without it gets %s", who, memlock_str(m->soft, v, sizeof(v)));
+	m->fix[0] = '\0';
+}
