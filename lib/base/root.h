@@ -62,4 +62,10 @@ int root_resolve(const struct ctx *ctx, const char *path, char *buf, size_t len)
  */
 int root_missed(const struct ctx *ctx, const char *path);
 
+/*
+ * For the unit tests: @on resolves every later path by the walk by hand,
+ * as on a kernel without openat2; off tries openat2 again.
+ */
+void root_walk_by_hand(bool on);
+
 #endif
