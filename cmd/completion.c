@@ -14,6 +14,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/run.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
@@ -204,13 +205,11 @@ static void offer(const char *cand, const char *prefix)
 /* Entries of a directory below the root, optionally "BASE/entry". */
 static void offer_dir(const struct ctx *ctx, const char *dir, const char *base, const char *prefix)
 {
-	char path[4096], cand[512];
+	char cand[512];
 	struct dirent *de;
 	DIR *d;
 
-	if (root_path(ctx, path, sizeof(path), "%s", dir))
-		return;
-	d = opendir(path);
+	d = root_opendir(ctx, dir);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
@@ -224,13 +223,10 @@ static void offer_dir(const struct ctx *ctx, const char *dir, const char *base, 
 
 static void offer_devports(const struct ctx *ctx, const char *prefix)
 {
-	char path[4096];
 	struct dirent *de;
 	DIR *d;
 
-	if (root_path(ctx, path, sizeof(path), "/sys/class/infiniband"))
-		return;
-	d = opendir(path);
+	d = root_opendir(ctx, "/sys/class/infiniband");
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
@@ -253,18 +249,17 @@ static void offer_gids(const struct ctx *ctx, const char *prefix)
 	struct dirent *de, *pe;
 	DIR *d, *pd;
 
-	if (root_path(ctx, path, sizeof(path), "/sys/class/infiniband"))
-		return;
-	d = opendir(path);
+	d = root_opendir(ctx, "/sys/class/infiniband");
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
 		char ports[4096];
 
 		if (de->d_name[0] == '.' ||
-		    root_path(ctx, ports, sizeof(ports), "/sys/class/infiniband/%s/ports", de->d_name))
+		    (size_t)snprintf(ports, sizeof(ports), "/sys/class/infiniband/%s/ports",
+				     de->d_name) >= sizeof(ports))
 			continue;
-		pd = opendir(ports);
+		pd = root_opendir(ctx, ports);
 		while (pd && (pe = readdir(pd))) {
 			int i;
 

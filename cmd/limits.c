@@ -111,7 +111,8 @@ static void print_fixes(struct ctx *ctx, const struct memlock *m, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (m[i].verdict == VERDICT_OK)
+		/* An exempt row is ok, but its limit is not what a user's job gets: say why. */
+		if (m[i].verdict == VERDICT_OK && !m[i].exempt[0])
 			continue;
 		who_str(&m[i], who, sizeof(who));
 		print_text(ctx, "\n%s (%s): %s.\n", limit_scope_str(m[i].scope), who, m[i].reason);
@@ -219,7 +220,7 @@ int cmd_limits(struct ctx *ctx, int argc, char **argv)
 	if (!t)
 		return RC_PROBLEM;
 	for (i = 0; i < n; i++) {
-		limits_judge(&m[i]);
+		limits_judge_node(ctx, &m[i]);
 		limit_row(t, &m[i]);
 		if (m[i].verdict == VERDICT_FAIL)
 			rc = RC_PROBLEM;

@@ -6,12 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
+
+#include <json-c/json.h>
 
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
 #include "cmds.h"
+#include "node/gids.h"
 #include "node/netdev.h"
 #include "node/rdma.h"
 #include "node/rdma_load.h"
@@ -26,6 +30,30 @@ const struct opt ports_opts[] = {
 static enum color state_color(const char *text)
 {
 	return !strcmp(text, "ACTIVE") || !strcmp(text, "LinkUp") ? COLOR_GREEN : COLOR_RED;
+}
+
+/*
+ * An address cell: the list (empty: "-", none), or "unknown" where the
+ * port has a netdev whose addresses could not be read (a recorded tree's
+ * IPv6, an IB port's IPoIB addresses, a GID table not read).
+ */
+static const char *addr_text(struct json_object *row, const char *key, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(row, key, &v) && v)
+		return cell_text(row, key, buf, len);
+	return json_object_object_get_ex(row, "netdev", &v) && v ? "unknown" : "-";
+}
+
+static const char *ipv4_text(struct json_object *row, char *buf, size_t len)
+{
+	return addr_text(row, "ipv4", buf, len);
+}
+
+static const char *ipv6_text(struct json_object *row, char *buf, size_t len)
+{
+	return addr_text(row, "ipv6", buf, len);
 }
 
 static enum color verdict_color(const char *text)
@@ -49,8 +77,8 @@ static const struct column ports_cols[] = {
 	{ "netdev", NULL, 0, NULL },
 	{ "netdev_mtu", NULL, COL_RIGHT, NULL },
 	{ "operstate", "OPER", 0, NULL },
-	{ "ipv4", NULL, 0, NULL },
-	{ "ipv6", NULL, COL_WIDE, NULL },
+	{ "ipv4", NULL, 0, NULL, ipv4_text },
+	{ "ipv6", NULL, COL_WIDE, NULL, ipv6_text },
 	{ "mtu_derived", NULL, COL_NOTEXT, NULL },
 	{ "mtu_allowed", NULL, COL_WIDE | COL_RIGHT, NULL },
 	{ "netdev_mtu_needed", NULL, COL_NOTEXT, NULL },
@@ -98,7 +126,48 @@ static void row_addrs(struct json_object *row, const char *key, const struct net
 	}
 }
 
-static void row_netdev(const struct ctx *ctx, struct json_object *row, const struct netdev_info *nd)
+/*
+ * A recorded tree has no netlink: the IPv4 addresses of a RoCE port are
+ * those of its GID table (IPv4-mapped GIDs), read as the doctor's
+ * roce.ipv4 reads them; null (unknown) where the table, or an entry of
+ * it with none found before, could not be read, and for an IB port.
+ */
+/* Whether a GID of @port before entry @k maps the IPv4 address @v4. */
+static bool seen_before(const struct rdma_port *port, size_t k, const char *v4)
+{
+	char other[INET_ADDRSTRLEN];
+	size_t j;
+
+	for (j = 0; j < k; j++)
+		if (gid_ipv4(port->gids[j].raw, other, sizeof(other)) && !strcmp(other, v4))
+			return true;
+	return false;
+}
+
+static void row_gid_ipv4(const struct ctx *ctx, struct json_object *row,
+			 const struct rdma_dev *dev, struct rdma_port *port)
+{
+	char v4[INET_ADDRSTRLEN];
+	size_t k, n = 0;
+
+	/* Loaded into the device's own port (gids.h), freed with the node. */
+	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port)) {
+		row_str(row, "ipv4", NULL);
+		return;
+	}
+	row_list(row, "ipv4");
+	/* Each address once: RoCE v1 and v2 entries of one address are two GIDs. */
+	for (k = 0; k < port->n_gids; k++)
+		if (gid_ipv4(port->gids[k].raw, v4, sizeof(v4)) && !seen_before(port, k, v4)) {
+			row_list_add(row, "ipv4", v4);
+			n++;
+		}
+	if (!n && port->gid_unread)
+		row_str(row, "ipv4", NULL);
+}
+
+static void row_netdev(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev,
+		       struct rdma_port *port, const struct netdev_info *nd)
 {
 	if (!nd) {
 		row_nulls(row, "netdev_mtu", "operstate", "ipv4", "ipv6", NULL);
@@ -106,9 +175,10 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 	}
 	row_int(row, "netdev_mtu", nd->mtu);
 	row_str(row, "operstate", nd->operstate);
-	/* A recorded tree (--root) has no addresses: unknown, not none. */
+	/* A recorded tree (--root) has no addresses: IPv4 from the GIDs, IPv6 unknown, not none. */
 	if (ctx->root[0]) {
-		row_nulls(row, "ipv4", "ipv6", NULL);
+		row_gid_ipv4(ctx, row, dev, port);
+		row_str(row, "ipv6", NULL);
 		return;
 	}
 	row_addrs(row, "ipv4", nd, AF_INET);
@@ -154,7 +224,7 @@ static void row_verdict(struct json_object *row, const struct netdev_info *nd,
 }
 
 static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
-		     const struct rdma_port *port, const struct netdev_info *nd,
+		     struct rdma_port *port, const struct netdev_info *nd,
 		     const struct verdict *v, bool judged)
 {
 	struct json_object *row = table_row(t);
@@ -175,7 +245,7 @@ static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_d
 	row_bool(row, "mtu_derived", port->mtu_derived);
 	row_ib(row, port);
 	row_str(row, "netdev", port->netdev[0] ? port->netdev : NULL);
-	row_netdev(ctx, row, nd);
+	row_netdev(ctx, row, dev, port, nd);
 	row_verdict(row, nd, v, judged);
 }
 
@@ -193,14 +263,14 @@ static void print_fix(struct ctx *ctx, const struct rdma_dev *dev, const struct 
 
 struct shown {
 	const struct rdma_dev *dev;
-	const struct rdma_port *port;
+	struct rdma_port *port;
 	struct verdict v;
 	struct netdev_info nd;
 	bool have_nd, judged;
 };
 
 static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
-		      const struct rdma_port *port, struct shown *s)
+		      struct rdma_port *port, struct shown *s)
 {
 	int ret;
 
@@ -247,14 +317,14 @@ static int check_target(const struct ctx *ctx, const struct rdma_node *node, con
 	return RC_USAGE;
 }
 
-static void show_node(const struct rdma_node *node, const char *dev,
+static void show_node(struct rdma_node *node, const char *dev,
 		      unsigned int port, struct shown *shown, size_t *n)
 {
 	size_t d;
 	unsigned int p;
 
 	for (d = 0; d < node->n; d++) {
-		const struct rdma_dev *rd = &node->devs[d];
+		struct rdma_dev *rd = &node->devs[d];
 
 		if (dev[0] && strcmp(dev, rd->name))
 			continue;
@@ -273,7 +343,7 @@ static int count_ports(const struct rdma_node *node)
 	return (int)n;
 }
 
-static int emit(struct ctx *ctx, const struct rdma_node *node, const char *dev, unsigned int port)
+static int emit(struct ctx *ctx, struct rdma_node *node, const char *dev, unsigned int port)
 {
 	struct shown *shown;
 	struct table *t;

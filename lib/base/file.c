@@ -102,7 +102,6 @@ int file_read_all(const char *path, size_t cap, unsigned int flags, char **out, 
 		  mode_t *mode)
 {
 	int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY, fd, ret;
-	struct stat st;
 
 	if (flags & FILE_NOFOLLOW)
 		oflags |= O_NOFOLLOW;
@@ -112,11 +111,20 @@ int file_read_all(const char *path, size_t cap, unsigned int flags, char **out, 
 	fd = open(path, oflags);
 	if (fd < 0)
 		return -errno;
+	ret = file_read_opened(fd, cap, flags, out, len, mode);
+	close(fd);
+	return ret;
+}
+
+int file_read_opened(int fd, size_t cap, unsigned int flags, char **out, size_t *len,
+		     mode_t *mode)
+{
+	struct stat st;
+
 	st.st_mode = 0;
 	if ((fstat(fd, &st) || !S_ISREG(st.st_mode)) && !(flags & FILE_ANY_KIND)) {
 		if (mode)
 			*mode = st.st_mode ? st.st_mode : S_IFMT;
-		close(fd);
 		return -EINVAL;
 	}
 	/*
@@ -125,13 +133,9 @@ int file_read_all(const char *path, size_t cap, unsigned int flags, char **out, 
 	 * memory to say the same.  (sysfs says 4096 of every attribute and
 	 * procfs 0: neither is over a cap, which is 64 KiB at least.)
 	 */
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > cap) {
-		close(fd);
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > cap)
 		return -EFBIG;
-	}
 	/* sysfs's 4096: a hint, never a limit. */
-	ret = read_fd(fd, cap, S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0, out,
-		      len);
-	close(fd);
-	return ret;
+	return read_fd(fd, cap, S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0,
+		       out, len);
 }

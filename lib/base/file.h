@@ -48,4 +48,11 @@ int file_read_into(int fd, char *buf, size_t cap, size_t *len);
 int file_read_all(const char *path, size_t cap, unsigned int flags, char **out, size_t *len,
 		  mode_t *mode);
 
+/*
+ * file_read_all() of @fd, which the caller opened (O_NONBLOCK unless
+ * FILE_ANY_KIND) and closes: for a file opened below a root (root.h).
+ */
+int file_read_opened(int fd, size_t cap, unsigned int flags, char **out, size_t *len,
+		     mode_t *mode);
+
 #endif

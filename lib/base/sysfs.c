@@ -15,6 +15,7 @@
 #include "base/ctx.h"
 #include "base/file.h"
 #include "base/log.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "base/text.h"
 
@@ -65,13 +66,17 @@ static bool is_hard(int err)
 
 int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, size_t *outlen)
 {
-	char full[4096];
 	mode_t mode = 0;
-	int ret;
+	int fd, ret;
 
-	ret = root_path(ctx, full, sizeof(full), "%s", path);
-	if (!ret)
-		ret = file_read_all(full, max, 0, out, outlen, &mode);
+	/* O_NONBLOCK: a FIFO where a file should be must not hang us. */
+	fd = root_open(ctx, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		ret = file_read_opened(fd, max, 0, out, outlen, &mode);
+		close(fd);
+	}
 	/* A directory reads as EISDIR (a recorded tree's unset attribute); the rest is no file. */
 	if (ret == -EINVAL && mode)
 		ret = S_ISDIR(mode) ? -EISDIR : -ENXIO;
@@ -80,17 +85,12 @@ int read_file(const struct ctx *ctx, const char *path, size_t max, char **out, s
 	return ret;
 }
 
-int read_line_at(int dfd, const char *rel, char *buf, size_t len)
+/* The first line of the open file @fd into @buf (see read_line()); closes @fd. */
+static int read_line_fd(int fd, char *buf, size_t len)
 {
 	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	if (len == 0)
-		return -EINVAL;
-	/* O_NONBLOCK: a FIFO where a sysfs file should be must not hang us. */
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
 	if (!is_regular(fd)) {
 		close(fd);
 		return -ENXIO;
@@ -110,23 +110,48 @@ int read_line_at(int dfd, const char *rel, char *buf, size_t len)
 	return (int)strlen(buf);
 }
 
+int read_line_at(int dfd, const char *rel, char *buf, size_t len)
+{
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	/* O_NONBLOCK: a FIFO where a sysfs file should be must not hang us. */
+	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return read_line_fd(fd, buf, len);
+}
+
 int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len)
 {
-	char full[4096];
-	int ret;
+	int fd, ret;
 
-	ret = root_path(ctx, full, sizeof(full), "%s", path);
-	if (!ret)
-		ret = read_line_at(AT_FDCWD, full, buf, len);
+	if (len == 0)
+		return -EINVAL;
+	fd = root_open(ctx, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	ret = fd < 0 ? fd : read_line_fd(fd, buf, len);
 	if (is_hard(ret))
 		read_warning(ctx, path, ret, NULL);
+	return ret;
+}
+
+int read_line_in(const struct ctx *ctx, int dfd, const char *dir, const char *rel, char *buf,
+		 size_t len)
+{
+	int ret = read_line_at(dfd, rel, buf, len);
+	char path[4096];
+
+	/* Absent from a snapshot: perhaps because the snapshot could not read it. */
+	if (ret == -ENOENT && (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) < sizeof(path))
+		ret = root_missed(ctx, path) ?: ret;
 	return ret;
 }
 
 int read_line_warn_at(const struct ctx *ctx, int dfd, const char *dir, const char *rel,
 		      char *buf, size_t len)
 {
-	int ret = read_line_at(dfd, rel, buf, len);
+	int ret = read_line_in(ctx, dfd, dir, rel, buf, len);
 	char path[4096];
 
 	if (is_hard(ret)) {
@@ -197,23 +222,20 @@ char *strtrim(char *s)
 
 bool root_exists(const struct ctx *ctx, const char *path)
 {
-	char full[4096];
+	struct stat st;
 
-	return !root_path(ctx, full, sizeof(full), "%s", path) && access(full, F_OK) == 0;
+	return !root_stat(ctx, path, false, &st);
 }
 
 int read_link_base(const struct ctx *ctx, const char *path, char *buf, size_t len)
 {
-	char full[4096], target[4096];
+	char target[4096];
 	const char *base;
-	ssize_t n;
+	int n;
 
-	if (root_path(ctx, full, sizeof(full), "%s", path))
-		return -ENAMETOOLONG;
-	n = readlink(full, target, sizeof(target) - 1);
+	n = root_readlink(ctx, path, target, sizeof(target));
 	if (n < 0)
-		return -errno;
-	target[n] = '\0';
+		return n;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
 	if (!*base || strlen(base) >= len)

@@ -11,7 +11,11 @@
 
 struct ctx;
 
-/* @buf = root + formatted path; 0 or -ENAMETOOLONG. */
+/*
+ * @buf = root + formatted path; 0 or -ENAMETOOLONG.  For messages: a
+ * file below the root is opened through root.h, which resolves links
+ * inside it.
+ */
 int root_path(const struct ctx *ctx, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -30,7 +34,14 @@ int read_line(const struct ctx *ctx, const char *path, char *buf, size_t len);
  * on a FIFO.  Warns nothing: a caller with a context uses read_line_warn_at().
  */
 int read_line_at(int dfd, const char *rel, char *buf, size_t len);
-/* read_line_at() that reports hard errors as @dir/@rel with read_warning(). */
+/*
+ * read_line_at() of @rel in @dir (relative to the root), open as @dfd,
+ * that reads an entry a snapshot below the root could not read as that
+ * error (root_missed(), root.h), not as absent.  Warns nothing.
+ */
+int read_line_in(const struct ctx *ctx, int dfd, const char *dir, const char *rel, char *buf,
+		 size_t len);
+/* read_line_in() that reports hard errors as @dir/@rel with read_warning(). */
 int read_line_warn_at(const struct ctx *ctx, int dfd, const char *dir, const char *rel,
 		      char *buf, size_t len);
 

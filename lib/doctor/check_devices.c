@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "doctor/check.h"
 #include "doctor/checks.h"
@@ -28,12 +29,9 @@ static void copy_str(char *dst, size_t len, const char *src)
 
 static bool path_exists(const struct doctor *d, const char *path)
 {
-	char full[4096];
 	DIR *dir;
 
-	if (root_path(d->ctx, full, sizeof(full), "%s", path))
-		return false;
-	dir = opendir(full);
+	dir = root_opendir(d->ctx, path);
 	if (!dir)
 		return false;
 	closedir(dir);
@@ -44,14 +42,11 @@ static bool path_exists(const struct doctor *d, const char *path)
 static bool first_entry(const struct doctor *d, const char *dir, const char *except,
 			char *buf, size_t len)
 {
-	char full[4096];
 	struct dirent *de;
 	bool found = false;
 	DIR *dd;
 
-	if (root_path(d->ctx, full, sizeof(full), "%s", dir))
-		return false;
-	dd = opendir(full);
+	dd = root_opendir(d->ctx, dir);
 	if (!dd)
 		return false;
 	while (!found && (de = readdir(dd)))
@@ -66,14 +61,12 @@ static bool first_entry(const struct doctor *d, const char *dir, const char *exc
 /* An up netdev to offer in "rdma link add ... netdev IF". */
 static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 {
-	char full[4096], state[16];
+	char state[16];
 	struct dirent *de;
 	DIR *dd;
 
 	snprintf(buf, len, "IF");
-	if (root_path(d->ctx, full, sizeof(full), "/sys/class/net"))
-		return;
-	dd = opendir(full);
+	dd = root_opendir(d->ctx, "/sys/class/net");
 	if (!dd)
 		return;
 	while ((de = readdir(dd))) {

@@ -16,6 +16,7 @@
 
 #include "base/ctx.h"
 #include "base/opt.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "doctor/check.h"
 #include "doctor/checks.h"
@@ -70,14 +71,11 @@ static int cmp_name(const void *a, const void *b)
 /* Network interfaces in /sys/class/net (below the root). */
 static void if_names(const struct doctor *d, struct names *ns)
 {
-	char full[4096];
 	struct dirent *de;
 	DIR *dd;
 
 	ns->n = 0;
-	if (root_path(d->ctx, full, sizeof(full), "/sys/class/net"))
-		return;
-	dd = opendir(full);
+	dd = root_opendir(d->ctx, "/sys/class/net");
 	if (!dd)
 		return;
 	while ((de = readdir(dd)))
@@ -111,10 +109,11 @@ static const struct rep *fn_rep(struct doctor *d, const char *ifname)
 
 static bool is_netdev(const struct doctor *d, const char *name)
 {
-	char full[4096];
+	char path[512];
 
-	return !strchr(name, '/') && !root_path(d->ctx, full, sizeof(full), "/sys/class/net/%s", name) &&
-	       access(full, F_OK) == 0;
+	return !strchr(name, '/') &&
+	       (size_t)snprintf(path, sizeof(path), "/sys/class/net/%s", name) < sizeof(path) &&
+	       root_exists(d->ctx, path);
 }
 
 /* ---- NCCL ---- */

@@ -11,18 +11,16 @@
 #include <string.h>
 
 #include "base/ctx.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "doctor/check.h"
 #include "doctor/checks.h"
 
 static bool dir_exists(const struct doctor *d, const char *path)
 {
-	char full[4096];
 	DIR *dd;
 
-	if (root_path(d->ctx, full, sizeof(full), "%s", path))
-		return false;
-	dd = opendir(full);
+	dd = root_opendir(d->ctx, path);
 	if (dd)
 		closedir(dd);
 	return dd != NULL;

@@ -70,13 +70,14 @@ static void report_exempt(struct check_result *r, const struct memlock *m, const
 		check_note(r, CHECK_OK, "a job of a user without it gets %s", soft);
 }
 
-static void report(struct check_result *r, struct memlock *m, const char *exempt)
+/* @m judged as `rdmactl limits` judges it (limits_judge_node()), told as a check. */
+static void report(struct doctor *d, struct check_result *r, struct memlock *m)
 {
 	char soft[32], hard[32], note[LIMIT_SRC_LEN + 256];
 
-	limits_judge(m);
-	if (m->verdict != VERDICT_OK && exempt) {
-		report_exempt(r, m, exempt);
+	limits_judge_node(d->ctx, m);
+	if (m->exempt[0]) {
+		report_exempt(r, m, m->exempt);
 		return;
 	}
 	memlock_str(m->soft, soft, sizeof(soft));
@@ -104,7 +105,7 @@ void check_memlock_shell(struct doctor *d, struct check_result *r)
 		check_fix(r, "ulimit -l (and see /proc/self/limits)");
 		return;
 	}
-	report(r, &m, limits_has_ipc_lock(d->ctx, "CapEff") ? "this process" : NULL);
+	report(d, r, &m);
 }
 
 void check_memlock_login(struct doctor *d, struct check_result *r)
@@ -119,7 +120,7 @@ void check_memlock_login(struct doctor *d, struct check_result *r)
 		return;
 	}
 	/* A login of root gets every capability this node grants (its bounding set). */
-	report(r, &m, !strcmp(m.user, "root") && limits_has_ipc_lock(d->ctx, "CapBnd") ? "root" : NULL);
+	report(d, r, &m);
 }
 
 void check_memlock_systemd(struct doctor *d, struct check_result *r)
@@ -134,5 +135,5 @@ void check_memlock_systemd(struct doctor *d, struct check_result *r)
 		return;
 	}
 	/* Services run jobs as their users (Slurm's tasks, Jupyter's kernels): no exemption. */
-	report(r, &m, NULL);
+	report(d, r, &m);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "doctor/check.h"
 #include "doctor/checks.h"
@@ -290,10 +291,11 @@ static int bad_name(struct jobenv *e, const char *kind, const char *name, const 
 /* Whether the netdev @name is in /sys/class/net (below the root): this namespace's. */
 static bool netdev_here(const struct ctx *ctx, const char *name)
 {
-	char full[4096];
+	char path[512];
 
-	return !strchr(name, '/') && !root_path(ctx, full, sizeof(full), "/sys/class/net/%s", name) &&
-	       access(full, F_OK) == 0;
+	return !strchr(name, '/') &&
+	       (size_t)snprintf(path, sizeof(path), "/sys/class/net/%s", name) < sizeof(path) &&
+	       root_exists(ctx, path);
 }
 
 static void note(struct jobenv *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

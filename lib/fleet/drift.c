@@ -139,6 +139,9 @@ static int join_set(const char **v, size_t n, char **value)
 /*
  * "ports/netdev_mtu": the set of node.ports[].netdev_mtu.  With @model,
  * of the devices of that model only, and the fact is absent without one.
+ * An element without the key was not read (a null is a value: an IB
+ * port has no netdev), and neither is the set then: a port left out
+ * must not make the node's set differ from the others'.
  */
 static int get_set_of(struct json_object *node, const char *path, const char *model, char **value)
 {
@@ -154,15 +157,20 @@ static int get_set_of(struct json_object *node, const char *path, const char *mo
 	vals = malloc((json_object_array_length(arr) + 1) * sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	for (i = 0; i < json_object_array_length(arr); i++) {
+	for (i = 0, ret = 0; i < json_object_array_length(arr); i++) {
 		el = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(el, json_type_object) || (model && strcmp(model_key(el), model)))
 			continue;
-		if (json_object_object_get_ex(el, path + len + 1, &v) && v &&
-		    !json_object_is_type(v, json_type_object) && !json_object_is_type(v, json_type_array))
+		if (!json_object_object_get_ex(el, path + len + 1, &v) ||
+		    json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array)) {
+			ret = GOT_UNREAD;
+			break;
+		}
+		if (v)
 			vals[n++] = json_object_get_string(v);
 	}
-	ret = model && !n ? GOT_NONE : join_set(vals, n, value);
+	if (ret != GOT_UNREAD)
+		ret = model && !n ? GOT_NONE : join_set(vals, n, value);
 	free(vals);
 	return ret;
 }
@@ -690,7 +698,10 @@ static void samples_free(struct samples *sm)
 	free(sm->nu);
 }
 
-/* Every fact of @node (node @i) into @sm.  0 or -ENOMEM. */
+/*
+ * Every fact of @node (node @i) into @sm; a document without a node
+ * object (@node NULL) read none of them.  0 or -ENOMEM.
+ */
 static int node_samples(const struct facts *fs, struct json_object *node, size_t i,
 			struct samples *sm)
 {
@@ -700,7 +711,8 @@ static int node_samples(const struct facts *fs, struct json_object *node, size_t
 	for (k = 0; k < fs->n; k++) {
 		struct sample *x = &sm->s[k][sm->ns[k]];
 
-		ret = fs->f[k].get(node, fs->f[k].arg, &x->value);
+		x->value = NULL;
+		ret = node ? fs->f[k].get(node, fs->f[k].arg, &x->value) : GOT_UNREAD;
 		if (ret < 0)
 			return ret;
 		if (ret == GOT_VALUE && !x->value && !fs->f[k].null_is_value)
@@ -743,8 +755,10 @@ static int collect(const struct fleet *cl, const struct facts *fs, struct sample
 			continue;
 		if (!(doc = fleet_doc(cl->nodes[i])))
 			return -ENOMEM;
-		if (json_object_object_get_ex(doc, DOC_NODE, &node))
-			ret = node_samples(fs, node, i, sm);
+		if (!json_object_object_get_ex(doc, DOC_NODE, &node) ||
+		    !json_object_is_type(node, json_type_object))
+			node = NULL;
+		ret = node_samples(fs, node, i, sm);
 		json_object_put(doc);
 	}
 	return ret;

@@ -114,12 +114,24 @@ static const char *varies_text(struct json_object *row, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A fix from a node's document on the lines the report gives it: a
+ * newline in it escaped as any other control byte (text_safe()), never a
+ * line break that would print as a line of the report's own.
+ */
+static const char *fix_text(struct json_object *row, char *buf, size_t len)
+{
+	const char *fix = jtext(row, DOC_FIX);
+
+	return fix ? text_safe(fix, buf, len, 0) : NULL;
+}
+
 static const struct column check_cols[] = {
 	{ DOC_STATUS, "STATUS", 0, check_status_color, check_status_cell },
 	{ DOC_ID, "CHECK", 0, NULL, id_text },
 	{ "nodes", "NODES", 0, NULL, nodes_text },
 	{ DOC_FOUND, "FOUND", COL_FILL, NULL },
-	{ DOC_FIX, "FIX", COL_BELOW, NULL },
+	{ DOC_FIX, "FIX", COL_BELOW, NULL, fix_text },
 	{ "found_varies", "NOTE", COL_BELOW, NULL, varies_text },
 	{ "count", NULL, COL_NOTEXT },
 	{ "found_on", NULL, COL_NOTEXT },
@@ -183,7 +195,7 @@ static const struct column drift_cols[] = {
 	{ "majority", NULL, 0, NULL, majority_text },
 	{ "majority_nodes", NULL, 0, NULL, majority_nodes_text },
 	{ "differs", NULL, COL_WRAP, NULL, differs_text },
-	{ "fix", "FIX", COL_BELOW, NULL },
+	{ DOC_FIX, "FIX", COL_BELOW, NULL, fix_text },
 	{ "majority_count", NULL, COL_NOTEXT },
 	{ "not_read", NULL, COL_NOTEXT },
 	{ 0 }

@@ -21,6 +21,7 @@
 
 #include "base/ctx.h"
 #include "base/json.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/firewall.h"
 
@@ -511,9 +512,7 @@ static bool process_running(const struct ctx *ctx, const char *name)
 	bool found = false;
 	DIR *d;
 
-	if (root_path(ctx, path, sizeof(path), "/proc"))
-		return false;
-	d = opendir(path);
+	d = root_opendir(ctx, "/proc");
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d))) {
@@ -528,12 +527,10 @@ static bool process_running(const struct ctx *ctx, const char *name)
 
 bool firewalld_running(const struct ctx *ctx, bool *enabled)
 {
-	char path[4096];
 	struct stat st;
 
 	/* The link itself: its target is outside a recorded root. */
-	*enabled = !root_path(ctx, path, sizeof(path),
-			      "/etc/systemd/system/multi-user.target.wants/firewalld.service") &&
-		   !lstat(path, &st);
+	*enabled = !root_stat(ctx, "/etc/systemd/system/multi-user.target.wants/firewalld.service",
+			      true, &st);
 	return process_running(ctx, "firewalld");
 }

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/fn.h"
 #include "node/rdma.h"
@@ -43,20 +45,17 @@ static const struct {
  */
 static int parent_name(const struct ctx *ctx, const char *path, char *buf, size_t len)
 {
-	char full[4096], real[PATH_MAX], root[PATH_MAX];
+	char real[PATH_MAX];
 	const char *base;
 	char *slash;
 
-	if (root_path(ctx, full, sizeof(full), "%s", path) || !realpath(full, real))
-		return -ENOENT;
-	if (!realpath(ctx->root[0] ? ctx->root : "/", root))
+	/* Resolved inside the root: a link never leads to the analysing host's files. */
+	if (root_resolve(ctx, path, real, sizeof(real)))
 		return -ENOENT;
 	slash = strrchr(real, '/');
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if (strcmp(root, "/") && (strncmp(real, root, strlen(root)) || real[strlen(root)] != '/'))
-		return -EXDEV;	/* above the root: not the node's */
 	base = strrchr(real, '/');
 	base = base ? base + 1 : real;
 	if (!*base || strlen(base) >= len)
@@ -94,13 +93,14 @@ typedef void entry_fn(const struct ctx *ctx, const char *dir, const char *name, 
 /* Each entry of @dir (below the root) but dot files, in name order. */
 static void each_entry(const struct ctx *ctx, const char *dir, entry_fn *fn, void *arg)
 {
-	char full[4096];
 	struct dirent **list;
-	int i, n;
+	int i, n, fd;
 
-	if (root_path(ctx, full, sizeof(full), "%s", dir))
+	fd = root_open(ctx, dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	if (fd < 0)
 		return;
-	n = scandir(full, &list, NULL, alphasort);
+	n = scandirat(fd, ".", &list, NULL, alphasort);
+	close(fd);
 	if (n < 0)
 		return;
 	for (i = 0; i < n; i++) {

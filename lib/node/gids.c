@@ -22,6 +22,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/gids.h"
 
@@ -104,24 +105,25 @@ static int table_len(int dfd)
 /* The port's three directories, each open once: entries are then one lookup away. */
 struct port_dirs {
 	int gids, types, ndevs;
-	char gids_path[128];	/* relative to the root, for warnings */
+	/* Relative to the root: for warnings, and what a snapshot could not read. */
+	char gids_path[160], types_path[160], ndevs_path[160];
 };
 
 static int port_dirs_open(const struct ctx *ctx, const struct rdma_dev *dev,
 			  const struct rdma_port *port, struct port_dirs *pd)
 {
-	char path[4096];
+	char path[128];
 	int dfd;
 
 	pd->gids = pd->types = pd->ndevs = -1;
-	snprintf(pd->gids_path, sizeof(pd->gids_path), "/sys/class/infiniband/%s/ports/%u/gids",
-		 dev->name, port->num);
-	if (root_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/ports/%u",
-		      dev->name, port->num))
-		return -ENAMETOOLONG;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u", dev->name, port->num);
+	snprintf(pd->gids_path, sizeof(pd->gids_path), "%s/gids", path);
+	snprintf(pd->types_path, sizeof(pd->types_path), "%s/gid_attrs/types", path);
+	snprintf(pd->ndevs_path, sizeof(pd->ndevs_path), "%s/gid_attrs/ndevs", path);
+	dfd = root_open(ctx, path, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
+	/* Below the port, sysfs has no links: one lookup from its fd each. */
 	pd->gids = openat(dfd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* Missing attribute directories (old kernels, IB) leave the attributes unknown. */
 	pd->types = openat(dfd, "gid_attrs/types", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -180,7 +182,7 @@ static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, u
 		return -ENOENT;
 	}
 	if (gid_parse(buf, g->raw)) {
-		char path[160], why[96];
+		char path[192], why[96];
 
 		snprintf(path, sizeof(path), "%s/%s", pd->gids_path, name);
 		snprintf(why, sizeof(why), *buf ? "not a GID: '%.48s'" : "empty", buf);
@@ -201,14 +203,14 @@ static int sysfs_read_entry(const struct ctx *ctx, const struct port_dirs *pd, u
 	 * than guess at the hardware.
 	 */
 	if (pd->types >= 0) {
-		ret = read_line_at(pd->types, name, buf, sizeof(buf));
+		ret = read_line_in(ctx, pd->types, pd->types_path, name, buf, sizeof(buf));
 		if (ret > 0)
 			g->type = gid_type_parse(buf, ll);
 		else if (attr_unread(ret))
 			unread(port, i, "gid_attrs/types", ret, NULL);
 	}
 	if (pd->ndevs >= 0) {
-		ret = read_line_at(pd->ndevs, name, buf, sizeof(buf));
+		ret = read_line_in(ctx, pd->ndevs, pd->ndevs_path, name, buf, sizeof(buf));
 		if (ret > 0 && strlen(buf) < sizeof(g->netdev))
 			memcpy(g->netdev, buf, strlen(buf) + 1);
 		else if (attr_unread(ret))

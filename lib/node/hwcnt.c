@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/hwcnt.h"
 
@@ -83,13 +84,13 @@ int hwcnt_read(const struct ctx *ctx, const char *dev, unsigned int port, struct
 	char path[512];
 	struct dirent *de;
 	DIR *d;
-	int ret = root_path(ctx, path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters",
-			    dev, port);
+	int ret = snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters", dev,
+			   port);
 
 	out->n = 0;
-	if (ret)
-		return ret;
-	d = opendir(path);
+	if (ret < 0 || (size_t)ret >= sizeof(path))
+		return -ENAMETOOLONG;
+	d = root_opendir(ctx, path);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) && out->n < HWCNT_MAX) {

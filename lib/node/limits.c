@@ -21,6 +21,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/limits.h"
 
@@ -226,16 +227,13 @@ static void free_names(char **names, int n)
 /* Names NAME.conf in @dir (below the root), sorted as glob() sorts them; count or -errno. */
 static int list_conf_dir(const struct ctx *ctx, const char *dir, char ***out)
 {
-	char full[4096];
 	char **names = NULL, **nn;
 	struct dirent *de;
 	size_t n = 0, len;
 	DIR *d;
 
 	*out = NULL;
-	if (root_path(ctx, full, sizeof(full), "%s", dir))
-		return -ENAMETOOLONG;
-	d = opendir(full);
+	d = root_opendir(ctx, dir);
 	if (!d)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 	while ((de = readdir(d))) {
@@ -261,20 +259,16 @@ static int list_conf_dir(const struct ctx *ctx, const char *dir, char ***out)
 /* What lstat() says of @path below the root: 'f' file, 'd' dir, 'n' link to /dev/null, 0 other. */
 static char conf_kind(const struct ctx *ctx, const char *path)
 {
-	char full[4096], target[64];
+	char target[64];
 	struct stat st;
-	ssize_t n;
 
-	if (root_path(ctx, full, sizeof(full), "%s", path) || lstat(full, &st))
+	if (root_stat(ctx, path, true, &st))
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
-		n = readlink(full, target, sizeof(target) - 1);
-		if (n > 0) {
-			target[n] = '\0';
-			if (!strcmp(target, "/dev/null"))
-				return 'n';
-		}
-		if (stat(full, &st))
+		if (root_readlink(ctx, path, target, sizeof(target)) > 0 && !strcmp(target, "/dev/null"))
+			return 'n';
+		/* Followed inside the root, as on the node. */
+		if (root_stat(ctx, path, false, &st))
 			return 0;
 	}
 	return S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f' : 0;
@@ -1353,4 +1347,28 @@ void limits_judge(struct memlock *m)
 			 "%s is below %s: ibv_reg_mr fails with 'Cannot allocate memory' "
 			 "once that much is pinned", v, min);
 	}
+}
+
+void limits_judge_node(const struct ctx *ctx, struct memlock *m)
+{
+	const char *who = NULL;
+	char v[32];
+
+	limits_judge(m);
+	m->exempt[0] = '\0';
+	if (m->verdict == VERDICT_OK)
+		return;
+	if (m->scope == LIMIT_PROCESS && !m->pid && limits_has_ipc_lock(ctx, "CapEff"))
+		who = "this process";
+	else if (m->scope == LIMIT_PAM && !strcmp(m->user, "root") &&
+		 limits_has_ipc_lock(ctx, "CapBnd"))
+		who = "root";
+	if (!who)
+		return;
+	snprintf(m->exempt, sizeof(m->exempt), "%s", who);
+	m->verdict = VERDICT_OK;
+	snprintf(m->reason, sizeof(m->reason),
+		 "not enforced: %s has CAP_IPC_LOCK, which pins past RLIMIT_MEMLOCK; a job of a "
+		 "user without it gets %s", who, memlock_str(m->soft, v, sizeof(v)));
+	m->fix[0] = '\0';
 }

@@ -61,6 +61,12 @@ struct memlock {
 	char soft_src[LIMIT_SRC_LEN];
 	char hard_src[LIMIT_SRC_LEN];
 	enum limit_verdict verdict;	/* set by limits_judge() */
+	/*
+	 * Set by limits_judge_node(): who holds CAP_IPC_LOCK and so pins past
+	 * a limit that is not ok ("this process", "root"); "" when none does.
+	 * The verdict is then ok.
+	 */
+	char exempt[16];
 	char reason[256];		/* why the verdict, one sentence */
 	char fix[512];			/* what to do, lines separated by '\n'; "" when ok */
 	/*
@@ -123,6 +129,17 @@ bool limits_has_ipc_lock(const struct ctx *ctx, const char *set);
 
 /* Set verdict, reason and fix of a resolved value. */
 void limits_judge(struct memlock *m);
+
+/*
+ * The verdict on the node, the one `limits` and the doctor both give:
+ * limits_judge(), then a limit that is not ok is not enforced where its
+ * holder has CAP_IPC_LOCK (ib_umem_get() counts pages against
+ * RLIMIT_MEMLOCK only without it): this process (CapEff), a login of
+ * root (CapBnd: what a process started here gets).  Services run jobs as
+ * their users: never exempt.  @m->exempt names who; the verdict is ok,
+ * the reason says why and the fix is "".
+ */
+void limits_judge_node(const struct ctx *ctx, struct memlock *m);
 
 const char *limit_scope_str(enum limit_scope s);
 const char *limit_verdict_str(enum limit_verdict v);

@@ -8,6 +8,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/netns.h"
 #include "node/rdma.h"
@@ -63,13 +64,11 @@ static int cmp_name(const void *a, const void *b)
 /* uverbsN/ibdev ("mlx5_0") of every verbs device, less those @node lists. */
 static void hidden_load(const struct ctx *ctx, const struct rdma_node *node, struct rdma_netns *ns)
 {
-	char full[4096], path[512], name[64];
+	char path[512], name[64];
 	struct dirent *de;
 	DIR *d;
 
-	if (root_path(ctx, full, sizeof(full), UVERBS_CLASS))
-		return;
-	d = opendir(full);
+	d = root_opendir(ctx, UVERBS_CLASS);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {

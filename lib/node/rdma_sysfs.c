@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/rdma_backend.h"
 
@@ -188,9 +189,9 @@ static int list_ports(const struct ctx *ctx, const struct rdma_dev *dev, unsigne
 	unsigned int n = 0;
 	DIR *d;
 
-	if (root_path(ctx, full, sizeof(full), IB_CLASS "/%s/ports", dev->name))
+	if ((size_t)snprintf(full, sizeof(full), IB_CLASS "/%s/ports", dev->name) >= sizeof(full))
 		return -ENAMETOOLONG;
-	d = opendir(full);
+	d = root_opendir(ctx, full);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) && n < max) {
@@ -304,14 +305,11 @@ static int cmp_dev(const void *a, const void *b)
 
 int rdma_sysfs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what)
 {
-	char full[4096];
 	struct dirent *de;
 	DIR *d;
 	int ret = 0;
 
-	if (root_path(ctx, full, sizeof(full), IB_CLASS))
-		return -ENAMETOOLONG;
-	d = opendir(full);
+	d = root_opendir(ctx, IB_CLASS);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while (!ret && (de = readdir(d))) {

@@ -23,6 +23,7 @@
 #include "base/ctx.h"
 #include "base/file.h"
 #include "base/outfile.h"
+#include "base/root.h"
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "base/text.h"
@@ -274,6 +275,8 @@ struct snap {
 	struct pathset seen;
 	struct pathset warned;	/* paths already in st->warnings */
 	struct snapshot_stats *st;
+	/* The manifest's "warnings": st->warnings' entries named as on the node (no --root). */
+	struct json_object *misses;
 	char *buf;		/* FILE_MAX + 1 bytes: one file's contents */
 };
 
@@ -332,7 +335,7 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 {
 	const char *name = strerrorname_np(-err);
 	char full[4096], reason[512];
-	struct json_object *w;
+	struct json_object *w, *m;
 
 	if (err == -ENOENT || ((err == -EINVAL || err == -EOPNOTSUPP) && in_sysfs(abs)))
 		return;
@@ -349,6 +352,14 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
 	json_object_object_add(w, "error", json_object_new_string(reason));
 	json_object_object_add(w, "errno", name ? json_object_new_string(name) : NULL);
 	json_object_array_add(s->st->warnings, w);
+	/* The copy reads it back by this name as this error (root.h): its own root aside. */
+	m = json_object_new_object();
+	if (!m)
+		return;
+	json_object_object_add(m, "path", json_object_new_string(abs));
+	json_object_object_add(m, "error", json_object_new_string(reason));
+	json_object_object_add(m, "errno", name ? json_object_new_string(name) : NULL);
+	json_object_array_add(s->misses, m);
 }
 
 /*
@@ -357,14 +368,15 @@ static void snap_leftout(struct snap *s, const char *abs, int err, const char *w
  * O_NONBLOCK and O_NOFOLLOW: a FIFO or link swapped in after the lstat()
  * that chose to read it must neither hang us nor lead elsewhere.
  */
-static int read_regular(const char *full, char *buf, size_t *len, mode_t *mode)
+static int read_regular(const struct ctx *ctx, const char *abs, char *buf, size_t *len,
+			mode_t *mode)
 {
 	struct stat st;
 	int fd, ret = 0;
 
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	fd = root_open(ctx, abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		goto err_fd;
@@ -400,15 +412,13 @@ static void snap_leftout_kind(struct snap *s, const char *abs, mode_t mode)
  */
 static ssize_t snap_read(struct snap *s, const char *abs)
 {
-	char full[4096], why[128];
+	char why[128];
 	mode_t mode = 0;
 	size_t len = 0;
 	int ret;
 
-	ret = root_path(s->ctx, full, sizeof(full), "%s", abs);
 	/* sysfs says 4096 for every attribute: read the contents, never trust st_size. */
-	if (!ret)
-		ret = read_regular(full, s->buf, &len, &mode);
+	ret = read_regular(s->ctx, abs, s->buf, &len, &mode);
 	if (ret == -EINVAL && mode && !S_ISREG(mode)) {
 		snap_leftout_kind(s, abs, mode);
 	} else if (ret == -EFBIG) {
@@ -437,13 +447,11 @@ static int snap_file_as(struct snap *s, const char *abs, const char *name)
 /* The leaf @abs of a resolved path: recorded when it is a regular file. */
 static int snap_leaf(struct snap *s, const char *abs)
 {
-	char full[4096];
 	struct stat st;
+	int ret = root_stat(s->ctx, abs[0] ? abs : "/", true, &st);
 
-	if (root_path(s->ctx, full, sizeof(full), "%s", abs[0] ? abs : "/"))
-		return -ENAMETOOLONG;
-	if (lstat(full, &st))
-		return -errno;
+	if (ret)
+		return ret;
 	/* Decided before open(): opening a device node can do things (a watchdog starts). */
 	if (!S_ISREG(st.st_mode)) {
 		snap_leftout_kind(s, abs, st.st_mode);
@@ -483,10 +491,9 @@ static int push_target(char *todo, size_t len, const char *target, const char *r
  */
 static int snap_resolve(struct snap *s, const char *path, enum leaf leaf, char *cur)
 {
-	char todo[4096], full[4096], target[4096], comp[256];
-	int links = 0;
+	char todo[4096], target[4096], comp[256];
+	int links = 0, ret;
 	struct stat st;
-	ssize_t n;
 
 	cur[0] = '\0';
 	if (strlen(path) >= sizeof(todo))
@@ -517,16 +524,13 @@ static int snap_resolve(struct snap *s, const char *path, enum leaf leaf, char *
 			return -ENAMETOOLONG;
 		strcat(cur, "/");
 		strcat(cur, comp);
-		if (root_path(s->ctx, full, sizeof(full), "%s", cur))
-			return -ENAMETOOLONG;
-		if (lstat(full, &st))
-			return -errno;
+		/* @cur holds no link: what it names is what the node had there. */
+		if ((ret = root_stat(s->ctx, cur, true, &st)))
+			return ret;
 		if (!S_ISLNK(st.st_mode))
 			continue;
-		n = readlink(full, target, sizeof(target) - 1);
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
+		if ((ret = root_readlink(s->ctx, cur, target, sizeof(target))) < 0)
+			return ret;
 		snap_link(s, cur, target);
 		if (last && leaf == LEAF_LINK)
 			return 1;
@@ -573,13 +577,10 @@ static bool join(char *buf, size_t len, const char *dir, const char *name)
 static void snap_each(struct snap *s, const char *dir, size_t *count,
 		      void (*fn)(struct snap *s, const char *dir, const char *name))
 {
-	char full[4096];
 	struct dirent *de;
 	DIR *d;
 
-	if (root_path(s->ctx, full, sizeof(full), "%s", dir))
-		return;
-	d = opendir(full);
+	d = root_opendir(s->ctx, dir);
 	if (!d) {
 		/* Every file in it is left out: say so, once, for the directory. */
 		snap_leftout(s, dir, -errno, NULL);
@@ -860,11 +861,11 @@ static void snap_commands(struct snap *s)
 /* The directory @abs, when it is one (its existence is the fact: a loaded module). */
 static void snap_dir(struct snap *s, const char *abs)
 {
-	char cur[4096], full[4096];
+	char cur[4096];
 	struct stat st;
 
-	if (snap_resolve(s, abs, LEAF_FOLLOW, cur) < 0 || root_path(s->ctx, full, sizeof(full), "%s", cur) ||
-	    lstat(full, &st) || !S_ISDIR(st.st_mode))
+	if (snap_resolve(s, abs, LEAF_FOLLOW, cur) < 0 || root_stat(s->ctx, cur, true, &st) ||
+	    !S_ISDIR(st.st_mode))
 		return;
 	snap_parents(s, cur);
 	if (set_add(&s->seen, cur) > 0) {
@@ -1000,7 +1001,7 @@ static void snap_manifest(struct snap *s)
 		return;
 	}
 	json_object_object_add(m, "rdmactl", json_object_new_string(RDMACTL_VERSION));
-	json_object_object_add(m, "warnings", json_object_get(s->st->warnings));
+	json_object_object_add(m, "warnings", json_object_get(s->misses));
 	text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	tar_file(&s->tar, SNAPSHOT_MANIFEST, text, strlen(text));
@@ -1020,6 +1021,7 @@ static int snap_all(struct snap *s)
 	snap_node_facts(s);
 	/* Names are bytes from the node; JSON must be UTF-8. */
 	json_make_utf8(s->st->warnings);
+	json_make_utf8(s->misses);
 	snap_manifest(s);
 	tar_end(&s->tar);
 	if (!s->tar.err)
@@ -1030,8 +1032,9 @@ static int snap_all(struct snap *s)
 static int snap_init(struct snap *s, struct outfile *out)
 {
 	s->st->warnings = json_object_new_array();
+	s->misses = json_object_new_array();
 	s->buf = malloc(FILE_MAX + 1);
-	if (!s->st->warnings || !s->buf)
+	if (!s->st->warnings || !s->misses || !s->buf)
 		return -ENOMEM;
 	s->tar.out = out;
 	s->tar.mtime = time(NULL);
@@ -1054,6 +1057,7 @@ int snapshot_write(const struct ctx *ctx, struct outfile *out, struct snapshot_s
 	}
 	set_free(&s.seen);
 	set_free(&s.warned);
+	json_object_put(s.misses);
 	free(s.buf);
 	return ret;
 }

@@ -16,22 +16,28 @@
  * A file that cannot be recorded (EACCES, EIO, over the size cap, a FIFO
  * or device node where a regular file belongs, a symlink loop) is left
  * out and listed, in stats->warnings and in the archive's
- * rdmactl-snapshot.json.  Not listed: absent files (ENOENT), and sysfs
- * attributes the kernel has no value for (EINVAL: GID attributes of empty
- * entries, or in containers), which --root reads as absent, as the node
- * itself reads them.
+ * rdmactl-snapshot.json, which readers of the copy read back: the file
+ * reads as unreadable, with the node's errno, not as absent.  Not
+ * listed: absent files (ENOENT), and sysfs attributes the kernel has no
+ * value for (EINVAL: GID attributes of empty entries, or in containers),
+ * which --root reads as absent, as the node itself reads them.
  */
 #ifndef RDMACTL_SNAPSHOT_H
 #define RDMACTL_SNAPSHOT_H
 
 #include <stddef.h>
 
+#include "base/root.h"
+
 struct ctx;
 struct json_object;
 struct outfile;
 
-/* At the top of the archive: {"rdmactl": VERSION, "warnings": [...]}. */
-#define SNAPSHOT_MANIFEST "rdmactl-snapshot.json"
+/*
+ * SNAPSHOT_MANIFEST (base/root.h) at the top of the archive: {"rdmactl":
+ * VERSION, "warnings": [...]}, each path as on the node, which --root
+ * reads back as the error it was.
+ */
 
 struct snapshot_stats {
 	size_t files;		/* regular files recorded */

@@ -5,12 +5,14 @@
  * is rdma-core 44.0), MLNX_OFED when installed (`ofed_info -s`), NCCL.
  */
 #include <errno.h>
-#include <glob.h>
+#include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/ctx.h"
+#include "base/root.h"
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "node/envparse.h"
@@ -23,20 +25,61 @@ const char *const lib_dirs[] = {
 	"/usr/local/nccl/lib", NULL
 };
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of @dir below the root that match @pattern, sorted as glob() sorts them. */
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void names_free(struct names *ns)
+{
+	while (ns->n)
+		free(ns->v[--ns->n]);
+	free(ns->v);
+	ns->v = NULL;
+}
+
+/* Fill @ns (empty on any failure); links are followed inside the root, not on this host. */
+static void names_matching(const struct ctx *ctx, const char *dir, const char *pattern,
+			   struct names *ns)
+{
+	DIR *d = root_opendir(ctx, dir);
+	struct dirent *de;
+	char **nv;
+
+	ns->v = NULL;
+	ns->n = 0;
+	while (d && (de = readdir(d))) {
+		if (fnmatch(pattern, de->d_name, FNM_PERIOD))
+			continue;
+		nv = realloc(ns->v, (ns->n + 1) * sizeof(*nv));
+		if (!nv)
+			break;
+		ns->v = nv;
+		if ((ns->v[ns->n] = strdup(de->d_name)))
+			ns->n++;
+	}
+	if (d)
+		closedir(d);
+	if (ns->n)
+		qsort(ns->v, ns->n, sizeof(*ns->v), cmp_names);
+}
+
 /* Highest libnccl.so.X.Y.Z in @dir below the root; 0 or the version code. */
 static int nccl_in_dir(const struct ctx *ctx, const char *dir, char *where, size_t len)
 {
-	char pattern[4096];
-	glob_t g;
+	struct names g;
 	size_t i;
 	int best = 0;
 
-	if (root_path(ctx, pattern, sizeof(pattern), "%s/libnccl.so.*.*.*", dir))
-		return 0;
-	if (glob(pattern, 0, NULL, &g))
-		return 0;
-	for (i = 0; i < g.gl_pathc; i++) {
-		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+	names_matching(ctx, dir, "libnccl.so.*.*.*", &g);
+	for (i = 0; i < g.n; i++) {
+		const char *base = g.v[i];
 		int v = nccl_version_from_soname(base);
 
 		if (v > best) {
@@ -44,7 +87,7 @@ static int nccl_in_dir(const struct ctx *ctx, const char *dir, char *where, size
 			snprintf(where, len, "%s/%s", dir, base);
 		}
 	}
-	globfree(&g);
+	names_free(&g);
 	return best;
 }
 
@@ -72,18 +115,15 @@ int nccl_find(const struct ctx *ctx, char *where, size_t len)
 /* "44.0" from the newest libibverbs.so.1.*.*.* below the root. */
 bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file, size_t flen)
 {
-	char pattern[4096];
 	unsigned int abi, major, minor;
+	struct names g;
 	size_t i, k;
-	glob_t g;
 	bool found = false;
 
 	for (i = 0; lib_dirs[i] && !found; i++) {
-		if (root_path(ctx, pattern, sizeof(pattern), "%s/libibverbs.so.1.*.*.*",
-			      lib_dirs[i]) || glob(pattern, 0, NULL, &g))
-			continue;
-		for (k = 0; k < g.gl_pathc && !found; k++) {
-			const char *base = strrchr(g.gl_pathv[k], '/') + 1;
+		names_matching(ctx, lib_dirs[i], "libibverbs.so.1.*.*.*", &g);
+		for (k = 0; k < g.n && !found; k++) {
+			const char *base = g.v[k];
 
 			if (sscanf(base, "libibverbs.so.1.%u.%u.%u", &abi, &major, &minor) == 3) {
 				snprintf(ver, len, "%u.%u", major, minor);
@@ -91,7 +131,7 @@ bool rdma_core_version(const struct ctx *ctx, char *ver, size_t len, char *file,
 				found = true;
 			}
 		}
-		globfree(&g);
+		names_free(&g);
 	}
 	return found;
 }

@@ -209,6 +209,34 @@ jq -c '.node.kernel = "6.1.0-99-amd64"' "$TMPD/ok.json" >"$TMPD/k-other.json"
 run -j doctor --gathered "$TMPD/unread2.out"
 check unread-beside-odd json_ok '.drift[] | select(.fact == "kernel") == {"fact":"kernel","majority":"6.1.0-18-amd64","majority_count":3,"majority_nodes":"n[1-3]","differs":[{"value":"6.1.0-99-amd64","count":1,"nodes":"n5"}],"fix":"boot kernel 6.1.0-18-amd64, as the others run","not_read":{"count":1,"nodes":"n4"}}'
 check unread-beside-odd-warned json_ok '.summary.warned_nodes == "n5"'
+# A document without its node's facts, and ports without their fields:
+# not read, on every row, never a value ("(none)"), a warning or a fix.
+jq -c 'del(.node)' "$TMPD/ok.json" >"$TMPD/no-node.json"
+jq -c '.node.ports |= map(del(.netdev_mtu))' "$TMPD/ok.json" >"$TMPD/no-mtu.json"
+{
+	for h in n1 n2 n3; do prefixed $h "$TMPD/ok.json"; done
+	prefixed n4 "$TMPD/no-node.json"
+	prefixed n5 "$TMPD/no-mtu.json"
+} >"$TMPD/fields.out"
+run doctor --gathered "$TMPD/fields.out"
+check fields-mtu-line line 'netdev_mtu       9000                         n[1-3]          not read on n[4-5]'
+check fields-kernel-line line 'kernel           6.1.0-18-amd64               n[1-3,5]        not read on n4'
+check fields-no-none bash -c '! grep -q "(none)" <<<"$1"' _ "$OUT"
+check fields-summary [ "$(tail -n 1 <<<"$OUT")" == "5 nodes: 0 failed, 0 warned, 0 unreachable" ]
+run -j doctor --gathered "$TMPD/fields.out"
+check fields-json-mtu json_ok '.drift[] | select(.fact == "netdev_mtu") == {"fact":"netdev_mtu","majority":"9000","majority_count":3,"majority_nodes":"n[1-3]","differs":[],"fix":null,"not_read":{"count":2,"nodes":"n[4-5]"}}'
+check fields-json-every-row json_ok '[.drift[] | .not_read.nodes] | length == 14 and all(. == "n4" or . == "n[4-5]")'
+check fields-json-not-warned json_ok '.summary.warned == 0'
+
+# A fix that holds a newline is one line of the report, the newline escaped
+# as any control byte is: it cannot print a line of the report's own.
+jq -c '(.checks[] | select(.id == "mtu")) |= (.status = "fail" | .fix = "ip link set x\n\n9 nodes: 0 failed")' \
+	"$TMPD/ok.json" >"$TMPD/nl-fix.json"
+{ prefixed n1 "$TMPD/ok.json"; prefixed n2 "$TMPD/nl-fix.json"; } >"$TMPD/nl.out"
+run doctor --gathered "$TMPD/nl.out"
+check nl-fix-escaped line '        fix: ip link set x\x0a\x0a9 nodes: 0 failed'
+check nl-fix-no-line bash -c '! grep -q "^ *9 nodes" <<<"$1"' _ "$OUT"
+
 # Where null is a value (no MLNX_OFED, an unset variable), it stays one.
 jq -c '.node.ofed = null' "$TMPD/ok.json" >"$TMPD/no-ofed.json"
 { for h in n1 n2; do prefixed $h "$TMPD/ok.json"; done; prefixed n3 "$TMPD/no-ofed.json"; } >"$TMPD/ofed.out"

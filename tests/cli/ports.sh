@@ -34,8 +34,10 @@ check dual-ethernet-no-lid json_ok '.ports[0].lid == null and .ports[0].subnet_p
 check dual-netdevs json_ok '[.ports[].netdev] == ["ens19f0np0", "ens19f1np1"]'
 check dual-netdev-mtu json_ok '[.ports[].netdev_mtu] == [9000, 1500]'
 check dual-operstate json_ok '[.ports[].operstate] == ["up", "up"]'
-# Addresses are not in sysfs: unknown with --root, not "none".
-check dual-addrs-unknown json_ok '.ports[0].ipv4 == null and .ports[0].ipv6 == null'
+# No netlink in a tree: IPv4 read from the GID table, as the doctor's
+# roce.ipv4 reads it (each address once); IPv6 unknown (null), not none.
+check dual-ipv4-from-gids json_ok '[.ports[].ipv4] == [["192.168.88.1"], ["192.168.88.2"]]'
+check dual-ipv6-unknown json_ok '.ports[0].ipv6 == null'
 # Derived from the netdev MTU with the kernel's iboe_get_mtu (96 header bytes).
 check dual-mtu-9000 json_ok '.ports[0].active_mtu == 4096 and .ports[0].max_mtu == 4096 and .ports[0].mtu_derived'
 check dual-mtu-1500 json_ok '.ports[1].active_mtu == 1024'
@@ -43,6 +45,35 @@ check dual-verdict-ok json_ok '.ports[0].mtu_verdict == "ok" and .ports[0].mtu_f
 check dual-verdict-low json_ok '.ports[1].mtu_verdict == "low" and .ports[1].mtu_allowed == 1024'
 check dual-needed json_ok '.ports[1].netdev_mtu_needed == 4192'
 check dual-fix json_ok '.ports[1].mtu_fix == "ip link set ens19f1np1 mtu 9000"'
+
+run --root "$DUAL" -j doctor --only roce.ipv4
+check dual-ipv4-as-doctor json_ok '.checks[0].found == "mlx5_0/1 ens19f0np0 has 192.168.88.1; mlx5_1/1 ens19f1np1 has 192.168.88.2"'
+run --root "$DUAL" -v ports
+check dual-text-ipv4 out_has '^mlx5_0 .* 192\.168\.88\.1 .* unknown '
+# GID entries that could not be read (a FIFO where each file of the
+# address was): unknown, never "-" (none); the doctor says "cannot read".
+UNR=$TMPD/unread-gids
+cp -a "$DUAL" "$UNR"
+G=$(readlink -f "$UNR/sys/class/infiniband/mlx5_1/ports/1/gids")
+for f in $(grep -l '0000:0000:0000:0000:0000:ffff:' "$G"/*); do
+	rm "$f"
+	mkfifo "$f"
+done
+run --root "$UNR" -j ports
+check unread-ipv4-unknown json_ok '.ports[0].ipv4 == ["192.168.88.1"] and .ports[1].ipv4 == null'
+run --root "$UNR" ports
+check unread-text-unknown out_has '^mlx5_1 .* ens19f1np1 .* unknown +low$'
+# Read, and no IPv4 GID: none.
+NONE=$TMPD/no-ipv4
+cp -a "$DUAL" "$NONE"
+G=$(readlink -f "$NONE/sys/class/infiniband/mlx5_1/ports/1/gids")
+for f in "$G"/*; do
+	grep -q '0000:0000:0000:0000:0000:ffff:' "$f" && echo '0000:0000:0000:0000:0000:0000:0000:0000' >"$f"
+done
+run --root "$NONE" -j ports
+check none-ipv4-empty json_ok '.ports[1].ipv4 == []'
+run --root "$NONE" ports
+check none-text-dash out_has '^mlx5_1 .* ens19f1np1 .* up +- +low$'
 
 run --root "$DUAL" ports
 check dual-text-fix-line out_has '^mlx5_1/1: netdev ens19f1np1 MTU 1500 allows RDMA MTU 1024 \(active 1024\); 4096 needs MTU >= 4192\.$'

@@ -170,4 +170,74 @@ check failed-snapshot-says err_has "left out $T/run/rdmactl/cmd/nft-list-ruleset
 tar xzf "$TMPD/failed.tar.gz" -C "$TMPD/failed"
 check failed-recorded [ "$(cat "$TMPD/failed/run/rdmactl/cmd/nft-list-ruleset.json.error")" = "EIO: Input/output error" ]
 
+# --- links that leave the directory: resolved inside the root, as chroot would ---
+# The site keeps its limits and UCX under /opt and links them in with
+# absolute targets.  Read through --root (the tree, and its snapshot)
+# they lead to the tree's /opt, never to this machine's.
+A=$TMPD/abslinks
+cp -a "$FIXTURES/doctor-healthy" "$A"
+mkdir -p "$A/opt/site" "$A/opt/ucx/lib"
+mv "$A/etc/security/limits.d/99-nccl.conf" "$A/opt/site/memlock.conf"
+ln -s /opt/site/memlock.conf "$A/etc/security/limits.d/99-nccl.conf"
+# Not unlimited by systemd: the login limit is the linked file's or nothing.
+rm "$A/etc/systemd/system.conf.d/90-memlock.conf"
+echo 'a stand-in' >"$A/opt/ucx/lib/libucp.so.0.0.0"
+ln -s /opt/ucx/lib/libucp.so.0.0.0 "$A/usr/lib/x86_64-linux-gnu/libucp.so.0"
+# ".." above the root stays at the root, as in a chroot.
+ln -s ../../../../opt/site/memlock.conf "$A/etc/security/limits.d/98-up.conf"
+ROOT=$A
+snap abslinks "$A"
+doc abslinks-doctor doctor --for ucx
+same_checks abslinks-doctor
+for side in tree copy; do
+	check "abslinks-$side-login-ok" jqe '.checks[] | select(.id == "memlock.login") |
+		(.status | ascii_downcase == "ok") and (.found | contains("/etc/security/limits.d/99-nccl.conf:1"))' \
+		"$TMPD/abslinks-doctor.$side"
+	check "abslinks-$side-ucx-found" jqe '.checks[] | select(.id == "ucx.ud_dgid") |
+		(.status | ascii_downcase != "skip") and (.found | contains("/usr/lib/x86_64-linux-gnu/libucp.so.0"))' \
+		"$TMPD/abslinks-doctor.$side"
+done
+doc abslinks-limits limits
+same_doc abslinks-limits
+check abslinks-copy-linked [ "$(readlink "$COPY/etc/security/limits.d/99-nccl.conf")" = /opt/site/memlock.conf ]
+
+# --- what the snapshot could not read reads back as unreadable, not absent ---
+# The user who ran `rdmactl snapshot` could not read a GID's netdev and
+# another port's GID type: on the node the doctor fails roce.gid ("cannot
+# read ..."), env refuses; the copy, read by anyone, must say the same.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	skip unreadable "needs root and setpriv (util-linux) to run the snapshot as nobody"
+else
+	# nobody's own copies of the binary and the tree, outside the checkout.
+	U=$(mktemp -d /tmp/rdmactl-roundtrip-user.XXXXXX)
+	chmod 755 "$U"
+	cp "$RDMACTL" "$U/rdmactl"
+	cp -a "$FIXTURES/doctor-healthy" "$U/tree"
+	chmod -R a+rX "$U/tree"
+	mkdir -m 1777 "$U/out"
+	chmod 000 "$U/tree/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/5" \
+		"$U/tree/sys/class/infiniband/mlx5_10/ports/1/gid_attrs/types/3"
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$U/rdmactl" "$@"; }
+	for job in nccl ucx; do
+		nobody -j --root "$U/tree" doctor --for $job >"$TMPD/unreadable-$job.tree" 2>/dev/null </dev/null
+	done
+	nobody --root "$U/tree" snapshot -o "$U/out/u.tar.gz" >/dev/null 2>&1 </dev/null
+	COPY=$TMPD/unreadable
+	mkdir -p "$COPY"
+	tar xzf "$U/out/u.tar.gz" -C "$COPY"
+	check unreadable-recorded jqe '[.warnings[] | select(.errno == "EACCES") | .path | split("/") | .[-3:] | join("/")] |
+		sort == ["gid_attrs/ndevs/5", "gid_attrs/types/3"]' "$COPY/rdmactl-snapshot.json"
+	for job in nccl ucx; do
+		"$RDMACTL" -j --root "$COPY" doctor --for $job >"$TMPD/unreadable-$job.copy" 2>/dev/null </dev/null
+		same_checks "unreadable-$job"
+	done
+	check unreadable-copy-fails jqe '.checks[] | select(.id == "roce.gid") | (.status | ascii_downcase == "fail") and
+		(.found | contains("mlx5_0/1: cannot read gid_attrs/ndevs/5: Permission denied") and
+		contains("mlx5_10/1: cannot read gid_attrs/types/3: Permission denied"))' "$TMPD/unreadable-nccl.copy"
+	run --root "$COPY" env --for nccl
+	check unreadable-env-refuses rc_is 1
+	check unreadable-env-says err_has "cannot read gid_attrs/ndevs/5: Permission denied"
+	rm -rf "$U"
+fi
+
 finish
