@@ -147,6 +147,10 @@ deb_upgrade() {
 		printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n' "$s" "$stubs" >"$stubs/$s"
 		chmod +x "$stubs/$s"
 	done
+	# As on a node that never had the units enabled: deb-systemd-helper
+	# knows no earlier install and no enabled link.
+	printf 'case "$1 $2" in debian-installed* | "--quiet was-enabled") exit 1 ;; esac\n' \
+		>>"$stubs/deb-systemd-helper"
 	postinst_calls() {
 		rm -f "$stubs/calls"
 		unshare --mount sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system &&
