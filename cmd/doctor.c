@@ -41,7 +41,8 @@ const struct opt doctor_opts[] = {
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M_LIST },
 	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
 	  NULL, M_CLUSTER },
-	{ "exclude", 'x', ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
+	/* No -x: it is the GID index in probe, as in perftest (rdmactl gids --recommend prints it). */
+	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
 	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
 	  "srun pdsh clush ssh local", M_CLUSTER },
 	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M_CLUSTER },

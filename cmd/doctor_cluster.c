@@ -34,7 +34,7 @@ int doctor_cluster_opt(const struct ctx *ctx, struct doctor_args *a, int opt, co
 
 	switch (opt) {
 	case 'w': c->w = val; return 0;
-	case 'x': c->x = val; return 0;
+	case OPT_EXCLUDE: c->x = val; return 0;
 	case OPT_LAUNCHER: c->launcher = val; return 0;
 	case OPT_RDMACTL: c->rdmactl = val; return 0;
 	case OPT_HTML: c->html = val; return 0;

@@ -152,7 +152,7 @@ static int opt_path(struct ctx *ctx, struct probe_args *a, int c, const char *va
 			return probe_bad_value(ctx, "-d", val, "expected DEV or DEV/PORT");
 		return 0;
 	case 'x':
-		/* -x is perftest's GID index; doctor's -x (--exclude) is pdsh's and srun's. */
+		/* -x is perftest's GID index, in every command; --exclude has no short form. */
 		if (parse_long(val, 0, 255, &l))
 			return probe_bad_value(ctx, "-x", val, "expected a GID index from 0 to 255 (in probe, "
 					       "-x is --gid-index, as in perftest; --exclude leaves nodes out)");

@@ -35,8 +35,10 @@ struct json_object;
 #define DOC_ID		"id"		/* the check's ID (doctor_checks[].id) */
 #define DOC_FOUND	"found"		/* what was found; for a skip, why */
 #define DOC_FIX		"fix"		/* the fix, or null when ok or skipped */
-/* A row of `doctor --list`: the ID and this. */
+/* A row of `doctor --list`: the ID, these, and DOC_FIX (the usual fix). */
 #define DOC_DESCRIPTION	"description"
+#define DOC_READS	"reads"		/* what the check reads */
+#define DOC_FAILS	"fails"		/* what fails or warns it */
 
 /* The summary's keys besides the count of ok checks (check_status_str(CHECK_OK)). */
 #define DOC_FAILED	"failed"

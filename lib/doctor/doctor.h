@@ -23,9 +23,18 @@ struct ctx;
 struct json_object;
 struct table;
 
+/*
+ * A row of the table.  Beside the one-line description, what an operator
+ * reads in doc/checks.md (made from `rdmactl -j doctor --list`): what the
+ * check reads, what fails or warns it, and the usual fix (each run's fix
+ * is the exact command for that node).
+ */
 struct check {
 	const char *id;
 	const char *desc;
+	const char *reads;
+	const char *fails;
+	const char *fix;
 	void (*fn)(struct doctor *d, struct check_result *r);
 	/* It judges the loaded model (d->node): files unread while loading it count. */
 	bool node;

@@ -424,6 +424,13 @@ static int client_connect(struct probe_sess *s, const char *peer)
 	return 0;
 }
 
+/*
+ * What each refusal of a token adds, on both ends: a token made per node
+ * (openssl rand run by pdsh on each) is the usual cause, so it says the
+ * token is one for the fleet.
+ */
+#define SAME_TOKEN "both ends need the same token (RDMACTL_TOKEN or --token: one token file, the same on every node)"
+
 /* Refuse with one line here and a short ERROR(AUTH) for the peer's one line. */
 static int auth_refuse(struct probe_sess *s, const char *peer_msg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -455,7 +462,7 @@ static int client_prove(struct probe_sess *s, const uint8_t *sn)
 		ret = ctl_expect(&s->ctl, PROBE_MSG_AUTH_PROOF, &f);
 	if (ret == -EREMOTEIO && s->ctl.last_error.code == PROBE_ERR_AUTH)
 		return auth_refuse(s, NULL, "Failed to authenticate with %s: authentication failed: the "
-				   "server refused our token; use the same RDMACTL_TOKEN on both nodes",
+				   "server refused our token; " SAME_TOKEN,
 				   s->peer);
 	if (ret)
 		return peer_error(s, "authenticate", ret);
@@ -473,9 +480,9 @@ static int client_auth(struct probe_sess *s, const struct probe_hello *h)
 	if (!s->cfg->token && !server_auth)
 		return 0;
 	if (!s->cfg->token)
-		return auth_refuse(s, "authentication failed: the client has no token",
+		return auth_refuse(s, "authentication failed: the client has no token; " SAME_TOKEN,
 				   "Failed to authenticate with %s: authentication failed: the server "
-				   "requires a token; set RDMACTL_TOKEN (or --token) to the server's",
+				   "requires a token; " SAME_TOKEN,
 				   s->peer);
 	if (!server_auth)
 		return auth_refuse(s, "authentication failed: the client has a token but this server has none",
@@ -621,13 +628,13 @@ static int greet_auth(struct probe_sess *s, struct probe_frame *f)
 	if (f->type != PROBE_MSG_AUTH_RESPONSE || !(s->peer_hello.flags & PROBE_HELLO_AUTH))
 		return auth_refuse(s, "authentication failed: this server requires a token; set "
 				   "RDMACTL_TOKEN (or --token) to the server's",
-				   "authentication failed: the client sent no token (%s instead)",
+				   "authentication failed: the client sent no token (%s instead); " SAME_TOKEN,
 				   probe_msg_name(f->type));
 	resp = f->u.auth;
 	ret = probe_auth_verify(s->cfg->token, s->nonce, cn, &resp, &f->u.auth);
 	if (ret == -EACCES)
-		return auth_refuse(s, "authentication failed: wrong token",
-				   "authentication failed: wrong token");
+		return auth_refuse(s, "authentication failed: wrong token; " SAME_TOKEN,
+				   "authentication failed: wrong token; " SAME_TOKEN);
 	if (ret)
 		return probe_fail(s, ret, PROBE_ERR_SETUP, "Failed to authenticate: HMAC-SHA256 failed");
 	f->type = PROBE_MSG_AUTH_PROOF;

@@ -64,7 +64,7 @@ for f in empty comments; do
 done
 : >"$TMPD/empty"
 fails_with empty-exclude 2 "rdmactl doctor: Failed to read --exclude: invalid hostlist file '$TMPD/empty': names no host" \
-	doctor -w 'n[1-2]' -x "@$TMPD/empty"
+	doctor -w 'n[1-2]' --exclude "@$TMPD/empty"
 check empty-no-launcher not_launched
 # Not a regular file: refused at once, never read (a FIFO nobody writes waits for ever).
 mkfifo "$TMPD/fifo"
@@ -80,7 +80,12 @@ for cmd in doctor probe; do
 		"$cmd" -w "@$TMPD/fifo"
 done
 fails_with device-exclude 2 "rdmactl doctor: Failed to read --exclude: Failed to read hostlist file '/dev/zero': it is a character device, not a regular file" \
-	doctor -w 'n[1-2]' -x @/dev/zero
+	doctor -w 'n[1-2]' --exclude @/dev/zero
+# -x means one thing in every command: the GID index, as perftest's (probe
+# -x, gids --recommend's perftest line); doctor's --exclude has no short form.
+fails_with doctor-no-x 2 "rdmactl doctor: unknown option '-x'. See 'rdmactl doctor --help'." \
+	doctor -w 'n[1-2]' -x n2
+check doctor-no-x-no-launcher not_launched
 check fifo-no-launcher not_launched
 
 # --- what the nodes would refuse is refused here, before any starts ---

@@ -64,12 +64,17 @@ check wrong-token rc_is 1
 check wrong-token-msg err_has 'authentication failed'
 check wrong-token-one-line err_one_line
 check wrong-token-server-line eventually grep -q 'client 127.0.0.1: authentication failed: wrong token' "$TMPD/server.err"
+# A refused token says what is wrong on both ends: one token for both.
+check wrong-token-same-hint err_has 'both ends need the same token'
+check wrong-token-server-same-hint eventually grep -q 'wrong token; both ends need the same token' "$TMPD/server.err"
 
 client
 check missing-token rc_is 1
 check missing-token-msg err_has 'authentication failed: the server requires a token'
 check missing-token-one-line err_one_line
 check missing-token-server-line eventually grep -q 'authentication failed: the client has no token' "$TMPD/server.err"
+check missing-token-same-hint err_has 'requires a token; both ends need the same token'
+check missing-token-server-same-hint eventually grep -q 'the client has no token; both ends need the same token' "$TMPD/server.err"
 check server-one-line-each [ "$(server_auth_lines)" -eq 2 ]
 
 # The server goes on serving after refusing: the right token (as an option) still runs.

@@ -21,7 +21,8 @@ unit_value() { sed -n "s/^$2=//p" "$UNITS/$1" | tail -1; }
 
 # unit_argv UNIT KEY: the command line of KEY, with the packaged
 # /usr/bin/rdmactl replaced by the binary under test; one word per line
-# (the ExecStart lines quote nothing and expand no variable).
+# (the ExecStart lines quote nothing; the doctor's expands
+# ${RDMACTL_TEXTFILE_DIR}, which its caller replaces).
 unit_argv() {
 	unit_value "$1" "$2" | sed "s|^/usr/bin/rdmactl |$RDMACTL |" | tr ' ' '\n'
 }
@@ -110,13 +111,14 @@ lab_barrier probe-done 150
 
 # rdmactl-doctor.service: its ExecStart into a directory of our own (the
 # packaged one is node_exporter's).
-dir=$(unit_value rdmactl-doctor.service ReadWritePaths)
+dir=$(unit_value rdmactl-doctor.service Environment | sed -n 's/^RDMACTL_TEXTFILE_DIR=//p')
 check_eq "doctor unit: textfile directory" /var/lib/prometheus/node-exporter "$dir"
-check_eq "doctor unit: condition on it" "$dir" "$(unit_value rdmactl-doctor.service ConditionPathIsDirectory)"
+check_eq "doctor unit: no condition (a missing directory fails the run, said)" "" \
+	"$(grep '^Condition' "$UNITS/rdmactl-doctor.service")"
 check_eq "doctor unit: a failed check (1), a stopped run (SIGTERM) are successful runs" "1 SIGTERM" \
 	"$(unit_value rdmactl-doctor.service SuccessExitStatus)"
 mkdir textfile
-mapfile -t doctor < <(unit_argv rdmactl-doctor.service ExecStart | sed "s|^$dir/|$PWD/textfile/|")
+mapfile -t doctor < <(unit_argv rdmactl-doctor.service ExecStart | sed "s|^\${RDMACTL_TEXTFILE_DIR}/|$PWD/textfile/|")
 echo "ExecStart: ${doctor[*]}"
 rc=0
 (umask "$(unit_value rdmactl-doctor.service UMask)" && "${doctor[@]}") || rc=$?

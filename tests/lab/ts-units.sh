@@ -352,6 +352,10 @@ plain_side() {
 	# node_exporter here as a plain process, the doctor by hand.
 	mkdir -p /tmp/ne /tmp/prom
 	doctor_loop >doctor-loop.log 2>&1 &
+	# Its first textfile before node_exporter serves the directory:
+	# RdmactlMetricsStale also fires for a collector with no rdmactl.prom
+	# (after for:, 2 s here), and the baseline below wants no alert.
+	lab__await "lab-a's first textfile" 60 test -s /tmp/ne/rdmactl.prom || fail "doctor_loop wrote no textfile"
 	prometheus-node-exporter --collector.textfile.directory=/tmp/ne --web.listen-address=":$ne" \
 		>node-exporter.log 2>&1 &
 	# The shipped rules in test time (the header says how); each change

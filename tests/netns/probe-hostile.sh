@@ -171,7 +171,7 @@ back() { [ "$(fds "$SERVER")" = "$base_fds" ] && [ "$(children "$SERVER")" = 0 ]
 check fds-back wait_until 10 back
 RDMACTL_TOKEN=wrong-token client wrong
 check wrong-token-refused [ "$(rc_of wrong)" = 1 ]
-check wrong-token-logged logged "$c: authentication failed: wrong token" main
+check wrong-token-logged logged "$c: authentication failed: wrong token; both ends need the same token (RDMACTL_TOKEN or --token: one token file, the same on every node)" main
 check server-alive kill -0 "$SERVER"
 no_dumps() { ! grep -qE 'AddressSanitizer|runtime error|Segmentation|Aborted' "$TMPD/main.err"; }
 check no-dumps no_dumps

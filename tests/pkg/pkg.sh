@@ -95,6 +95,7 @@ contents() {
 	for f in contrib/slurm/* contrib/prometheus/*; do
 		listed "$list" "$doc/examples/${f#contrib/}" || missing+=" examples/${f#contrib/}"
 	done
+	listed "$list" "$doc/NEWS.md" || missing+=" $doc/NEWS.md"
 	if [ -z "$missing" ]; then pass "$name-contents"; else fail "$name-contents" "missing:$missing"; fi
 }
 
@@ -123,6 +124,47 @@ readme_links() {
 	if [ -z "$bad" ]; then pass "$name-readme-links"; else fail "$name-readme-links" "not installed:$bad"; fi
 }
 
+# news NAME DIR: the NEWS an operator reads is installed, uncompressed,
+# and its newest entry is this version.
+news() {
+	local f=$2/usr/share/doc/rdmactl/NEWS.md
+	check "$1-news" "$f: missing, or its first entry is not ## $VERSION" \
+		bash -c '[ "$(grep -m 1 "^## " "$0")" = "## $1" ]' "$f" "$VERSION"
+}
+
+# deb_upgrade: the .deb's postinst, run as dpkg runs it, with systemd
+# present (/run/systemd/system, in a mount namespace of its own) and
+# systemctl, deb-systemd-helper and deb-systemd-invoke recording their
+# calls: an upgrade (configure OLD-VERSION) try-restarts the probe server,
+# as the .rpm's %systemd_postun_with_restart does; a first install starts
+# and enables nothing.  (That a running server is then running the new
+# binary under systemd as PID 1 is the lab's; this host has no systemd.)
+deb_upgrade() {
+	local ctl=$TMPD/deb-control stubs=$TMPD/stubs s
+	dpkg-deb -e "$DEB" "$ctl" || return 1
+	mkdir -p "$stubs"
+	for s in systemctl deb-systemd-helper deb-systemd-invoke; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n' "$s" "$stubs" >"$stubs/$s"
+		chmod +x "$stubs/$s"
+	done
+	# As on a node that never had the units enabled: deb-systemd-helper
+	# knows no earlier install and no enabled link.
+	printf 'case "$1 $2" in debian-installed* | "--quiet was-enabled") exit 1 ;; esac\n' \
+		>>"$stubs/deb-systemd-helper"
+	postinst_calls() {
+		rm -f "$stubs/calls"
+		unshare --mount sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system &&
+			PATH="$0:$PATH" sh "$1" configure $2' "$stubs" "$ctl/postinst" "$1" >/dev/null 2>&1 || return 1
+		cat "$stubs/calls" 2>/dev/null
+	}
+	postinst_calls 0.0.9 >"$TMPD/upgrade.calls" && postinst_calls '' >"$TMPD/install.calls" || return 1
+	check deb-upgrade-restarts "upgrade ran: $(tr '\n' ';' <"$TMPD/upgrade.calls")" \
+		grep -qx 'deb-systemd-invoke try-restart rdmactl-probe.service' "$TMPD/upgrade.calls"
+	check deb-install-starts-nothing "first install ran: $(tr '\n' ';' <"$TMPD/install.calls")" \
+		bash -c '! grep -E "deb-systemd-invoke|systemctl .*(start|enable)|deb-systemd-helper enable" "$0"' \
+		"$TMPD/install.calls"
+}
+
 if have deb dpkg-buildpackage dpkg-dev && have deb-lintian lintian lintian &&
 	have deb-debhelper dh debhelper && build_deb; then
 	contents deb "$TMPD/deb.files" '\.gz' /usr/share/zsh/vendor-completions /lib/systemd/system \
@@ -134,6 +176,12 @@ if have deb dpkg-buildpackage dpkg-dev && have deb-lintian lintian lintian &&
 	mkdir -p "$TMPD/deb" && dpkg-deb -x "$DEB" "$TMPD/deb"
 	man_versions deb "$TMPD/deb"
 	readme_links deb "$TMPD/deb"
+	news deb "$TMPD/deb"
+	if [ "$(id -u)" != 0 ]; then
+		skip deb-upgrade-restarts "needs root (a mount namespace for /run/systemd/system)"
+	else
+		deb_upgrade || fail deb-upgrade-restarts "could not run the .deb's postinst"
+	fi
 	check deb-examples-executable "the Slurm scripts are not executable" \
 		test -x "$TMPD/deb/usr/share/doc/rdmactl/examples/slurm/rdmactl-healthcheck"
 	check deb-taskprolog-executable "the TaskProlog example is not executable" \
@@ -159,6 +207,13 @@ if have rpm rpmbuild rpm && have rpm-rpmlint rpmlint rpmlint; then
 			rpm2cpio "$RPM" | cpio -idm --quiet)
 		man_versions rpm "$TMPD/rpm"
 		readme_links rpm "$TMPD/rpm"
+		news rpm "$TMPD/rpm"
+		# Debian's rpm has no systemd macros, so the package built here
+		# holds no scriptlet for them: the spec is what RHEL's rpmbuild
+		# expands into a try-restart of the probe server on upgrade.
+		check rpm-upgrade-restarts "the spec's %postun does not restart rdmactl-probe.service" \
+			grep -qx '%{?systemd_postun_with_restart:%systemd_postun_with_restart rdmactl-probe.service}' \
+			rpm/rdmactl.spec.in
 	else
 		fail rpm "make rpm failed: $(grep -E ' E: |error' "$TMPD/rpm.log" | tail -5 | tr '\n' ' ')"
 	fi

@@ -17,10 +17,17 @@
 #                  two loss counters of that node, with the counter's name
 #   metrics-stale  node_exporter's node_textfile_mtime_seconds for the
 #                  file the doctor's unit writes: a node whose timer
-#                  stopped alerts once its file is 15 minutes old, the file
-#                  named as node_exporter 1.3 and later do (its path) and
-#                  as older ones do (its name); a fresh node does not, nor
-#                  an old textfile of someone else's
+#                  stopped alerts once its file is 15 minutes old and its
+#                  for: has passed, the file named as node_exporter 1.3
+#                  and later do (its path) and as older ones do (its
+#                  name); a fresh node does not, nor an old textfile of
+#                  someone else's
+#   metrics-absent node_exporter's textfile collector on every node
+#                  (node_textfile_scrape_error): a node where rdmactl.prom
+#                  never appeared alerts after the rule's for:, with the
+#                  target's labels, though another textfile is there; a
+#                  node whose first run came 5 minutes after its
+#                  node_exporter does not, nor one without the collector
 #
 # What each alert must say is the rule's own annotation, filled with the
 # labels the alert must carry (from the doctor's JSON, the ports' JSON, the
@@ -110,6 +117,14 @@ textfile_mtime() {
 		values+=" $(((t < $3 ? t : $3) / 5 * 5 * 60))"
 	done
 	jq -n --arg s "node_textfile_mtime_seconds{file=\"$2\",instance=\"$1\",$TARGET}" --arg v "${values# }" \
+		'[{series: $s, values: $v}]'
+}
+
+# collector INSTANCE [MINUTES]: node_exporter's textfile collector on
+# INSTANCE (its node_textfile_scrape_error, 0: it read the directory) for
+# MINUTES minutes (40).
+collector() {
+	jq -n --arg s "node_textfile_scrape_error{instance=\"$1\",$TARGET}" --arg v "0+0x${2:-40}" \
 		'[{series: $s, values: $v}]'
 }
 
@@ -214,14 +229,18 @@ group fleet fleet
 
 # ---- healthy: nothing, for an hour ----
 HEALTHY=$FIXTURES/doctor-healthy
+# The unit's -o, its ${RDMACTL_TEXTFILE_DIR} the unit's default.
+TEXTFILE_DIR=$(sed -n 's/^Environment=RDMACTL_TEXTFILE_DIR=//p' "$UNIT")
 TEXTFILE=$(sed -n 's/^ExecStart=.* -o \([^ ]*\).*/\1/p' "$UNIT")
+TEXTFILE=${TEXTFILE//'${RDMACTL_TEXTFILE_DIR}'/$TEXTFILE_DIR}
 healthy() {
 	local s
 	s=$(metrics "$HEALTHY" healthy:9100) || return 1
 	jq -n --argjson s "$(steady "$s" 60)" --argjson m "$(textfile_mtime healthy:9100 "$TEXTFILE" 60 60)" \
-		'{input_series: ($s + $m), evals: ["11m", "19m", "34m", "59m"], expect: []}'
+		--argjson c "$(collector healthy:9100 60)" \
+		'{input_series: ($s + $m + $c), evals: ["11m", "19m", "34m", "59m"], expect: []}'
 }
-check textfile-path test -n "$TEXTFILE"
+check textfile-path [ "$TEXTFILE" = /var/lib/prometheus/node-exporter/rdmactl.prom ]
 group healthy healthy
 
 # ---- packet-loss: one node's counters grow ----
@@ -249,18 +268,59 @@ packet_loss() {
 group packet-loss packet_loss
 
 # ---- metrics-stale: a timer stopped at minute 10 ----
+# Its file is over 15 minutes old from minute 26, and the rule's for:
+# (10m) has passed at 36.
 stale() {
-	local dir=${TEXTFILE%/*}
+	local dir=${TEXTFILE%/*} i collectors='[]'
+	for i in fresh stopped old-exporter; do
+		collectors=$(jq -n --argjson a "$collectors" --argjson b "$(collector $i:9100)" '$a + $b') || return 1
+	done
 	jq -n --argjson a "$(textfile_mtime fresh:9100 "$TEXTFILE" 40)" \
 		--argjson b "$(textfile_mtime fresh:9100 "$dir/apt.prom" 0)" \
 		--argjson c "$(textfile_mtime stopped:9100 "$TEXTFILE" 10)" \
 		--argjson d "$(textfile_mtime old-exporter:9100 "${TEXTFILE##*/}" 10)" \
+		--argjson e "$collectors" \
 		--arg path "$TEXTFILE" --arg name "${TEXTFILE##*/}" --argjson t "$TARGET_JSON" '
-		{input_series: ($a + $b + $c + $d), evals: ["20m", "30m"],
+		{input_series: ($a + $b + $c + $d + $e), evals: ["20m", "30m", "37m"],
 		 expect: [{file: $path, instance: "stopped:9100"}, {file: $name, instance: "old-exporter:9100"}
-			| {alertname: "RdmactlMetricsStale", eval_time: "30m", labels: (. + $t)}]}'
+			| {alertname: "RdmactlMetricsStale", eval_time: "37m", labels: (. + $t)}]}'
 }
 group metrics-stale stale
+
+# ---- metrics-absent: node_exporter there, rdmactl.prom never ----
+# "never" has someone else's textfile and no rdmactl.prom: the alert from
+# minute 10 (its for:).  "late" got its first rdmactl.prom at minute 5
+# (series values "_": no sample), "written" at once; "bare" has no
+# textfile collector to tell anything.
+absent() {
+	local dir=${TEXTFILE%/*} late
+	late=$(jq -n --arg s "node_textfile_mtime_seconds{file=\"$TEXTFILE\",instance=\"late:9100\",$TARGET}" \
+		'[{series: $s, values: "_x4 300+0x35"}]') || return 1
+	jq -n --argjson a "$(collector never:9100)" --argjson b "$(textfile_mtime never:9100 "$dir/apt.prom" 40)" \
+		--argjson c "$(collector late:9100)" --argjson d "$late" \
+		--argjson e "$(collector written:9100)" --argjson f "$(textfile_mtime written:9100 "$TEXTFILE" 40)" \
+		--arg up "up{instance=\"bare:9100\",$TARGET}" --argjson t "$TARGET_JSON" '
+		{input_series: ($a + $b + $c + $d + $e + $f + [{series: $up, values: "1+0x40"}]),
+		 evals: ["9m", "11m", "30m"],
+		 expect: ["11m", "30m"] | map({alertname: "RdmactlMetricsStale", eval_time: .,
+			labels: ({instance: "never:9100"} + $t)})}'
+}
+group metrics-absent absent
+
+# ---- every alert: a summary, a description and its runbook ----
+# runbook_url is a section of doc/alerts.md as the packages install it:
+# file:///usr/share/doc/rdmactl/doc/alerts.md#ANCHOR, ANCHOR a heading of
+# that page as Markdown renderers make it (lowercase).
+RC=0
+OUT=$(jq -r --rawfile page "$TOP/doc/alerts.md" '
+	[$page | split("\n")[] | select(startswith("## ")) | .[3:] | ascii_downcase] as $anchors
+	| .groups[].rules[] | select(.alert) | .alert as $n | .annotations // {}
+	| (("summary", "description", "runbook_url") as $k | select((.[$k] // "") == "") | "\($n): no \($k)"),
+	  (.runbook_url // "" | select(. != "") | capture("^file:///usr/share/doc/rdmactl/doc/alerts\\.md#(?<a>.+)$")? // {a: null}
+	   | select(.a == null or (.a as $a | $anchors | index($a) | not))
+	   | "\($n): its runbook_url is no section of doc/alerts.md")' "$TMPD/rules.json" 2>&1)
+ERR=''
+check every-alert-documented [ -z "$OUT" ]
 
 # ---- what every group expects, against the rules ----
 RC=0

@@ -43,6 +43,10 @@ static void ids_are_unique_and_described(void)
 	CHECK_INT(n, 16);
 	for (i = 0; i < n; i++) {
 		CHECK(strlen(doctor_checks[i].desc) > 10);
+		/* doc/checks.md's columns: what it reads, what fails it, the fix. */
+		CHECK(doctor_checks[i].reads && strlen(doctor_checks[i].reads) > 10);
+		CHECK(doctor_checks[i].fails && strlen(doctor_checks[i].fails) > 10);
+		CHECK(doctor_checks[i].fix && strlen(doctor_checks[i].fix) > 10);
 		CHECK(doctor_checks[i].fn != NULL);
 		for (j = i + 1; j < n; j++)
 			CHECK(strcmp(doctor_checks[i].id, doctor_checks[j].id) != 0);
