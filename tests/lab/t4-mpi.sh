@@ -330,9 +330,8 @@ if [[ $LAB_NODE == a ]]; then
 	# MTU the probe may call slow (links alone are not asserted: the
 	# emulated links vary).
 	rc=0
-	lab_budget wait_s 5
 	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern triage --rails 1 \
-		-D 1 --timeout "$wait_s" --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
+		-D 1 --timeout 5 --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
 	sed 's/^/faults-probe stderr: /' faults-probe.err
 	jq -r '.findings[]? | "faults-probe: \(.kind) \(.node): \(.text)"' faults-probe.json
 	check_eq "faults: probe -w exits 1" 1 "$rc"
