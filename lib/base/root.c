@@ -138,13 +138,28 @@ static int root_fd(const struct ctx *ctx)
 	return fd;
 }
 
-/* Drop the last component of @dir ("/a/b" -> "/a", "/a" -> ""). */
-static void path_up(char *dir)
+void path_up(char *dir)
 {
 	char *slash = strrchr(dir, '/');
 
 	if (slash)
 		*slash = '\0';
+}
+
+int path_pop(char *todo, char *comp, size_t len, bool *last)
+{
+	char *p = todo + strspn(todo, "/");
+	size_t clen = strcspn(p, "/");
+
+	if (!clen)
+		return 0;
+	if (clen >= len)
+		return -ENAMETOOLONG;
+	memcpy(comp, p, clen);
+	comp[clen] = '\0';
+	memmove(todo, p + clen, strlen(p + clen) + 1);
+	*last = !todo[strspn(todo, "/")];
+	return 1;
 }
 
 /* @a + "/" + @b into @buf (@len bytes); -ENAMETOOLONG when it does not fit. */
@@ -178,18 +193,10 @@ static int walk(int rootfd, const char *path, bool follow, char *cur, size_t len
 		return -ENAMETOOLONG;
 	strcpy(todo, path);
 	for (;;) {
-		char *p = todo + strspn(todo, "/");
-		size_t clen = strcspn(p, "/");
 		bool last;
 
-		if (!clen)
-			return 0;
-		if (clen >= sizeof(comp))
-			return -ENAMETOOLONG;
-		memcpy(comp, p, clen);
-		comp[clen] = '\0';
-		memmove(todo, p + clen, strlen(p + clen) + 1);
-		last = !todo[strspn(todo, "/")];
+		if ((ret = path_pop(todo, comp, sizeof(comp), &last)) <= 0)
+			return ret;
 		if (!strcmp(comp, "."))
 			continue;
 		if (!strcmp(comp, "..")) {

@@ -62,6 +62,18 @@ int root_resolve(const struct ctx *ctx, const char *path, char *buf, size_t len)
  */
 int root_missed(const struct ctx *ctx, const char *path);
 
+/* Drop the last component of @dir ("/a/b" -> "/a", "/a" -> ""). */
+void path_up(char *dir);
+
+/*
+ * The next component of the path @todo moved into @comp (@len bytes) and
+ * taken off @todo, @last set when no other follows: 1, or 0 when @todo
+ * holds none, or -ENAMETOOLONG.  "." and ".." come as they are: the
+ * caller's walk gives them their meaning (the walk by hand below, the
+ * snapshot's).
+ */
+int path_pop(char *todo, char *comp, size_t len, bool *last);
+
 /*
  * For the unit tests: @on resolves every later path by the walk by hand,
  * as on a kernel without openat2; off tries openat2 again.

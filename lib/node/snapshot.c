@@ -462,15 +462,6 @@ static int snap_leaf(struct snap *s, const char *abs)
 	return snap_file_as(s, abs, arc(abs));
 }
 
-/* Drop the last component of @dir ("/a/b" -> "/a", "/a" -> ""). */
-static void path_up(char *dir)
-{
-	char *slash = strrchr(dir, '/');
-
-	if (slash)
-		*slash = '\0';
-}
-
 /* Prepend @target to the unresolved rest @todo, in place. */
 static int push_target(char *todo, size_t len, const char *target, const char *rest)
 {
@@ -499,28 +490,20 @@ static int snap_resolve(struct snap *s, const char *path, enum leaf leaf, char *
 	if (strlen(path) >= sizeof(todo))
 		return -ENAMETOOLONG;
 	memcpy(todo, path, strlen(path) + 1);
-	while (todo[0]) {
-		char *p = todo + strspn(todo, "/");
-		size_t clen = strcspn(p, "/");
+	for (;;) {
 		bool last;
 
-		if (!clen) {
-			todo[0] = '\0';
+		if ((ret = path_pop(todo, comp, sizeof(comp), &last)) < 0)
+			return ret;
+		if (!ret)
 			break;
-		}
-		if (clen >= sizeof(comp))
-			return -ENAMETOOLONG;
-		memcpy(comp, p, clen);
-		comp[clen] = '\0';
-		memmove(todo, p + clen, strlen(p + clen) + 1);
-		last = !todo[strspn(todo, "/")];
 		if (!strcmp(comp, "."))
 			continue;
 		if (!strcmp(comp, "..")) {
 			path_up(cur);
 			continue;
 		}
-		if (strlen(cur) + clen + 2 > sizeof(todo))
+		if (strlen(cur) + strlen(comp) + 2 > sizeof(todo))
 			return -ENAMETOOLONG;
 		strcat(cur, "/");
 		strcat(cur, comp);
