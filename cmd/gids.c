@@ -330,9 +330,10 @@ static struct json_object *choice_obj(const struct target *tg, const struct gid_
 		row_str(o, "ver", gid_type_str(g->type));
 		row_str(o, "netdev", g->netdev[0] ? g->netdev : NULL);
 		row_int(o, "candidates", c->candidates);
-		row_fmt(o, "nccl", "NCCL_IB_GID_INDEX=%u", g->index);
-		row_fmt(o, "ucx", "UCX_IB_GID_INDEX=%u", g->index);
-		row_fmt(o, "perftest", "-d %s -i %u -x %u", tg->dev->name, tg->port->num, g->index);
+		row_fmt(o, job_kind_name(JOB_NCCL), "NCCL_IB_GID_INDEX=%u", g->index);
+		row_fmt(o, job_kind_name(JOB_UCX), "UCX_IB_GID_INDEX=%u", g->index);
+		row_fmt(o, job_kind_name(JOB_PERFTEST), "-d %s -i %u -x %u", tg->dev->name,
+			tg->port->num, g->index);
 	} else {
 		row_str(o, "index", NULL);
 	}
