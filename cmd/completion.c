@@ -499,16 +499,16 @@ int cmd_complete(struct ctx *ctx, int argc, char **argv)
 	}
 	/* The value of an option: "--opt VALUE", or "--opt=VALUE" that bash split at '='. */
 	if (cword >= 2 && !strcmp(words[cword - 1], "=") && (o = lookup_opt(cmd, words[cword - 2])))
-		offer_value(ctx, o->arg, o->choices, cur);
+		offer_value(ctx, o->arg, opt_choice_words(o), cur);
 	else if (cword >= 1 && (o = lookup_opt(cmd, words[cword - 1])) && o->arg != ARG_NONE)
-		offer_value(ctx, o->arg, o->choices, cur);
+		offer_value(ctx, o->arg, opt_choice_words(o), cur);
 	else if (!strncmp(cur, "--", 2) && strchr(cur, '=') &&
 		 (o = opt_at(cmd, words, cword, cword, &value, &used)) && value) {
 		char lead[64];
 
 		snprintf(lead, sizeof(lead), "%.*s", (int)(value - cur), cur);
 		offer_lead = lead;
-		offer_value(ctx, o->arg, o->choices, value);
+		offer_value(ctx, o->arg, opt_choice_words(o), value);
 		offer_lead = "";
 	} else if (cur[0] == '-') {
 		offer_opts(cmd ? cmd->opts : NULL, cur);

@@ -33,7 +33,7 @@ const struct opt doctor_opts[] = {
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)",
 	  NULL, M_NODE | M_METRICS },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job (mpi: Open MPI over UCX)",
-	  "nccl ucx mpi perftest", M_CHECKS },
+	  NULL, M_CHECKS, 0, &job_kinds_doctor },
 	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)",
 	  NULL, M_CHECKS },
 	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks", NULL, M_CHECKS },
@@ -107,23 +107,6 @@ static const struct opt_refusal doctor_refusals[] = {
 
 const struct opt_modes doctor_modes = { doctor_mode_names, doctor_refusals };
 
-static int parse_for(const struct ctx *ctx, const char *s, enum doctor_for *out)
-{
-	if (!strcmp(s, "nccl"))
-		*out = FOR_NCCL;
-	else if (!strcmp(s, "ucx"))
-		*out = FOR_UCX;
-	else if (!strcmp(s, "perftest"))
-		*out = FOR_PERFTEST;
-	else if (!strcmp(s, "mpi"))
-		*out = FOR_MPI;
-	else {
-		log_err(ctx, "Failed to read --for '%s': choose nccl, ucx, mpi or perftest", s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* What to check and against which peer; -ENOENT when @opt is none of them. */
 static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
@@ -145,9 +128,8 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 			return 0;
 		log_err(ctx, "Failed to read --port '%s': not a port number (1-65535)", val);
 		return -EINVAL;
-	case OPT_FOR:
-		a->for_arg = val;
-		return parse_for(ctx, val, &a->target) ? -EINVAL : 0;
+	case OPT_FOR:	/* opt_next() let only the doctor's kinds through */
+		return job_kind_parse(val, JOB_IN_DOCTOR, &a->target) ? -EINVAL : 0;
 	case OPT_TOKEN:
 		if (probe_token_from_arg(ctx, val, a->token))
 			return -EINVAL;

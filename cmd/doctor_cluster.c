@@ -62,8 +62,8 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 		argv[k++] = "-p";
 	argv[k++] = "doctor";
 	argv[k++] = "--local";
-	if (a->for_arg)
-		argv[k++] = "--for", argv[k++] = (char *)a->for_arg;
+	if (a->target != JOB_ANY)
+		argv[k++] = "--for", argv[k++] = (char *)job_kind_name(a->target);
 	if (a->user)
 		argv[k++] = "--user", argv[k++] = (char *)a->user;
 	if (a->only)

@@ -64,11 +64,10 @@ struct cluster_args {
 struct doctor_args {
 	struct cluster_args c;
 	const char *peer;
-	const char *for_arg;
 	const char *user;	/* --user: the job's user, for memlock.login */
 	const char *only, *skip;
 	const char *gathered;
-	enum doctor_for target;
+	enum job_kind target;
 	long port;
 	bool port_given;
 	bool list, local, health, drain, metrics;

@@ -27,14 +27,14 @@ enum {
 
 const struct opt env_opts[] = {
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "the variables of this kind of job (required)",
-	  "nccl ucx mpi" },
+	  NULL, 0, 0, &job_kinds_env },
 	{ "device", 'd', ARG_DEVPORT, "DEV[/PORT]",
 	  "use this device or port; again for more (default: every active port)" },
 	{ 0 }
 };
 
 struct env_args {
-	enum jobenv_for target;
+	enum job_kind target;
 	bool have_for;
 	struct jobenv_pick picks[JOBENV_PICKS_MAX];
 	size_t n;
@@ -72,8 +72,8 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct env_args *a
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case OPT_FOR:
-			/* opt_next() let only the choices through. */
-			jobenv_for_parse(p.optarg, &a->target);
+			/* opt_next() let only env's kinds through. */
+			job_kind_parse(p.optarg, JOB_IN_ENV, &a->target);
 			a->have_for = true;
 			break;
 		case 'd':
@@ -88,8 +88,10 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct env_args *a
 	if (opt_check_args(&p))
 		return RC_USAGE;
 	if (!a->have_for) {
-		log_err(ctx, "Failed to choose the variables: --for is missing; give --for nccl, "
-			"ucx or mpi");
+		char kinds[128];
+
+		opt_choice_list(&env_opts[0], kinds, sizeof(kinds));
+		log_err(ctx, "Failed to choose the variables: --for is missing; give --for %s", kinds);
 		return RC_USAGE;
 	}
 	return RC_OK;
@@ -153,7 +155,7 @@ static void attach_ports(struct ctx *ctx, const struct jobenv *e)
  * already stay as they are (-j's "kept", -v says so).  Where none is
  * printed, one line on stderr says why.
  */
-static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for f)
+static void print_vars(struct ctx *ctx, const struct jobenv *e, enum job_kind f)
 {
 	static struct jobenv_var v[JOBENV_VARS_MAX];
 	static char line[2 * JOBENV_VALUE_MAX];
@@ -180,7 +182,7 @@ static void print_vars(struct ctx *ctx, const struct jobenv *e, enum jobenv_for 
 		log_note(ctx, "no variable printed: %s", n ? "the job set each one already (-v names "
 			 "them)" : e->silent[0] ? e->silent : "the job's library needs none here");
 	if (ctx->json) {
-		json_attach(ctx, "for", json_object_new_string(jobenv_for_str(f)));
+		json_attach(ctx, "for", json_object_new_string(job_kind_name(f)));
 		json_attach(ctx, "variables", vars);
 		json_attach(ctx, "kept", kept);
 		attach_ports(ctx, e);
@@ -202,12 +204,6 @@ static void tell_left_out(const struct ctx *ctx, const struct jobenv *e)
 		log_info(ctx, "%s", one_line(e->notes[i], buf, sizeof(buf)));
 }
 
-/* The doctor's --for of a job of kind @f: the same checks judge the job's own variables. */
-static enum doctor_for doctor_target(enum jobenv_for f)
-{
-	return f == JOBENV_NCCL ? FOR_NCCL : f == JOBENV_UCX ? FOR_UCX : FOR_MPI;
-}
-
 static int env_here(struct ctx *ctx, const struct env_args *a)
 {
 	struct doctor d;
@@ -216,7 +212,7 @@ static int env_here(struct ctx *ctx, const struct env_args *a)
 
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
-	d.target = doctor_target(a->target);
+	d.target = a->target;	/* the doctor's checks of that kind judge the job's own variables */
 	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
 	d.node_warnings = read_warnings(ctx);
 	ret = jobenv_build(&d, a->target, a->picks, a->n, &e);

@@ -330,9 +330,10 @@ static struct json_object *choice_obj(const struct target *tg, const struct gid_
 		row_str(o, "ver", gid_type_str(g->type));
 		row_str(o, "netdev", g->netdev[0] ? g->netdev : NULL);
 		row_int(o, "candidates", c->candidates);
-		row_fmt(o, "nccl", "NCCL_IB_GID_INDEX=%u", g->index);
-		row_fmt(o, "ucx", "UCX_IB_GID_INDEX=%u", g->index);
-		row_fmt(o, "perftest", "-d %s -i %u -x %u", tg->dev->name, tg->port->num, g->index);
+		row_fmt(o, job_kind_name(JOB_NCCL), "NCCL_IB_GID_INDEX=%u", g->index);
+		row_fmt(o, job_kind_name(JOB_UCX), "UCX_IB_GID_INDEX=%u", g->index);
+		row_fmt(o, job_kind_name(JOB_PERFTEST), "-d %s -i %u -x %u", tg->dev->name,
+			tg->port->num, g->index);
 	} else {
 		row_str(o, "index", NULL);
 	}
@@ -390,7 +391,7 @@ static bool indexes_differ(const struct target *tg, size_t n, const struct filte
 static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct filter *f,
 			 struct json_object *out)
 {
-	static const enum jobenv_for kinds[] = { JOBENV_NCCL, JOBENV_UCX };
+	static const enum job_kind kinds[] = { JOB_NCCL, JOB_UCX };
 	static struct jobenv_var v[JOBENV_VARS_MAX];
 	static char line[2 * JOBENV_VALUE_MAX];
 	struct jobenv_pick pick = { .port = f->port };
@@ -404,8 +405,8 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct json_object *o = json_object_new_object();
 
-		d.target = kinds[k] == JOBENV_NCCL ? FOR_NCCL : FOR_UCX;
-		print_text(ctx, "rdmactl env --for %s:\n", jobenv_for_str(kinds[k]));
+		d.target = kinds[k];
+		print_text(ctx, "rdmactl env --for %s:\n", job_kind_name(kinds[k]));
 		if (jobenv_build(&d, kinds[k], &pick, f->dev[0] ? 1 : 0, &e)) {
 			print_text(ctx, "  refused: %s\n", e.why);
 			row_str(o, "error", e.why);
@@ -421,7 +422,7 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 			for (i = 0; i < e.n_notes; i++)
 				print_text(ctx, "  (%s)\n", e.notes[i]);
 		}
-		json_object_object_add(out, jobenv_for_str(kinds[k]), o);
+		json_object_object_add(out, job_kind_name(kinds[k]), o);
 		jobenv_free(&e);
 	}
 	doctor_free(&d);

@@ -218,14 +218,20 @@ static int set_color(struct optparser *p, const char *when)
 	return 0;
 }
 
-/* The choices of @o as words: "auto, always or never". */
-static void choice_list(const struct opt *o, char *list, size_t len)
+const char *opt_choice_words(const struct opt *o)
+{
+	if (o->choices_of)
+		return o->choices_of->words();
+	return o->choices ? o->choices : "";
+}
+
+void opt_choice_list(const struct opt *o, char *list, size_t len)
 {
 	char buf[256], *save = NULL, *w, *next;
 	size_t off = 0;
 
 	list[0] = '\0';
-	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
+	snprintf(buf, sizeof(buf), "%s", opt_choice_words(o));
 	for (w = strtok_r(buf, " ", &save); w && off < len; w = next) {
 		next = strtok_r(NULL, " ", &save);
 		off += (size_t)snprintf(list + off, len - off, "%s%s",
@@ -233,17 +239,23 @@ static void choice_list(const struct opt *o, char *list, size_t len)
 	}
 }
 
-/* A value outside an ARG_CHOICE list: "invalid --color value 'x': use auto, always or never". */
+/*
+ * A value outside an ARG_CHOICE list: "invalid --color value 'x': use
+ * auto, always or never", and why, where the table says why this command
+ * does not take a value another does.
+ */
 static bool bad_choice(struct optparser *p, const struct opt *o, const char *val)
 {
 	char list[256], buf[256], *save = NULL, *w;
+	const char *why = o->choices_of && o->choices_of->why_not ? o->choices_of->why_not(val) : NULL;
 
-	snprintf(buf, sizeof(buf), "%s", o->choices ? o->choices : "");
+	snprintf(buf, sizeof(buf), "%s", opt_choice_words(o));
 	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		if (!strcmp(w, val))
 			return false;
-	choice_list(o, list, sizeof(list));
-	log_err(p->ctx, "invalid --%s value '%s': use %s", o->name, val, list);
+	opt_choice_list(o, list, sizeof(list));
+	log_err(p->ctx, "invalid --%s value '%s': %s%suse %s", o->name, val, why ? why : "",
+		why ? "; " : "", list);
 	return true;
 }
 
@@ -590,7 +602,7 @@ static void opt_usage(FILE *f, const struct opt *o)
 	if (o->arg == ARG_CHOICE) {
 		char list[256];
 
-		choice_list(o, list, sizeof(list));
+		opt_choice_list(o, list, sizeof(list));
 		fprintf(f, "  %-26s %s: %s\n", left, o->help, list);
 		return;
 	}

@@ -31,6 +31,16 @@ enum arg_kind {
 	ARG_CHECKS,	/* doctor check IDs, comma-separated: memlock,mtu */
 };
 
+/*
+ * ARG_CHOICE's values when a table above this layer holds them (the job
+ * kinds of doctor/job_kind.h): the parser, the usage and the completion
+ * read them from here, so that they are written once.
+ */
+struct opt_choices {
+	const char *(*words)(void);		/* the values taken, space-separated */
+	const char *(*why_not)(const char *val);	/* a value refused: why, or NULL */
+};
+
 /* Long-only options use values from here up, as an enum per command. */
 #define OPT_LONG_BASE 0x100
 
@@ -43,7 +53,13 @@ struct opt {
 	const char *choices;	/* space-separated, for ARG_CHOICE */
 	unsigned int modes;	/* bit i: the command's mode i takes it; 0: every mode */
 	unsigned int flags;	/* enum opt_flags */
+	const struct opt_choices *choices_of;	/* takes the place of @choices; may be NULL */
 };
+
+/* The ARG_CHOICE values of @o, space-separated ("" for none). */
+const char *opt_choice_words(const struct opt *o);
+/* The same for a message, in @list: "auto, always or never". */
+void opt_choice_list(const struct opt *o, char *list, size_t len);
 
 enum opt_flags {
 	OPT_HIDDEN = 1 << 0,	/* internal: parsed, never shown in the usage nor completed */

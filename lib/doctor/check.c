@@ -218,16 +218,6 @@ const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_
 	return buf;
 }
 
-const char *doctor_for_str(enum doctor_for f)
-{
-	static const char *const names[] = {
-		[FOR_ANY] = "", [FOR_NCCL] = "nccl", [FOR_UCX] = "ucx", [FOR_PERFTEST] = "perftest",
-		[FOR_MPI] = "mpi",
-	};
-
-	return (unsigned int)f < sizeof(names) / sizeof(names[0]) ? names[f] : "";
-}
-
 void doctor_find_nccl(struct doctor *d)
 {
 	if (!d->nccl_version)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "doctor/doc.h"
+#include "doctor/job_kind.h"
 #include "node/libconf.h"
 #include "node/fn.h"
 #include "node/netns.h"
@@ -23,19 +24,8 @@
 
 struct ctx;
 
-/* The job the node is checked for (--for). */
-enum doctor_for {
-	FOR_ANY,
-	FOR_NCCL,
-	FOR_UCX,
-	FOR_PERFTEST,
-	FOR_MPI,	/* Open MPI over UCX: UCX's checks, as rdmactl env --for mpi */
-};
-
-/* Whether the job runs over UCX (--for ucx or mpi). */
-#define DOCTOR_FOR_UCX(d) ((d)->target == FOR_UCX || (d)->target == FOR_MPI)
-/* "nccl", "ucx", "perftest", "mpi"; "" for none. */
-const char *doctor_for_str(enum doctor_for f);
+/* Whether the job checked for runs over UCX (--for ucx or mpi). */
+#define DOCTOR_FOR_UCX(d) job_kind_ucx((d)->target)
 
 #define CHECK_TEXT 1024
 
@@ -60,7 +50,7 @@ struct doctor_setting {
 /* What every check may look at, loaded once. */
 struct doctor {
 	struct ctx *ctx;
-	enum doctor_for target;
+	enum job_kind target;		/* --for; JOB_ANY when not given */
 	const char *user;		/* --user: whose login memlock.login checks; NULL: ours */
 	const char *peer;		/* --peer HOST, or NULL */
 	unsigned int peer_port;		/* the probe server's TCP port */

@@ -834,12 +834,12 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 {
 	struct env_list hca;
 
-	if (DOCTOR_FOR_UCX(d) || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: NCCL's variables do not apply", doctor_for_str(d->target));
+	if (DOCTOR_FOR_UCX(d) || d->target == JOB_PERFTEST) {
+		check_skip(r, "--for %s: NCCL's variables do not apply", job_kind_name(d->target));
 		return;
 	}
 	if (!any_set(d, nccl_vars)) {
-		if (d->target == FOR_NCCL)
+		if (d->target == JOB_NCCL)
 			check_note(r, CHECK_OK, "no NCCL_IB_*/NCCL_SOCKET_IFNAME set: NCCL chooses itself");
 		else
 			check_skip(r, "no NCCL_* variable set (--for nccl checks NCCL anyway)");
@@ -1069,8 +1069,8 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 
 void check_env_ucx(struct doctor *d, struct check_result *r)
 {
-	if (d->target == FOR_NCCL || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: UCX's variables do not apply", doctor_for_str(d->target));
+	if (d->target == JOB_NCCL || d->target == JOB_PERFTEST) {
+		check_skip(r, "--for %s: UCX's variables do not apply", job_kind_name(d->target));
 		return;
 	}
 	if (!any_set(d, ucx_vars)) {

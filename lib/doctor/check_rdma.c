@@ -175,7 +175,7 @@ static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int
 			   "unless NCCL_IB_GID_INDEX is set",
 			   nccl_ver_str(d->nccl_version, ver, sizeof(ver)), d->nccl_lib);
 		check_fix(r, "export NCCL_IB_GID_INDEX=%u", index);
-	} else if (d->target == FOR_NCCL) {
+	} else if (d->target == JOB_NCCL) {
 		check_note(r, CHECK_WARN, "no libnccl found here to tell its version: NCCL before 2.21 "
 			   "uses index 0 unless NCCL_IB_GID_INDEX is set, 2.21 and later find %u", index);
 		check_fix(r, "export NCCL_IB_GID_INDEX=%u", index);
@@ -200,11 +200,11 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 	gid_ipv4(c.gid->raw, v4, sizeof(v4));
 	check_note(r, CHECK_OK, "%s/%u: use GID index %u (RoCE v2, %s)", dev->name, p->num,
 		   c.gid->index, v4[0] ? v4 : "IPv6");
-	if (d->target == FOR_PERFTEST)
+	if (d->target == JOB_PERFTEST)
 		check_note(r, CHECK_OK, "perftest: -d %s -i %u -x %u", dev->name, p->num, c.gid->index);
 	if (doctor_env(d, "NCCL_IB_GID_INDEX"))
 		check_note(r, CHECK_OK, "NCCL_IB_GID_INDEX is set (see env.nccl)");
-	else if ((d->target == FOR_ANY || d->target == FOR_NCCL) && !d->gid_spread)
+	else if ((d->target == JOB_ANY || d->target == JOB_NCCL) && !d->gid_spread)
 		roce_gid_nccl(d, r, c.gid->index);
 }
 
@@ -213,7 +213,7 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
  * each port's entry itself: the plan rdmactl env follows, so that env
  * refuses a node exactly where this check fails it, with these words.
  */
-static void roce_gid_plan(struct doctor *d, struct check_result *r, enum jobenv_for f)
+static void roce_gid_plan(struct doctor *d, struct check_result *r, enum job_kind f)
 {
 	struct jobenv e;
 	int ret = jobenv_build(d, f, NULL, 0, &e);
@@ -232,11 +232,11 @@ void check_roce_gid(struct doctor *d, struct check_result *r)
 	struct check_result plan = { 0 };
 
 	d->gid_spread = false;
-	if (d->node.n && d->target != FOR_PERFTEST) {
-		if (d->target != FOR_UCX && d->target != FOR_MPI)
-			roce_gid_plan(d, &plan, JOBENV_NCCL);
-		if (d->target != FOR_NCCL)
-			roce_gid_plan(d, &plan, JOBENV_UCX);
+	if (d->node.n && d->target != JOB_PERFTEST) {
+		if (d->target != JOB_UCX && d->target != JOB_MPI)
+			roce_gid_plan(d, &plan, JOB_NCCL);
+		if (d->target != JOB_NCCL)
+			roce_gid_plan(d, &plan, JOB_UCX);
 	}
 	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
 	if (plan.found[0] && r->status != CHECK_SKIP) {

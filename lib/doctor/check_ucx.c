@@ -111,8 +111,8 @@ void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
 	size_t i;
 	unsigned int j;
 
-	if (d->target == FOR_NCCL || d->target == FOR_PERFTEST) {
-		check_skip(r, "--for %s: UCX does not apply", doctor_for_str(d->target));
+	if (d->target == JOB_NCCL || d->target == JOB_PERFTEST) {
+		check_skip(r, "--for %s: UCX does not apply", job_kind_name(d->target));
 		return;
 	}
 	u = doctor_ucx(d);

@@ -24,24 +24,6 @@
 #include "node/gids.h"
 #include "node/ucx.h"
 
-int jobenv_for_parse(const char *s, enum jobenv_for *out)
-{
-	static const char *const names[] = { "nccl", "ucx", "mpi" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
-			*out = (enum jobenv_for)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *jobenv_for_str(enum jobenv_for f)
-{
-	return f == JOBENV_NCCL ? "nccl" : f == JOBENV_UCX ? "ucx" : "mpi";
-}
-
 #define PLAIN "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
 /*
@@ -489,11 +471,11 @@ static bool nccl_job_selects_gid(struct doctor *d)
 }
 
 /* The job chose how its library picks the GID (env.nccl or env.ucx judged it). */
-static bool job_chose_gid(struct doctor *d, enum jobenv_for f)
+static bool job_chose_gid(struct doctor *d, enum job_kind f)
 {
 	const char *ucx = doctor_env(d, "UCX_IB_GID_INDEX");
 
-	if (f == JOBENV_NCCL)
+	if (f == JOB_NCCL)
 		return doctor_env(d, "NCCL_IB_GID_INDEX") || nccl_job_selects_gid(d);
 	return ucx && strcmp(ucx, "auto");
 }
@@ -503,20 +485,20 @@ static bool job_chose_gid(struct doctor *d, enum jobenv_for f)
  * where they differ, nothing, if the job's library finds each port's
  * entry itself, else no value is right.
  */
-static int gid_plan(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+static int gid_plan(struct doctor *d, enum job_kind f, struct jobenv *e)
 {
 	const struct jobenv_port *b = index_differs(e);
 	int ret;
 
 	memset(&e->plan, 0, sizeof(e->plan));
-	if (f == JOBENV_NCCL)
+	if (f == JOB_NCCL)
 		doctor_find_nccl(d);	/* the release decides what NCCL_IB_GID_INDEX may be */
 	e->gid_index = e->ports[0].gid->index;
 	e->index_set = !b;
 	if (!b || job_chose_gid(d, f))
 		return 0;
 	e->index_differs = true;
-	if (f == JOBENV_NCCL)
+	if (f == JOB_NCCL)
 		ret = nccl_plan(d, e, b);
 	else if (e->have_ucx && !e->ucx_no_rdma)
 		ret = ucx_plan(d, e, b);
@@ -572,19 +554,19 @@ static void ucx_dgid(struct doctor *d, struct jobenv *e)
 }
 
 /* The variables rdmactl env exports for a job of kind @f (jobenv_vars()); NULL-terminated. */
-static const char *const *exported(enum jobenv_for f)
+static const char *const *exported(enum job_kind f)
 {
 	static const char *const nccl[] = { "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME", NULL };
 	static const char *const ucx[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", NULL };
 
-	return f == JOBENV_NCCL ? nccl : ucx;
+	return f == JOB_NCCL ? nccl : ucx;
 }
 
 /* The doctor's check of @f's variables (env.nccl or env.ucx) into @r; whether it failed. */
-static bool job_vars_fail(struct doctor *d, enum jobenv_for f, struct check_result *r)
+static bool job_vars_fail(struct doctor *d, enum job_kind f, struct check_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	if (f == JOBENV_NCCL)
+	if (f == JOB_NCCL)
 		check_env_nccl(d, r);
 	else
 		check_env_ucx(d, r);
@@ -599,7 +581,7 @@ static bool job_vars_fail(struct doctor *d, enum jobenv_for f, struct check_resu
  * then give back each override the check passes without, so that a
  * site's right value is kept.  True when the check then passes.
  */
-static bool override_files(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+static bool override_files(struct doctor *d, enum job_kind f, struct jobenv *e)
 {
 	const char *const *names = exported(f);
 	struct check_result r;
@@ -625,7 +607,7 @@ static bool override_files(struct doctor *d, enum jobenv_for f, struct jobenv *e
 		if (doctor_env_overridden(d, names[i]))
 			note(e, "%s fails env.%s here: the value exported outranks it",
 			     doctor_env_said(d, names[i], said, sizeof(said)),
-			     f == JOBENV_NCCL ? "nccl" : "ucx");
+			     f == JOB_NCCL ? "nccl" : "ucx");
 	return true;
 }
 
@@ -634,10 +616,10 @@ static bool override_files(struct doctor *d, enum jobenv_for f, struct jobenv *e
  * environment, then its files): kept, unless the doctor's check fails
  * them and no value env exports puts that right.
  */
-static int judge_job_vars(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+static int judge_job_vars(struct doctor *d, enum job_kind f, struct jobenv *e)
 {
 	struct check_result r;
-	bool nccl = f == JOBENV_NCCL;
+	bool nccl = f == JOB_NCCL;
 
 	if (!job_vars_fail(d, f, &r) || override_files(d, f, e))
 		return 0;
@@ -647,22 +629,22 @@ static int judge_job_vars(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 }
 
 /* Whether the job's own port list (NCCL_IB_HCA, UCX_NET_DEVICES) selects @jp; true when none. */
-static bool job_selects(struct doctor *d, enum jobenv_for f, const struct jobenv_port *jp)
+static bool job_selects(struct doctor *d, enum job_kind f, const struct jobenv_port *jp)
 {
-	const char *val = doctor_env(d, f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
+	const char *val = doctor_env(d, f == JOB_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
 	struct env_list l;
 	char err[160];
 
-	if (f != JOBENV_NCCL)
+	if (f != JOB_NCCL)
 		return ucx_list_selects(val, jp->dev->name, (int)jp->port->num);
 	return !val || nccl_list_parse(val, &l, err, sizeof(err)) ||
 	       nccl_list_match(&l, jp->dev->name, (int)jp->port->num);
 }
 
 /* Only the ports the job's own list selects: the others to the skipped list. */
-static int narrow_to_job(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+static int narrow_to_job(struct doctor *d, enum job_kind f, struct jobenv *e)
 {
-	const char *var = f == JOBENV_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES";
+	const char *var = f == JOB_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES";
 	struct check_result r;
 	size_t i, kept = 0;
 	int ret = 0;
@@ -683,7 +665,7 @@ static int narrow_to_job(struct doctor *d, enum jobenv_for f, struct jobenv *e)
 	snprintf(e->why, sizeof(e->why), "Failed to find the job's RDMA ports: the job's %s='%.80s' "
 		 "selects none of the active ports (doctor check env.%s). Fix: unset %s, or name "
 		 "ports that are active (rdmactl ports)", var, doctor_env(d, var),
-		 f == JOBENV_NCCL ? "nccl" : "ucx", var);
+		 f == JOB_NCCL ? "nccl" : "ucx", var);
 	return -ENODATA;
 }
 
@@ -692,11 +674,11 @@ static int narrow_to_job(struct doctor *d, enum jobenv_for f, struct jobenv *e)
  * netdev to export in its place: nothing outranks it, so refused in the
  * check's words.
  */
-static int ifname_unreplaced(struct doctor *d, enum jobenv_for f, struct jobenv *e)
+static int ifname_unreplaced(struct doctor *d, enum job_kind f, struct jobenv *e)
 {
 	struct check_result r;
 
-	if (f != JOBENV_NCCL || e->ifnames[0] || !doctor_env_overridden(d, "NCCL_SOCKET_IFNAME"))
+	if (f != JOB_NCCL || e->ifnames[0] || !doctor_env_overridden(d, "NCCL_SOCKET_IFNAME"))
 		return 0;
 	doctor_env_override(d, "NCCL_SOCKET_IFNAME", false);
 	job_vars_fail(d, f, &r);
@@ -831,7 +813,7 @@ static int values_fit(struct jobenv *e)
 	return -ENODATA;
 }
 
-int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
+int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e)
 {
 	size_t i;
@@ -848,22 +830,22 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 		return no_device(d, e);
 	/* UCX's variables only where UCX is: Open MPI's pml=ucx without it fails every job. */
 	e->have_ucx = doctor_ucx(d)->version >= 0;
-	if (f != JOBENV_NCCL && !e->have_ucx) {
+	if (f != JOB_NCCL && !e->have_ucx) {
 		snprintf(e->silent, sizeof(e->silent), "UCX is not installed here (no libucp.so.0, no "
 			 "libucx0 package): no UCX variable and no OMPI_MCA_pml=ucx");
 		note(e, "%s", e->silent);
 	}
-	if (f != JOBENV_NCCL && e->have_ucx)
+	if (f != JOB_NCCL && e->have_ucx)
 		ucx_choice(e);
 	ret = take_ports(d, picks, n, e);
-	if (!ret && (f == JOBENV_NCCL || e->have_ucx))
+	if (!ret && (f == JOB_NCCL || e->have_ucx))
 		ret = judge_job_vars(d, f, e);
-	if (!ret && (f == JOBENV_NCCL || (e->have_ucx && !e->ucx_no_rdma)))
+	if (!ret && (f == JOB_NCCL || (e->have_ucx && !e->ucx_no_rdma)))
 		ret = narrow_to_job(d, f, e);
 	if (ret)
 		return ret;
 	qsort(e->ports, e->n, sizeof(e->ports[0]), cmp_port);
-	if (f == JOBENV_NCCL)
+	if (f == JOB_NCCL)
 		ret = nccl_limit(e);
 	if (!ret)
 		ret = choose_gids(e);
@@ -879,7 +861,7 @@ int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *
 		join_ifnames(e);
 	if (!ret)
 		ret = ifname_unreplaced(d, f, e);
-	if (!ret && f == JOBENV_MPI)
+	if (!ret && f == JOB_MPI)
 		ompi_notes(e);
 	if (!ret && e->have_ucx && !e->ucx_no_rdma)
 		ucx_dgid(d, e);
@@ -963,12 +945,12 @@ static void nccl_gid_var(const struct jobenv *e, struct jobenv_var *v, size_t *n
 		snprintf(x->value, JOBENV_VALUE_MAX, "-1");
 }
 
-size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v)
+size_t jobenv_vars(const struct jobenv *e, enum job_kind f, struct jobenv_var *v)
 {
 	size_t n = 0;
 
 	switch (f) {
-	case JOBENV_NCCL:
+	case JOB_NCCL:
 		/* '=': whole names, so that mlx5_1 does not also select mlx5_10. */
 		hca_list(e, "=", false, var(e, v, &n, "NCCL_IB_HCA")->value, JOBENV_VALUE_MAX);
 		nccl_gid_var(e, v, &n);
@@ -976,11 +958,11 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 			snprintf(var(e, v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
 				 e->ifnames);
 		break;
-	case JOBENV_UCX:
+	case JOB_UCX:
 		if (e->have_ucx)
 			ucx_vars(e, v, &n);
 		break;
-	case JOBENV_MPI:
+	case JOB_MPI:
 		if (e->have_ucx)
 			ucx_vars(e, v, &n);
 		if (ompi_pml_ucx(e))
@@ -994,6 +976,8 @@ size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var 
 		if (ompi_include(e, "OMPI_MCA_btl_tcp_if_exclude"))
 			snprintf(var(e, v, &n, "OMPI_MCA_btl_tcp_if_include")->value, JOBENV_VALUE_MAX,
 				 "%s", e->ifnames);
+		break;
+	default:	/* a kind rdmactl env does not take (job_kind.c): no variable */
 		break;
 	}
 	return n;

@@ -18,18 +18,9 @@
 #include <net/if.h>
 
 #include "doctor/check.h"
+#include "doctor/job_kind.h"
 #include "node/envparse.h"
 #include "node/rdma.h"
-
-enum jobenv_for {
-	JOBENV_NCCL,
-	JOBENV_UCX,
-	JOBENV_MPI,	/* Open MPI over UCX */
-};
-
-/* "nccl", "ucx", "mpi" -> @out; -EINVAL for anything else. */
-int jobenv_for_parse(const char *s, enum jobenv_for *out);
-const char *jobenv_for_str(enum jobenv_for f);
 
 /* -d DEV[/PORT]: one device (every port of it: @port 0) or one port. */
 struct jobenv_pick {
@@ -103,7 +94,7 @@ struct jobenv {
  * that cannot be exported); -ENOMEM.  @e->why holds the line to print
  * for an error.  Free with jobenv_free() either way.
  */
-int jobenv_build(struct doctor *d, enum jobenv_for f, const struct jobenv_pick *picks, size_t n,
+int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e);
 void jobenv_free(struct jobenv *e);
 
@@ -116,7 +107,7 @@ struct jobenv_var {
 #define JOBENV_VARS_MAX 8
 
 /*
- * The variables @f needs, in the order they are printed, into @v (at
+ * The variables @f (a kind rdmactl env takes) needs, in the order they are printed, into @v (at
  * least JOBENV_VARS_MAX); how many.  A variable without a value (the
  * socket interface of an InfiniBand port with no netdev, the GID index of
  * ports that need different ones) is left out: the library then chooses
@@ -126,7 +117,7 @@ struct jobenv_var {
  * already (not empty), in the environment or a file it is kept from, is
  * marked kept.
  */
-size_t jobenv_vars(const struct jobenv *e, enum jobenv_for f, struct jobenv_var *v);
+size_t jobenv_vars(const struct jobenv *e, enum job_kind f, struct jobenv_var *v);
 
 /* Whether @s stands in a value unquoted: letters, digits, '.', '_', '-'. */
 bool jobenv_name_ok(const char *s);

@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sel[i] = strcmp(doctor_checks[i].id, "peer") != 0;
 	memset(&d, 0, sizeof(d));
 	d.ctx = &ctx;
-	d.target = (enum doctor_for)(size % 4);
+	d.target = (enum job_kind)(size % JOB_KINDS);
 	d.node_err = rdma_node_load(&ctx, &d.node, RDMA_LOAD_GIDS);
 	t = table_new(cols);
 	if (!t)

@@ -79,18 +79,6 @@ static void names_no_line_or_list_carries(void)
 	CHECK_STR(jobenv_assignment("A", "a'$(id)", buf, sizeof(buf)), "A='a'\\''$(id)'");
 }
 
-static void for_words(void)
-{
-	enum jobenv_for f;
-
-	CHECK_INT(jobenv_for_parse("nccl", &f), 0);
-	CHECK_INT(f, JOBENV_NCCL);
-	CHECK_INT(jobenv_for_parse("mpi", &f), 0);
-	CHECK_STR(jobenv_for_str(f), "mpi");
-	CHECK(jobenv_for_parse("NCCL", &f) < 0);
-	CHECK(jobenv_for_parse("", &f) < 0);
-}
-
 static void nccl_reads_exactly_the_ports(void)
 {
 	struct jobenv_var v[JOBENV_VARS_MAX];
@@ -101,7 +89,7 @@ static void nccl_reads_exactly_the_ports(void)
 
 	two_ports(&e);
 	e.n = 1;	/* mlx5_1 alone: a prefix would also take mlx5_10 */
-	n = jobenv_vars(&e, JOBENV_NCCL, v);
+	n = jobenv_vars(&e, JOB_NCCL, v);
 	CHECK_INT(n, 3);
 	CHECK_STR(value(v, n, "NCCL_IB_HCA"), "=mlx5_1:1");
 	CHECK_STR(value(v, n, "NCCL_IB_GID_INDEX"), "3");
@@ -124,13 +112,13 @@ static void ucx_and_mpi(void)
 	size_t n;
 
 	two_ports(&e);
-	n = jobenv_vars(&e, JOBENV_UCX, v);
+	n = jobenv_vars(&e, JOB_UCX, v);
 	CHECK_INT(n, 2);
 	CHECK_STR(value(v, n, "UCX_NET_DEVICES"), "mlx5_1:1,mlx5_10:1");
 	CHECK_INT(ucx_list_parse(value(v, n, "UCX_NET_DEVICES"), &l, &all, err, sizeof(err)), 0);
 	CHECK(!all);
 	CHECK_INT(l.n, 2);
-	n = jobenv_vars(&e, JOBENV_MPI, v);
+	n = jobenv_vars(&e, JOB_MPI, v);
 	CHECK_INT(n, 5);
 	CHECK_STR(value(v, n, "UCX_IB_GID_INDEX"), "3");
 	CHECK_STR(value(v, n, "OMPI_MCA_pml"), "ucx");
@@ -138,10 +126,10 @@ static void ucx_and_mpi(void)
 	CHECK_STR(value(v, n, "OMPI_MCA_btl_tcp_if_include"), "ens19f1np1,ens20f0np0");
 	/* No netdev (InfiniBand without IPoIB known): the libraries choose the interface. */
 	e.ifnames[0] = '\0';
-	n = jobenv_vars(&e, JOBENV_MPI, v);
+	n = jobenv_vars(&e, JOB_MPI, v);
 	CHECK_INT(n, 3);
 	CHECK(!value(v, n, "OMPI_MCA_oob_tcp_if_include"));
-	n = jobenv_vars(&e, JOBENV_NCCL, v);
+	n = jobenv_vars(&e, JOB_NCCL, v);
 	CHECK_INT(n, 2);
 	CHECK(!value(v, n, "NCCL_SOCKET_IFNAME"));
 }
@@ -150,7 +138,6 @@ int main(void)
 {
 	RUN("test_jobenv", names_a_shell_and_slurm_read_as_written);
 	RUN("test_jobenv", names_no_line_or_list_carries);
-	RUN("test_jobenv", for_words);
 	RUN("test_jobenv", nccl_reads_exactly_the_ports);
 	RUN("test_jobenv", ucx_and_mpi);
 	TEST_EXIT();
