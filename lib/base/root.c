@@ -37,6 +37,9 @@ static struct {
 	size_t n_misses;
 } below = { PTHREAD_MUTEX_INITIALIZER, "", -1, NULL, 0 };
 
+/* openat2's EAGAIN (a race with a rename elsewhere) asked again this often. */
+#define ROOT_EAGAIN_TRIES 16
+
 /* Kernels before 5.6 have no openat2: walked by hand from then on. */
 static int no_openat2;
 
@@ -263,13 +266,25 @@ static int open_below(int rootfd, const char *path, int flags)
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	char cur[PATH_MAX];
-	int fd, ret;
+	int fd, ret, tries;
 
 	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
-		fd = (int)syscall(SYS_openat2, rootfd, rel(path), &how, sizeof(how));
-		if (fd >= 0)
-			return fd;
-		if (errno != ENOSYS && errno != EPERM)
+		/*
+		 * EAGAIN: a rename or mount anywhere on the system raced the
+		 * resolution of a ".." (sysfs links are "../../devices/..."),
+		 * and the kernel could not prove it stayed in the root
+		 * (openat2(2)): asked again, then walked by hand.  Seen as a
+		 * device missing from a listing, once in 300 runs beside a
+		 * loop of renames.
+		 */
+		for (tries = 0; tries < ROOT_EAGAIN_TRIES; tries++) {
+			fd = (int)syscall(SYS_openat2, rootfd, rel(path), &how, sizeof(how));
+			if (fd >= 0)
+				return fd;
+			if (errno != EAGAIN)
+				break;
+		}
+		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
 			return -errno;
 		/* EPERM: a seccomp filter that does not know it; open() will say if it is real. */
 		if (errno == ENOSYS)
