@@ -49,6 +49,7 @@ enum {
 	OPT_LOCAL,
 	OPT_SLURM_HEALTH,
 	OPT_DRAIN,
+	OPT_DRY_RUN,
 	OPT_METRICS,
 	OPT_HTML,
 	OPT_USER,
@@ -70,7 +71,7 @@ struct doctor_args {
 	enum job_kind target;
 	long port;
 	bool port_given;
-	bool list, local, health, drain, metrics;
+	bool list, local, health, drain, dry_run, metrics;
 	const char *output;	/* -o, with --metrics */
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];

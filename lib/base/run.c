@@ -222,14 +222,27 @@ int run_node_cmd(const struct ctx *ctx, enum node_cmd cmd, char **out)
 	return run_output(ctx, node_cmds[cmd].name, node_cmds[cmd].argv, out);
 }
 
+int run_query(char *const argv[], char **out, char *msg, size_t len)
+{
+	int ret;
+
+	*out = NULL;
+	ret = run_capture(argv, out, true);
+	msg[0] = '\0';
+	if (ret == -EIO && *out)
+		last_line(*out, msg, len);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
 int run_action(char *const argv[], char *msg, size_t len)
 {
-	char *out = NULL;
-	int ret = run_capture(argv, &out, true);
+	char *out;
+	int ret = run_query(argv, &out, msg, len);
 
-	msg[0] = '\0';
-	if (ret == -EIO && out)
-		last_line(out, msg, len);
 	free(out);
 	return ret;
 }

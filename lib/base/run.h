@@ -55,4 +55,12 @@ const char *recorded_errno_name(int err);
  */
 int run_action(char *const argv[], char *msg, size_t len);
 
+/*
+ * Run @argv for what it says of something outside this node (sinfo on
+ * the node's Slurm state), live even with --root: run_action()'s codes
+ * and @msg, and on success its output (stdout and stderr together: such
+ * tools print nothing on stderr when they succeed) in *@out to free.
+ */
+int run_query(char *const argv[], char **out, char *msg, size_t len);
+
 #endif

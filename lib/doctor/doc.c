@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "base/json.h"
 #include "base/output.h"
 #include "doctor/doc.h"
 
@@ -97,4 +98,18 @@ struct json_object *doc_summary_json(const int *n, const char *problems)
 		json_object_array_add(probs, json_object_new_string(id));
 	json_object_object_add(s, DOC_PROBLEMS, probs);
 	return s;
+}
+
+bool doc_drain_reason(struct json_object *row, char *reason, size_t len)
+{
+	const char *st = jtext(row, DOC_STATUS), *id = jtext(row, DOC_ID),
+		   *found = jtext(row, DOC_FOUND);
+
+	if (!st || !id || !found || check_status_parse(st) != CHECK_FAIL)
+		return false;
+	snprintf(reason, len, DOC_DRAIN_PREFIX "%s: %.180s", id, found);
+	for (char *q = reason; *q; q++)
+		if (*q == '"' || *q == '\n')
+			*q = '\'';
+	return true;
 }

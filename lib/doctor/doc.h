@@ -19,6 +19,7 @@
 #ifndef RDMACTL_DOC_H
 #define RDMACTL_DOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/output.h"
@@ -84,5 +85,24 @@ enum color check_status_color(const char *text);
  * memory.
  */
 struct json_object *doc_summary_json(const int *n, const char *problems);
+
+/*
+ * How every reason rdmactl gives Slurm begins: its health mode resumes a
+ * node only when Slurm shows it drained with a reason of this prefix (one
+ * it wrote), as NHC knows its own drains by "NHC: ".
+ */
+#define DOC_DRAIN_PREFIX "rdmactl: "
+/* The longest reason written, prefix and NUL included. */
+#define DOC_DRAIN_REASON_MAX 256
+
+/*
+ * The reason `doctor --slurm-health --drain` gives Slurm for the check
+ * of @row when it failed: "rdmactl: mtu: eth0 MTU 1500 ...", its finding
+ * cut to fit, quotes and line breaks made ' so that it stays one word of
+ * scontrol's line.  False, @reason untouched, when the check did not fail.
+ * The health mode drains with the first such row; doctor -w says the same
+ * of each node (what --drain would do there).
+ */
+bool doc_drain_reason(struct json_object *row, char *reason, size_t len);
 
 #endif

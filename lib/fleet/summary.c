@@ -453,11 +453,20 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 
 #define CAUSE_NAMES_MAX 8	/* the node's name taken out of its error this often */
 
-/* An unreachable node and its cause: its error with its name taken out. */
+/*
+ * A node and what it shares with others: an unreachable node's cause (its
+ * error with its name taken out), or the check a drain would name (with
+ * the node's whole reason in @detail).  Nodes of one @text fold into a row.
+ */
 struct cause {
 	char *text;
+	char *detail;		/* NULL for a cause */
 	size_t node;		/* in cl->nodes */
 };
+
+/* The row of @n nodes of one text (@c, sorted by node), @idx room for their indexes. */
+typedef int (*cause_row_fn)(const struct fleet *cl, struct table *t, const struct cause *c,
+			    size_t n, size_t *idx);
 
 static bool host_char(char c)
 {
@@ -531,7 +540,8 @@ static int by_first(const void *a, const void *b, void *arg)
 }
 
 /* Rows of @c (@n, sorted by cause) one a cause, in the order of their first node. */
-static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, size_t n)
+static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, size_t n,
+		      cause_row_fn row)
 {
 	size_t *start = malloc((n + 1) * sizeof(*start)), *idx = malloc((n + 1) * sizeof(*idx));
 	size_t i, k, runs = 0;
@@ -545,7 +555,7 @@ static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, 
 	for (k = 0; !ret && k < runs; k++) {
 		for (i = start[k] + 1; i < n && !strcmp(c[i].text, c[start[k]].text); i++)
 			;
-		ret = cause_row(cl, t, c + start[k], i - start[k], idx);
+		ret = row(cl, t, c + start[k], i - start[k], idx);
 	}
 	free(start);
 	free(idx);
@@ -574,7 +584,7 @@ static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
 		table_fit(t, FLEET_WIDTH);
-		ret = cause_rows(cl, t, c, n);
+		ret = cause_rows(cl, t, c, n, cause_row);
 	}
 	if (!ret)
 		ret = table_emit(ctx, t, "unreachable");
@@ -612,6 +622,126 @@ static int unreachable_table(struct ctx *ctx, const struct fleet *cl)
 			row_nulls(row, "rc", NULL);
 	}
 	return table_emit(ctx, t, "unreachable");
+}
+
+/* ---- what doctor --slurm-health --drain would do: the dry run of a rollout ---- */
+
+/* Under a row whose nodes' reasons differ past the check's name. */
+static const char *reason_varies_text(struct json_object *row, char *buf, size_t len)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(row, "reason_varies", &v) || !json_object_get_boolean(v))
+		return NULL;
+	snprintf(buf, len, "%" PRId64 " nodes, reasons differ in detail (this is %s's): see -j",
+		 jint(row, "count", 0), jtext(row, "reason_on"));
+	return buf;
+}
+
+static const struct column drain_cols[] = {
+	{ "nodes", "WOULD DRAIN", 0, NULL, nodes_text },
+	{ "reason", "REASON (doctor --slurm-health --drain)", COL_WRAP, NULL },
+	{ "reason_varies", "NOTE", COL_BELOW, NULL, reason_varies_text },
+	{ DOC_ID, NULL, COL_NOTEXT },
+	{ "count", NULL, COL_NOTEXT },
+	{ "reason_on", NULL, COL_NOTEXT },
+	{ 0 }
+};
+
+/* One check's nodes: folded, the first node's reason, whether the others' differ. */
+static int drain_row(const struct fleet *cl, struct table *t, const struct cause *c, size_t n,
+		     size_t *idx)
+{
+	struct json_object *row;
+	bool varies = false;
+	char *nodes;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		idx[i] = c[i].node;
+		varies = varies || strcmp(c[i].detail, c[0].detail);
+	}
+	nodes = fleet_fold(cl, idx, n);
+	if (!nodes || !(row = table_row(t))) {
+		free(nodes);
+		return -ENOMEM;
+	}
+	row_str(row, "nodes", nodes);
+	row_str(row, "reason", c[0].detail);
+	row_bool(row, "reason_varies", varies);
+	row_str(row, DOC_ID, c[0].text);
+	row_int(row, "count", (int64_t)n);
+	row_str(row, "reason_on", cl->nodes[c[0].node]->name);
+	free(nodes);
+	return 0;
+}
+
+/*
+ * The drain node @i would get from its own health mode, in @c: its first
+ * failed check (doc_drain_reason(), the words --drain gives Slurm).
+ * 1 when it would be drained, 0 when not (or no document), -ENOMEM.
+ */
+static int drain_of(const struct fleet *cl, size_t i, struct cause *c)
+{
+	struct json_object *doc = fleet_doc(cl->nodes[i]), *checks, *row;
+	char reason[DOC_DRAIN_REASON_MAX];
+	size_t j;
+	int ret = 0;
+
+	if (!doc)
+		return cl->nodes[i]->doc ? -ENOMEM : 0;
+	if (!json_object_object_get_ex(doc, DOC_CHECKS, &checks))
+		checks = NULL;
+	for (j = 0; checks && j < json_object_array_length(checks); j++) {
+		row = json_object_array_get_idx(checks, j);
+		if (!doc_drain_reason(row, reason, sizeof(reason)))
+			continue;
+		c->node = i;
+		c->text = strdup(jtext(row, DOC_ID));
+		c->detail = strdup(reason);
+		ret = c->text && c->detail ? 1 : -ENOMEM;
+		break;
+	}
+	json_object_put(doc);
+	return ret;
+}
+
+/*
+ * Before the health check is enabled fleet-wide, the nodes its first
+ * pass would drain, and why: "lab-[b,d]  rdmactl: firewall: ...", one row
+ * a check, folded as the unreachable nodes are.  Text shows it when a
+ * node would be drained; -j's "drain" is always there.
+ */
+static int drain_table(struct ctx *ctx, const struct fleet *cl)
+{
+	struct cause *c = calloc(cl->n + 1, sizeof(*c));
+	struct table *t = table_new(drain_cols);
+	size_t i, n = 0;
+	int ret = c && t ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < cl->n; i++) {
+		ret = drain_of(cl, i, &c[n]);
+		if (ret > 0)
+			n++;
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret) {
+		qsort(c, n, sizeof(*c), by_cause);
+		table_fit(t, FLEET_WIDTH);
+		ret = cause_rows(cl, t, c, n, drain_row);
+	}
+	if (!ret && (n || ctx->json)) {
+		print_text(ctx, "\n");
+		ret = table_emit(ctx, t, "drain");
+	} else {
+		table_free(t);
+	}
+	for (i = 0; i <= n && c; i++) {
+		free(c[i].text);
+		free(c[i].detail);
+	}
+	free(c);
+	return ret;
 }
 
 /* The nodes of one outcome: failed, warned, unreachable. */
@@ -834,6 +964,8 @@ int fleet_summary(struct ctx *ctx, const struct fleet *cl, struct fleet_counts *
 	} else if (!ret && ctx->json) {
 		ret = unreachable_table(ctx, cl);
 	}
+	if (!ret)
+		ret = drain_table(ctx, cl);
 	if (!ret)
 		notes(ctx, cl);
 	if (!ret)

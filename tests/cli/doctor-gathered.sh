@@ -87,7 +87,7 @@ check stdin-rc rc_is 1
 # ---- -j: one document, each node's own untouched ----
 run -j doctor --gathered "$TMPD/pdsh.out"
 check json-rc rc_is 1
-check json-keys json_ok 'keys == ["checks","drift","nodes","notes","summary","unreachable"]'
+check json-keys json_ok 'keys == ["checks","drain","drift","nodes","notes","summary","unreachable"]'
 check json-node-untouched bash -c '[ "$(jq -S ".nodes[\"lab-c\"]" <<<"$0")" == "$(jq -S . "$1")" ]' "$OUT" "$TMPD/broken.json"
 check json-nodes json_ok '.nodes | keys == ["lab-a","lab-b","lab-c","lab-d","lab-e"]'
 # -j -p: each node's document indented where it sits, as json-c indents.
@@ -394,5 +394,40 @@ check bidi-none-raw bash -c '! LC_ALL=C grep -qF -e "$2" -e "$3" -e "$4" <<<"$1"
 # JSON keeps the node's text as it is: a program reads it, no terminal draws it.
 run -j doctor --gathered "$TMPD/bidi.out"
 check bidi-json-kept json_ok '[.checks[].found | select(contains("\u202e") and contains("\u2028") and contains("\u200b"))] | length == 1'
+
+# ---- what --slurm-health --drain would do on each node: the rollout's dry run ----
+# n[2-4] fail ports (n4 on another device: the reason differs in detail),
+# n5 only the firewall; n1 passes.  One row a check, its nodes folded.
+jq -c '.checks |= map(if .id == "ports" then .found |= sub("rxe0/1"; "rxe1/1") else . end)' \
+	"$TMPD/broken.json" >"$TMPD/broken-other.json"
+jq -c '.checks |= map(if .id != "firewall" and .status == "fail" then .status = "ok" | .fix = null else . end)' \
+	"$TMPD/broken.json" >"$TMPD/fw.json"
+{
+	prefixed n1 "$TMPD/ok.json"
+	prefixed n2 "$TMPD/broken.json"
+	prefixed n3 "$TMPD/broken.json"
+	prefixed n4 "$TMPD/broken-other.json"
+	prefixed n5 "$TMPD/fw.json"
+} >"$TMPD/drain.out"
+run doctor --gathered "$TMPD/drain.out"
+check drain-rc rc_is 1
+check drain-fits fits
+check drain-header line 'WOULD DRAIN  REASON (doctor --slurm-health --drain)'
+check drain-ports line 'n[2-4]       rdmactl: ports: rxe0/1 is DOWN (Disabled); its netdev eth0 is down'
+check drain-ports-varies line "             note: 3 nodes, reasons differ in detail (this is n2's): see -j"
+check drain-firewall out_has '^n5           rdmactl: firewall: firewalld is running'
+run -j doctor --gathered "$TMPD/drain.out"
+check drain-json json_ok '[.drain[] | "\(.nodes) \(.id) \(.count) \(.reason_varies)"] ==
+	["n[2-4] ports 3 true", "n5 firewall 1 false"]'
+check drain-json-reason json_ok '.drain[1].reason | startswith("rdmactl: firewall: firewalld is running")'
+# No node would be drained: no such table in text, an empty list in -j.
+{
+	prefixed n1 "$TMPD/ok.json"
+	prefixed n2 "$TMPD/ok.json"
+} >"$TMPD/nodrain.out"
+run doctor --gathered "$TMPD/nodrain.out"
+check nodrain-text bash -c '! grep -q "WOULD DRAIN" <<<"$0"' "$OUT"
+run -j doctor --gathered "$TMPD/nodrain.out"
+check nodrain-json json_ok '.drain == []'
 
 finish

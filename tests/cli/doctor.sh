@@ -380,39 +380,137 @@ fi
 
 # ---- --slurm-health --drain: scontrol's own words when it fails ----
 # A live run whose env.nccl check fails on any host (the HCA named exists
-# nowhere), with a fake scontrol on PATH.
+# nowhere), with a recorded Slurm on PATH: sinfo prints the node's line
+# (state, and the file's reason) as `sinfo -h -N -n NODE -o '%T|%E'` does,
+# scontrol update records its arguments and sets that line as slurmctld
+# would; "down" makes both fail as they do when slurmctld is unreachable,
+# "update-down" only scontrol update.
 mkdir "$TMPD/slurm" "$TMPD/noslurm"
 cat >"$TMPD/slurm/scontrol" <<EOF
 #!/bin/sh
-if [ -e "$TMPD/slurm/down" ]; then
+if [ -e "$TMPD/slurm/down" ] || [ -e "$TMPD/slurm/update-down" ]; then
 	echo "slurm_update error: Unable to contact slurm controller (connect failure)" >&2
 	exit 1
 fi
-echo "\$*" >"$TMPD/slurm/args"
+echo "\$*" >>"$TMPD/slurm/args"
+case "\$3" in
+state=drain) echo "drained|\${4#reason=}" >"$TMPD/slurm/state" ;;
+state=resume) echo "idle|none" >"$TMPD/slurm/state" ;;
+esac
 EOF
-chmod +x "$TMPD/slurm/scontrol"
-# drain PATH: rdmactl alone runs with PATH (run's own cat needs the caller's).
+cat >"$TMPD/slurm/sinfo" <<EOF
+#!/bin/sh
+if [ -e "$TMPD/slurm/down" ]; then
+	echo "slurm_load_partitions: Unable to contact slurm controller (connect failure)" >&2
+	exit 1
+fi
+[ "\$*" = "-h -N -n gpu017 -o %T|%E" ] || { echo "sinfo: unexpected \$*" >&2; exit 1; }
+cat "$TMPD/slurm/state"
+EOF
+chmod +x "$TMPD/slurm/scontrol" "$TMPD/slurm/sinfo"
+echo "idle|none" >"$TMPD/slurm/state"
+# drain PATH [OPTION...]: rdmactl alone runs with PATH (run's own cat needs
+# the caller's); its env.nccl check fails.
 drain() {
-	local rdmactl=$RDMACTL
-	RDMACTL=env run NCCL_IB_HCA='=nosuchdev0' SLURMD_NODENAME=gpu017 PATH="$1" \
-		"$rdmactl" doctor --slurm-health --drain --only env.nccl
+	local rdmactl=$RDMACTL path=$1
+	shift
+	RDMACTL=env run NCCL_IB_HCA='=nosuchdev0' SLURMD_NODENAME=gpu017 PATH="$path" \
+		"$rdmactl" doctor --slurm-health --drain --only env.nccl "$@"
 	RDMACTL=$rdmactl
 }
+# healthy PATH [OPTION...]: the same node once its check passes.
+healthy() {
+	local rdmactl=$RDMACTL path=$1
+	shift
+	RDMACTL=env run NCCL_IB_HCA= SLURMD_NODENAME=gpu017 PATH="$path" \
+		"$rdmactl" doctor --slurm-health --only env.nccl "$@"
+	RDMACTL=$rdmactl
+}
+slurm_is() { [ "$(cat "$TMPD/slurm/state")" = "$1" ]; }
 drain "$TMPD/slurm:$PATH"
 check drain-done-rc rc_is 1
 check drain-done-line out_has '^drained: scontrol update nodename=gpu017 state=drain reason="rdmactl: env.nccl: '
 check drain-done-args grep -q '^update nodename=gpu017 state=drain reason=rdmactl: env.nccl: ' "$TMPD/slurm/args"
+# The next pass, the same check failing: drained already, nothing run.
+: >"$TMPD/slurm/args"
+drain "$TMPD/slurm:$PATH"
+check drain-kept-rc rc_is 1
+check drain-kept-line out_has "^kept drained: Slurm's reason is already this check's$"
+check drain-kept-nothing-run test ! -s "$TMPD/slurm/args"
+# Drained by rdmactl for another check: the reason becomes the check failing now.
+echo "drained|rdmactl: mtu: eth0 MTU 1500" >"$TMPD/slurm/state"
+drain "$TMPD/slurm:$PATH"
+check drain-update-line out_has '^reason updated: scontrol update nodename=gpu017 state=drain reason="rdmactl: env.nccl: '
+check drain-update-slurm grep -q '^drained|rdmactl: env.nccl: ' "$TMPD/slurm/state"
+# Every check passes: rdmactl's own drain is lifted, in one line and in -j.
+healthy "$TMPD/slurm:$PATH" --drain
+check resume-rc rc_is 0
+check resume-line out_has "^resumed: scontrol update nodename=gpu017 state=resume \(drained by rdmactl: 'rdmactl: env.nccl: "
+check resume-slurm slurm_is "idle|none"
+echo "draining|rdmactl: env.nccl: earlier" >"$TMPD/slurm/state"
+healthy "$TMPD/slurm:$PATH" --drain -j
+check resume-json json_ok '.health | .ok and .resumed and .action == "resume" and .slurm.state == "draining"
+	and .command == "scontrol update nodename=gpu017 state=resume" and .error == null'
+check resume-json-slurm slurm_is "idle|none"
+# Healthy and not drained: nothing said, nothing run.
+: >"$TMPD/slurm/args"
+healthy "$TMPD/slurm:$PATH" --drain
+check healthy-idle-rc rc_is 0
+check healthy-idle-quiet out_empty
+check healthy-idle-nothing-run test ! -s "$TMPD/slurm/args"
+# Drained by an admin: kept through healthy passes and failing ones alike.
+echo "drained*|maintenance: PSU swap" >"$TMPD/slurm/state"
+healthy "$TMPD/slurm:$PATH" --drain
+check other-healthy-rc rc_is 0
+check other-healthy-line out_has "^left drained: its reason 'maintenance: PSU swap' is not rdmactl's$"
+drain "$TMPD/slurm:$PATH"
+check other-failing-rc rc_is 1
+check other-failing-line out_has "^left drained: its reason 'maintenance: PSU swap' is not rdmactl's$"
+check other-nothing-run test ! -s "$TMPD/slurm/args"
+check other-kept slurm_is "drained*|maintenance: PSU swap"
+# --dry-run: what --drain would do, nothing done.
+echo "idle|none" >"$TMPD/slurm/state"
+drain "$TMPD/slurm:$PATH" --dry-run
+check dry-drain-rc rc_is 1
+check dry-drain-line out_has '^would drain: scontrol update nodename=gpu017 state=drain reason="rdmactl: env.nccl: '
+echo "drained|rdmactl: env.nccl: earlier" >"$TMPD/slurm/state"
+healthy "$TMPD/slurm:$PATH" --dry-run -j
+check dry-resume-json json_ok '.health | .dry_run and .action == "resume" and (.resumed | not)'
+check dry-nothing-run test ! -s "$TMPD/slurm/args"
+check dry-kept slurm_is "drained|rdmactl: env.nccl: earlier"
+# slurmctld not reached: the node left as it was, exit 1 even when healthy, one line.
 touch "$TMPD/slurm/down"
+healthy "$TMPD/slurm:$PATH" --drain
+check down-healthy-rc rc_is 1
+check down-healthy-message err_is "rdmactl doctor: Failed to read the Slurm state of gpu017: sinfo: slurm_load_partitions: Unable to contact slurm controller (connect failure); the node is left as it was"
+check down-healthy-kept slurm_is "drained|rdmactl: env.nccl: earlier"
+healthy "$TMPD/slurm:$PATH" --drain -j
+check down-healthy-json json_ok '.health | .action == null and .slurm == null and (.error | test("Unable to contact"))'
 drain "$TMPD/slurm:$PATH"
 check drain-down-rc rc_is 1
-check drain-down-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol update: slurm_update error: Unable to contact slurm controller (connect failure)"
 check drain-down-not-drained out_has '^scontrol update nodename=gpu017 state=drain'
+rm "$TMPD/slurm/down"
+# Read, but scontrol update refused: scontrol's own words.
+echo "idle|none" >"$TMPD/slurm/state"
+touch "$TMPD/slurm/update-down"
+drain "$TMPD/slurm:$PATH"
+check drain-update-down-rc rc_is 1
+check drain-update-down-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol update: slurm_update error: Unable to contact slurm controller (connect failure)"
+check drain-update-down-not-drained out_has '^scontrol update nodename=gpu017 state=drain'
+rm "$TMPD/slurm/update-down"
+# A node sinfo does not list (not in this cluster): left alone, said.
+: >"$TMPD/slurm/state"
+healthy "$TMPD/slurm:$PATH" --drain
+check unlisted-rc rc_is 1
+check unlisted-message err_has "Failed to read the Slurm state of gpu017: sinfo does not list it"
 drain "$TMPD/noslurm"
 check drain-missing-rc rc_is 1
-check drain-missing-message err_is "rdmactl doctor: Failed to drain gpu017: scontrol is not on PATH (Debian package slurm-client)"
+check drain-missing-message err_is "rdmactl doctor: Failed to read the Slurm state of gpu017: sinfo is not on PATH (Debian package slurm-client); the node is left as it was"
 # With --root the checks read a copy of another node: draining this one is refused.
 fails_with drain-root 2 "rdmactl doctor: Failed to use --drain with --root: the checks read a copy, and would drain this node" \
 	--root "$BAD" doctor --slurm-health --drain
+fails_with dry-run-root 2 "rdmactl doctor: Failed to use --dry-run with --root: the checks read a copy, and would drain this node" \
+	--root "$BAD" doctor --slurm-health --dry-run
 
 # ---- --metrics: Prometheus text exposition ----
 # metric NAME{LABELS} VALUE: that exact sample line is in the output.

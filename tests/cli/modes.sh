@@ -63,6 +63,8 @@ refused node-metrics-opt 2 "$D Failed to use --output without --metrics: the tab
 	"${NODE[@]}" --output "$TMPD/x.prom"
 refused node-health-opt 2 "$D Failed to use --drain without --slurm-health, which decides when to drain" \
 	"${NODE[@]}" --drain
+refused node-dry-run-opt 2 "$D Failed to use --dry-run without --slurm-health, which decides when to drain" \
+	"${NODE[@]}" --dry-run
 refused cluster-node-opt 2 "$D Failed to use --local with doctor -w: it is an option of doctor, doctor --metrics or doctor --slurm-health" \
 	"${DCLUSTER[@]}" --local
 refused cluster-token 2 "$D Failed to use --token with -w: it would show in every node's process list; give the nodes RDMACTL_TOKEN in their environment" \

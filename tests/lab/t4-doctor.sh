@@ -11,6 +11,10 @@
 #          and drift: its netdev MTUs are 1500,9000, the others' 9000
 #   lab-d  no rdmactl where the others have it: unreachable, exit 127
 #   lab-x  a name that does not resolve: unreachable
+# The text report names lab-b as the node --slurm-health --drain would
+# drain, and why.  lab-b's health check under slurmd drains it, resumes
+# it once fixed, keeps an admin's drain, and leaves it as it was when the
+# controller cannot be reached.
 # Then lab-c dies in the middle of a run (cut off the network once its doctor
 # has started): named as unreachable, the others' verdicts kept.
 # The lab's own memlock limits (8 MiB for logins and services) would fail
@@ -82,6 +86,8 @@ if [[ $LAB_NODE == a ]]; then
 	cat text.out
 	awk 'length > 100 { bad = 1 } END { exit bad }' text.out || fail "text report wider than 100 columns"
 	grep -q '^4 nodes: 1 failed, 2 warned, 1 unreachable$' text.out || fail "text summary line"
+	# The dry run of a rollout: what --drain would drain, and why.
+	grep -q '^lab-b  *rdmactl: firewall: ' text.out || fail "text report: lab-b under WOULD DRAIN"
 	# The same verdicts from pdsh's output gathered before.
 	pdsh -w "$LAB_NODES,lab-x" "$BIN -j doctor --local --skip $SKIP" >gathered.txt 2>&1
 	"$RDMACTL" -j doctor --gathered gathered.txt >gathered.json
@@ -95,6 +101,9 @@ lab_barrier reports-done 1100
 
 # --slurm-health on the faulty node: its line, then slurmd running it as the
 # cluster's HealthCheckProgram (every 10 s in the lab) drains the node.
+# Then, as NHC does with its own drains: fixed, the next pass resumes it;
+# an admin's drain stays through healthy passes; a controller that cannot
+# be reached leaves the node as it was, exit 1.
 if [[ $LAB_NODE == b ]]; then
 	out=$("$RDMACTL" doctor --slurm-health --skip "$SKIP" 2>&1)
 	rc=$?
@@ -104,16 +113,64 @@ if [[ $LAB_NODE == b ]]; then
 	grep -q '^scontrol update nodename=lab-b state=drain reason="rdmactl: firewall: ' <<<"$out" ||
 		fail "drain command line"
 	check_eq "not drained without --drain" idle "$(sinfo -h -n lab-b -o '%t')"
-	printf '#!/bin/sh\nexec %s doctor --slurm-health --drain --skip %s\n' "$RDMACTL" "$SKIP" \
-		>/run/lab/healthcheck
+	# The health check slurmd runs, its lines kept for the log.
+	printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1\n' "$RDMACTL" "$SKIP" \
+		"$PWD/healthcheck.log" >/run/lab/healthcheck
 	chmod 755 /run/lab/healthcheck
 	drained() { [[ $(sinfo -h -n lab-b -o '%t') == drain* ]]; }
+	resumed() { ! drained; }
 	lab__await "slurmd's health check drains lab-b" 90 drained || fail "lab-b was not drained"
+	rm -f /run/lab/healthcheck
 	reason=$(sinfo -h -n lab-b -o '%E')
 	echo "Reason: $reason"
 	[[ $reason == "rdmactl: firewall: "* ]] || fail "drain reason '$reason'"
+
+	# Fixed.  A controller that cannot be reached, for this one call (its
+	# slurm.conf names lab-b, where no slurmctld runs): the node stays
+	# drained, exit 1, one line that says so.
+	nft delete table inet rocefw
+	sed -e 's/^SlurmctldHost=.*/SlurmctldHost=lab-b(10.99.0.2)/' \
+		-e 's/^MessageTimeout=.*/MessageTimeout=2/' /etc/slurm/slurm.conf >wrong.conf
+	rc=0
+	SLURM_CONF=$PWD/wrong.conf lab_timeout 60 "$RDMACTL" doctor --slurm-health --drain \
+		--skip "$SKIP" >unreached.out 2>unreached.err || rc=$?
+	cat unreached.out unreached.err
+	check_eq "unreachable controller: exit" 1 "$rc"
+	check_eq "unreachable controller: one line" 1 "$(wc -l <unreached.err)"
+	[[ $(<unreached.err) == "rdmactl doctor: Failed to read the Slurm state of lab-b: sinfo: "*"; the node is left as it was" ]] ||
+		fail "unreachable controller: the line"
+	check_eq "unreachable controller: still drained" "drained $reason" \
+		"$(sinfo -h -n lab-b -o '%T %E')"
+	# The dry run says what the next pass will do, and does not.
+	out=$("$RDMACTL" doctor --slurm-health --dry-run --skip "$SKIP" 2>&1)
+	rc=$?
+	echo "$out"
+	check_eq "dry run: exit" 0 "$rc"
+	[[ $out == "would resume: scontrol update nodename=lab-b state=resume (drained by rdmactl: 'rdmactl: firewall: "* ]] ||
+		fail "dry run: the resume line"
+	drained || fail "dry run: lab-b resumed"
+	# slurmd's next pass resumes it.
+	printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1\n' "$RDMACTL" "$SKIP" \
+		"$PWD/healthcheck.log" >/run/lab/healthcheck
+	chmod 755 /run/lab/healthcheck
+	lab__await "slurmd's health check resumes lab-b" 90 resumed || fail "lab-b was not resumed"
 	rm -f /run/lab/healthcheck
+	check_eq "resumed: state and reason" "idle none" "$(sinfo -h -n lab-b -o '%t %E')"
+	# An admin's drain: healthy passes leave it.
+	scontrol update nodename=lab-b state=drain reason="lab: admin maintenance"
+	for pass in 1 2; do
+		out=$("$RDMACTL" doctor --slurm-health --drain --skip "$SKIP" 2>&1)
+		rc=$?
+		echo "$out"
+		check_eq "admin's drain, pass $pass: exit" 0 "$rc"
+		check_eq "admin's drain, pass $pass: line" \
+			"left drained: its reason 'lab: admin maintenance' is not rdmactl's" "$out"
+	done
+	check_eq "admin's drain kept" "drained lab: admin maintenance" "$(sinfo -h -n lab-b -o '%T %E')"
+	sed 's/^/healthcheck: /' healthcheck.log
 	scontrol update nodename=lab-b state=resume
+	# lab-b fails again for the rest of the test (the cluster doctor below).
+	lab_block_roce
 fi
 # ---- a node that dies in the middle of the cluster doctor's run: lab-c
 # drops off the network (nothing in or out of its links, as when it is
