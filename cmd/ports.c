@@ -126,6 +126,53 @@ static void row_addrs(struct json_object *row, const char *key, const struct net
 	}
 }
 
+/* The addresses of @family of the netdev @name, appended to @key's list. */
+static void add_addrs_of(const struct ctx *ctx, struct json_object *row, const char *key,
+			 const char *name, int family)
+{
+	char one[INET6_ADDRSTRLEN + 8];
+	struct netdev_info info;
+	size_t i;
+
+	if (netdev_get(ctx, name, &info))
+		return;
+	for (i = 0; i < info.n_addrs; i++)
+		if (info.addrs[i].family == family) {
+			snprintf(one, sizeof(one), "%s/%d", info.addrs[i].addr,
+				 info.addrs[i].prefixlen);
+			row_list_add(row, key, one);
+		}
+	netdev_info_free(&info);
+}
+
+/* Whether an entry of @port before @k is on the netdev @name. */
+static bool netdev_seen_before(const struct rdma_port *port, size_t k, const char *name)
+{
+	size_t j;
+
+	for (j = 0; j < k; j++)
+		if (!strcmp(port->gids[j].netdev, name))
+			return true;
+	return false;
+}
+
+/*
+ * The addresses of the netdevs stacked on a RoCE port's (a VLAN) that have
+ * GIDs on it: the port's traffic leaves with them (rdmactl-doctor(8),
+ * roce.ipv4), though its own netdev may have none.  Each netdev once.
+ */
+static void row_stacked_addrs(const struct ctx *ctx, struct json_object *row, const char *key,
+			      const struct rdma_dev *dev, struct rdma_port *port, int family)
+{
+	size_t k;
+
+	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port))
+		return;
+	for (k = 0; k < port->n_gids; k++)
+		if (port->gids[k].stacked && !netdev_seen_before(port, k, port->gids[k].netdev))
+			add_addrs_of(ctx, row, key, port->gids[k].netdev, family);
+}
+
 /*
  * A recorded tree has no netlink: the IPv4 addresses of a RoCE port are
  * those of its GID table (IPv4-mapped GIDs), read as the doctor's
@@ -182,6 +229,7 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 		return;
 	}
 	row_addrs(row, "ipv4", nd, AF_INET);
+	row_stacked_addrs(ctx, row, "ipv4", dev, port, AF_INET);
 	row_addrs(row, "ipv6", nd, AF_INET6);
 }
 

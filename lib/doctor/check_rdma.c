@@ -97,19 +97,37 @@ void check_ports(struct doctor *d, struct check_result *r)
 		check_note(r, CHECK_FAIL, "no device has a port");
 }
 
+/*
+ * The netdev an entry's traffic leaves by, in words: "ens19f0np0.100
+ * (VLAN 100 on ens19f0np0)" for one stacked on the port's netdev, whose
+ * address, MTU and state are the ones that count; else the port's netdev.
+ */
+static const char *gid_carrier(struct doctor *d, const struct rdma_port *p,
+			       const struct rdma_gid *g, char *buf, size_t len)
+{
+	char how[64];
+
+	if (g && g->stacked)
+		snprintf(buf, len, "%s (%s)", g->netdev,
+			 netdev_stack_say(d->ctx, g->netdev, p->netdev, how, sizeof(how)));
+	else
+		snprintf(buf, len, "%s", p->netdev[0] ? p->netdev : "its netdev");
+	return buf;
+}
+
 static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 			   const struct rdma_port *p)
 {
-	(void)d;
-	char v4[INET_ADDRSTRLEN], gid[48];
-	const char *nd = p->netdev[0] ? p->netdev : "its netdev";
+	char v4[INET_ADDRSTRLEN], gid[48], nd[IF_NAMESIZE + 80];
 	size_t k;
 
 	for (k = 0; k < p->n_gids; k++)
 		if (gid_ipv4(p->gids[k].raw, v4, sizeof(v4))) {
-			check_note(r, CHECK_OK, "%s/%u %s has %s", dev->name, p->num, nd, v4);
+			check_note(r, CHECK_OK, "%s/%u %s has %s", dev->name, p->num,
+				   gid_carrier(d, p, &p->gids[k], nd, sizeof(nd)), v4);
 			return;
 		}
+	gid_carrier(d, p, NULL, nd, sizeof(nd));
 	if (p->n_gids)
 		check_note(r, CHECK_FAIL, "%s/%u: %s has no IPv4 address, so only GIDs such as %s "
 			   "exist and IPv4 peers are unreachable (UCX: RDMA_CM_EVENT_ADDR_ERROR)",
@@ -189,7 +207,7 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 			  const struct rdma_port *p)
 {
 	struct gid_choice c;
-	char v4[INET_ADDRSTRLEN] = "";
+	char v4[INET_ADDRSTRLEN] = "", on[IF_NAMESIZE + 84] = "", nd[IF_NAMESIZE + 80];
 
 	if (!doctor_gid_choose(p, &c)) {
 		check_note(r, CHECK_FAIL, "%s/%u: %s", dev->name, p->num, c.why);
@@ -198,8 +216,11 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
 		return;
 	}
 	gid_ipv4(c.gid->raw, v4, sizeof(v4));
-	check_note(r, CHECK_OK, "%s/%u: use GID index %u (RoCE v2, %s)", dev->name, p->num,
-		   c.gid->index, v4[0] ? v4 : "IPv6");
+	if (c.gid->stacked)
+		snprintf(on, sizeof(on), " on %s, %s", c.gid->netdev,
+			 netdev_stack_say(d->ctx, c.gid->netdev, p->netdev, nd, sizeof(nd)));
+	check_note(r, CHECK_OK, "%s/%u: use GID index %u (RoCE v2, %s%s)", dev->name, p->num,
+		   c.gid->index, v4[0] ? v4 : "IPv6", on);
 	if (d->target == JOB_PERFTEST)
 		check_note(r, CHECK_OK, "perftest: -d %s -i %u -x %u", dev->name, p->num, c.gid->index);
 	if (doctor_env(d, "NCCL_IB_GID_INDEX"))
@@ -268,29 +289,46 @@ static void mtu_unknown(struct check_result *r, const struct rdma_dev *dev,
 			   p->num, p->active_mtu, p->max_mtu);
 }
 
+/*
+ * The netdev whose MTU RoCE frames must fit: the one stacked on the port's
+ * (a VLAN) that carries the chosen GID, else the port's own.
+ */
+static const struct rdma_gid *mtu_carrier(const struct rdma_port *p)
+{
+	struct gid_choice c;
+
+	return doctor_gid_choose(p, &c) && c.gid->stacked ? c.gid : NULL;
+}
+
 static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
-	int mtu = 0, allowed, active, err = p->netdev[0] ? netdev_sysfs_mtu(d->ctx, p->netdev, &mtu)
-							  : -ENODEV;
+	const struct rdma_gid *g = mtu_carrier(p);
+	const char *ifn = g ? g->netdev : p->netdev;
+	char nd[IF_NAMESIZE + 80];
+	int mtu = 0, allowed, active, err = ifn[0] ? netdev_sysfs_mtu(d->ctx, ifn, &mtu) : -ENODEV;
 
 	if (err) {
 		mtu_unknown(r, dev, p, err);
 		return;
 	}
+	gid_carrier(d, p, g, nd, sizeof(nd));
 	allowed = roce_mtu_for_netdev(dev->driver, mtu);
 	active = p->active_mtu ? p->active_mtu : allowed;
+	/* The port's active MTU follows its own netdev; a smaller VLAN MTU caps the frames. */
+	if (g && allowed < active)
+		active = allowed;
 	if (active >= 4096 || (p->max_mtu && active >= p->max_mtu)) {
 		check_note(r, CHECK_OK, "%s/%u active MTU %d (max %d), %s MTU %d", dev->name, p->num,
-			   active, p->max_mtu, p->netdev, mtu);
+			   active, p->max_mtu, nd, mtu);
 		return;
 	}
 	check_note(r, CHECK_WARN, "%s/%u: %s MTU %d limits the RDMA MTU to %d (max %d); "
-		   "4096 needs a netdev MTU of at least %d", dev->name, p->num, p->netdev, mtu,
+		   "4096 needs a netdev MTU of at least %d", dev->name, p->num, nd, mtu,
 		   active, p->max_mtu ? p->max_mtu : 4096,
 		   roce_netdev_mtu_needed(dev->driver, 4096));
 	check_fix(r, "ip link set %s mtu 9000 on every node and switch port (lasting: "
-		  "nmcli con mod %s 802-3-ethernet.mtu 9000)", p->netdev, p->netdev);
+		  "nmcli con mod %s 802-3-ethernet.mtu 9000)", ifn, ifn);
 }
 
 void check_mtu(struct doctor *d, struct check_result *r)

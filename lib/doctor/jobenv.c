@@ -293,13 +293,17 @@ static void note(struct jobenv *e, const char *fmt, ...)
 }
 
 /*
- * The netdev a port's traffic leaves by: its own, else the chosen GID's;
- * "" when it is not in this namespace's /sys/class/net (a container given
- * the device but not the netdev), since a job cannot bind to it.
+ * The netdev a port's traffic leaves by: the chosen GID's where it is
+ * stacked on the port's (a VLAN: it holds the IP address NCCL's and UCX's
+ * sockets bind to, the port's own has none), else the port's own, else
+ * the GID's; "" when it is not in this namespace's /sys/class/net (a
+ * container given the device but not the netdev), since a job cannot
+ * bind to it.
  */
 static void port_ifname(const struct ctx *ctx, struct jobenv *e, struct jobenv_port *jp)
 {
-	const char *nd = jp->port->netdev[0] ? jp->port->netdev : jp->gid ? jp->gid->netdev : "";
+	const char *nd = jp->gid && jp->gid->stacked ? jp->gid->netdev
+			 : jp->port->netdev[0] ? jp->port->netdev : jp->gid ? jp->gid->netdev : "";
 
 	jp->ifname[0] = '\0';
 	if (!nd[0])

@@ -54,7 +54,13 @@ void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdm
 			  p->netdev, dev->name, p->num);
 }
 
-/* Only the entries on the port's own netdev: a VLAN's or macvlan's GIDs are another path. */
+/*
+ * The entries on the port's own netdev and on those stacked on it (a VLAN,
+ * bond or macvlan: gid_choose()): a VLAN may carry the port's only address.
+ * NCCL 2.21's ncclIbGetGidIndex() (src/transport/net_ib.cc) reads only
+ * gid_attrs/types, never gid_attrs/ndevs: it takes the lowest RoCE v2
+ * IPv4 entry whatever its netdev, the same entry as this lowest index.
+ */
 bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c)
 {
 	return gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, c);

@@ -24,7 +24,7 @@ void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdm
 /*
  * ... and the GID a job should use on @p (check roce.gid, and the
  * better index env.nccl and env.ucx offer): gid_choose() on the port's
- * own netdev.  True when there is one.
+ * own netdev and the netdevs stacked on it (a VLAN).  True when there is one.
  */
 bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c);
 

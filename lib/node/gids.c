@@ -25,6 +25,7 @@
 #include "base/root.h"
 #include "base/sysfs.h"
 #include "node/gids.h"
+#include "node/netdev.h"
 
 /* Largest table index believed from a directory listing (rxe has 1024). */
 #define GID_INDEX_MAX 65536
@@ -369,8 +370,38 @@ static int verbs_load(struct ibv_device **list, int n, struct rdma_dev *dev, uns
 	return ret;
 }
 
+/*
+ * Mark the entries of netdevs stacked on the port's own (a VLAN carrying
+ * the address): their traffic leaves by the port too.  Entries come
+ * grouped by netdev, so one walk of the links serves a run of them.
+ */
+static void mark_stacked(const struct ctx *ctx, struct rdma_port *port)
+{
+	const char *last = NULL;
+	bool stacked = false;
+	size_t i;
+
+	for (i = 0; i < port->n_gids; i++) {
+		struct rdma_gid *g = &port->gids[i];
+
+		if (!last || strcmp(last, g->netdev))
+			stacked = port->netdev[0] && netdev_stacked_on(ctx, g->netdev, port->netdev);
+		last = g->netdev;
+		g->stacked = stacked;
+	}
+}
+
+static void mark_stacked_dev(const struct ctx *ctx, struct rdma_dev *dev, unsigned int only)
+{
+	unsigned int p;
+
+	for (p = 0; p < dev->nports; p++)
+		if (!only || dev->ports[p].num == only)
+			mark_stacked(ctx, &dev->ports[p]);
+}
+
 /* Verbs first on the live node (@list NULL: get one), sysfs with --root or when verbs fails. */
-static int load(const struct ctx *ctx, struct ibv_device **list, int nlist,
+static int load_table(const struct ctx *ctx, struct ibv_device **list, int nlist,
 		struct rdma_dev *dev, unsigned int only)
 {
 	struct ibv_device **own = NULL;
@@ -398,6 +429,16 @@ static int load(const struct ctx *ctx, struct ibv_device **list, int nlist,
 			return ret;
 	}
 	return 0;
+}
+
+static int load(const struct ctx *ctx, struct ibv_device **list, int nlist,
+		struct rdma_dev *dev, unsigned int only)
+{
+	int ret = load_table(ctx, list, nlist, dev, only);
+
+	if (!ret)
+		mark_stacked_dev(ctx, dev, only);
+	return ret;
 }
 
 int rdma_dev_load_gids(const struct ctx *ctx, struct rdma_dev *dev)
@@ -606,7 +647,8 @@ bool gid_choose(const struct rdma_port *port, bool ipv6, const char *netdev,
 	for (i = 0; i < port->n_gids; i++) {
 		const struct rdma_gid *g = &port->gids[i];
 
-		if (netdev && strcmp(g->netdev, netdev))
+		if (netdev && strcmp(g->netdev, netdev) &&
+		    !(g->stacked && !strcmp(netdev, port->netdev)))
 			continue;
 		t.entries++;
 		if (!gid_family_ok(g, ipv6))

@@ -56,7 +56,9 @@ struct gid_choice {
 /*
  * The GID a job should use on @port: RoCE v2, IPv4 (IPv6 with @ipv6), never
  * link-local, the lowest index of those; only entries on @netdev when it is
- * not NULL.  On InfiniBand, the port GID.  Fills @c; true when one was found.
+ * not NULL, and where @netdev is the port's own, on the netdevs stacked on
+ * it too (rdma_gid.stacked: a VLAN carrying the address).  On InfiniBand,
+ * the port GID.  Fills @c; true when one was found.
  */
 bool gid_choose(const struct rdma_port *port, bool ipv6, const char *netdev,
 		struct gid_choice *c);

@@ -9,6 +9,7 @@
  * and there is no routing table to ask (-EOPNOTSUPP).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <netlink/route/route.h>
 
 #include "base/ctx.h"
+#include "base/root.h"
 #include "base/sysfs.h"
 #include "node/envparse.h"
 #include "node/netdev.h"
@@ -269,4 +271,93 @@ int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, siz
 	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
 	ret = read_line(ctx, path, buf, len);
 	return ret < 0 ? ret : 0;
+}
+
+/* ---- stacked netdevs: VLANs, bonds, macvlans over a port's netdev ---- */
+
+/* Below this many links down, a chain of uppers is believed (VLAN on bond on port is 2). */
+#define NETDEV_STACK_MAX 4
+
+static bool stacked_on(const struct ctx *ctx, const char *upper, const char *lower, int depth)
+{
+	char path[64 + 2 * IF_NAMESIZE];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	if (depth >= NETDEV_STACK_MAX || strchr(upper, '/') || strchr(lower, '/'))
+		return false;
+	/* The kernel's netdev_adjacent links: /sys/class/net/UPPER/lower_LOWER. */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/lower_%s", upper, lower);
+	if (root_exists(ctx, path))
+		return true;
+	snprintf(path, sizeof(path), "/sys/class/net/%s", upper);
+	dir = root_opendir(ctx, path);
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir)))
+		if (!strncmp(de->d_name, "lower_", 6) && de->d_name[6])
+			found = stacked_on(ctx, de->d_name + 6, lower, depth + 1);
+	closedir(dir);
+	return found;
+}
+
+bool netdev_stacked_on(const struct ctx *ctx, const char *upper, const char *lower)
+{
+	return upper[0] && lower[0] && strcmp(upper, lower) && stacked_on(ctx, upper, lower, 0);
+}
+
+/* DEVTYPE= of /sys/class/net/IF/uevent ("vlan", "bond", "macvlan"); "" when it has none. */
+static void netdev_devtype(const struct ctx *ctx, const char *ifname, char *buf, size_t len)
+{
+	char path[64 + IF_NAMESIZE], *text = NULL, *line, *save = NULL;
+	size_t n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/net/%s/uevent", ifname);
+	if (read_file(ctx, path, 4096, &text, &n))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "DEVTYPE=", 8))
+			snprintf(buf, len, "%s", line + 8);
+	free(text);
+}
+
+/*
+ * A VLAN's ID from /proc/net/vlan/config, whose lines after two of
+ * headers are "ens19f0np0.100  | 100  | ens19f0np0"; -1 when not there.
+ */
+static int vlan_id(const struct ctx *ctx, const char *ifname)
+{
+	char *text = NULL, *line, *save = NULL, name[IF_NAMESIZE + 1];
+	int vid, id = -1;
+	size_t n;
+
+	if (read_file(ctx, "/proc/net/vlan/config", 1 << 16, &text, &n))
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line && id < 0; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%16s | %d", name, &vid) == 2 && !strcmp(name, ifname))
+			id = vid;
+	free(text);
+	return id;
+}
+
+char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *lower, char *buf,
+		       size_t len)
+{
+	char type[16];
+	int vid;
+
+	netdev_devtype(ctx, upper, type, sizeof(type));
+	if (!strcmp(type, "vlan") && (vid = vlan_id(ctx, upper)) >= 0)
+		snprintf(buf, len, "VLAN %d on %s", vid, lower);
+	else if (!strcmp(type, "vlan"))
+		snprintf(buf, len, "a VLAN on %s", lower);
+	else if (!strcmp(type, "bond"))
+		snprintf(buf, len, "a bond of %s", lower);
+	else if (type[0])
+		snprintf(buf, len, "a %s on %s", type, lower);
+	else
+		snprintf(buf, len, "stacked on %s", lower);
+	return buf;
 }

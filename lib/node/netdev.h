@@ -50,4 +50,19 @@ int netdev_route_to(const struct ctx *ctx, const char *peer, char *ifname, size_
 int netdev_sysfs_mtu(const struct ctx *ctx, const char *ifname, int *mtu);
 int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, size_t len);
 
+/*
+ * Whether the netdev @upper is stacked on @lower (a VLAN, bond, macvlan,
+ * or a chain of them): the kernel's /sys/class/net/UPPER/lower_* links
+ * followed down; false for the same name.  A port's GID table holds the
+ * entries of its netdev and of every netdev stacked on it.
+ */
+bool netdev_stacked_on(const struct ctx *ctx, const char *upper, const char *lower);
+/*
+ * How @upper sits on @lower, in words, into @buf: "VLAN 100 on
+ * ens19f0np0" (uevent's DEVTYPE, the ID from /proc/net/vlan/config),
+ * "a bond on eth0", "a macvlan on eth0"; @buf.
+ */
+char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *lower, char *buf,
+		       size_t len);
+
 #endif

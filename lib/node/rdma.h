@@ -33,6 +33,7 @@ struct rdma_gid {
 	uint8_t raw[16];
 	enum gid_type type;
 	char netdev[IF_NAMESIZE];	/* "" when none or unknown */
+	bool stacked;			/* netdev is stacked on the port's (a VLAN): netdev_stacked_on() */
 };
 
 struct rdma_port {

@@ -45,6 +45,8 @@ VARIANTS=(
 	ompi_btl_tcp		# OMPI_MCA_btl=tcp,self,vader
 	many_ports		# 34 active ports: more than NCCL's 32
 	netdev_hash		# a rail's netdev named rail#2 (legal in Linux)
+	# where the address lives
+	vlan			# mlx5_0's address on the VLAN ens19f0np0.100, its GID index 7
 )
 
 HEALTHY=$FIXTURES/doctor-healthy
@@ -205,6 +207,13 @@ variant_netdev_hash() {
 	ln -s "$(readlink "$1/sys/class/net/$old" | sed "s|/$old\$|/$new|")" "$1/sys/class/net/$new"
 	rm "$1/sys/class/net/$old"
 	grep -rlx -- "$old" "$1/sys/devices" | while read -r f; do printf '%s\n' "$new" >"$f"; done
+	PASSES+=(nccl ucx mpi)
+}
+
+# mlx5_0's IPv4 address on ens19f0np0.100, a VLAN on its netdev
+# (tests/fixtures/vlan.sh): the entry a job uses is the VLAN's, index 7.
+variant_vlan() {
+	bash "$FIXTURES/vlan.sh" "$1"
 	PASSES+=(nccl ucx mpi)
 }
 
