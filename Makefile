@@ -33,7 +33,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # lib/'s folders, lowest first; each includes and calls only what its
-# README's "Includes:" line names (tests/layers checks it).  See doc/layout.md.
+# README's "Includes:" line names (tests/self/layers checks it).  See doc/layout.md.
 LAYERS    := base node probe doctor launch fleet mesh report
 LIB_SRC   := $(foreach l,$(LAYERS),$(sort $(wildcard lib/$(l)/*.c)))
 CMD_SRC   := $(sort $(wildcard cmd/*.c))
@@ -97,12 +97,12 @@ completion/_rdmactl: $(BIN)
 completion/rdmactl.fish: $(BIN)
 	$(BIN) completion fish > $@
 
-$(BUILD)/tests/hostile-client: tests/hostile-client.c
+$(BUILD)/tests/hostile-client: tests/tools/hostile-client.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
 # A made-up probe -w document of any size, from the link map's own code.
-$(BUILD)/tests/gen-probe-run: tests/gen-probe-run.c $(LIB_OBJ)
+$(BUILD)/tests/gen-probe-run: tests/tools/gen-probe-run.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
@@ -132,7 +132,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 # Installs them and starts or enables none of their services (the lab runs
 # slurmd, munge and sshd inside its guests, never on this host).
 deps:
-	tests/install-deps $(DEBS_BUILD) $(DEBS_TEST)
+	tests/tools/install-deps $(DEBS_BUILD) $(DEBS_TEST)
 
 demo: all
 	tests/lab/demo.sh

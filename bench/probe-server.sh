@@ -1,7 +1,7 @@
 #!/bin/bash
 # How long a real client waits for `rdmactl probe --server` while strangers
 # hold connections open: 0, 100 and 500 connections that say nothing, and
-# 500 that send HELLO a byte a second (tests/hostile-client.c, which opens
+# 500 that send HELLO a byte a second (tests/tools/hostile-client.c, which opens
 # each one again as soon as the server drops it), before and after the
 # server read every handshake at once.  Server and clients run in two
 # network namespaces joined by a veth pair (root).
@@ -13,7 +13,7 @@
 # built from BENCH_BASE (default: the tree before the concurrent
 # handshake, the parent of the commit that added its reader's tests) in a
 # temporary worktree, or BENCH_OLD=PATH; "after" is BUILD (default build),
-# whose tests/hostile-client is used for both.
+# whose tests/tools/hostile-client is used for both.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}

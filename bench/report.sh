@@ -4,7 +4,7 @@
 # peak RSS from /usr/bin/time -v), the page's size, and how long headless
 # Chromium takes to load and paint it from a file (median of ROUNDS),
 # beside issue 25's targets: opens within 10 s, weighs under 10 MB.
-# The run is tests/gen-probe-run's (pairs pattern, one slow node): a
+# The run is tests/tools/gen-probe-run's (pairs pattern, one slow node): a
 # million links.  On a shared machine the wall times are mostly waiting
 # for a CPU: the load average is printed with the figures.
 #

@@ -14,7 +14,7 @@
  * Writer and readers name a key only through these macros and a status
  * only through check_status_str(), _text() and _parse(): a key renamed
  * here is renamed for all of them, where a literal on one side would
- * silently break the other (tests/doc-words finds such literals).
+ * silently break the other (tests/self/doc-words finds such literals).
  */
 #ifndef RDMACTL_DOC_H
 #define RDMACTL_DOC_H

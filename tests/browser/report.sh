@@ -8,7 +8,7 @@
 #   node has a hostile name: every cell there with its class, lab-c's row
 #   and column slow and outlined, the hostile name as text, no element of it
 #   the doctor run saved with "FAIL" (an older rdmactl) and with "fail": one grid
-#   1 000 nodes (tests/gen-probe-run, node0500 slow): every cell painted,
+#   1 000 nodes (tests/tools/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, in its numbers and its pixels, the
 #   file under 10 MB
 #

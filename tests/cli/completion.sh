@@ -135,12 +135,12 @@ check bash-root-devports [ "$OUT" == "rxe_snap/1" ]
 OUT=$(bash_complete "rdmactl --root $TMPD/nosuch devices ")
 check bash-root-missing [ "$OUT" == $'mlx5_0\nmlx5_1' ]
 
-# A stranger's tree (tests/hostile-tree names): each name is offered as
+# A stranger's tree (tests/tools/hostile-tree names): each name is offered as
 # one word that parses to exactly the name, never run (no PWNED in $CWD)
 # nor globbed (rxe_b* would match $CWD/rxe_bX); one with a newline or a
 # tab is not offered (rdmactl-completion(8)).
 HROOT=$TMPD/hostile
-"$TOP/tests/hostile-tree" names "$HROOT"
+"$TOP/tests/tools/hostile-tree" names "$HROOT"
 hostile_cases() {
 	local sh=$1 complete=${1}_complete code='rxe_a$(touch PWNED)' quotes="rxe_e \"q\" 'r'"
 	rm -f "$CWD/PWNED"

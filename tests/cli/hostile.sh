@@ -1,11 +1,11 @@
 #!/bin/bash
-# Hostile --root trees (tests/hostile-tree): no byte from outside reaches
+# Hostile --root trees (tests/tools/hostile-tree): no byte from outside reaches
 # the terminal unescaped, JSON stays valid UTF-8, and every read that fails
 # or gives junk is a warning naming the path and the reason, with exit 1.
 . "$(dirname "$0")/lib.sh"
 
 H=$TMPD/h
-mk() { "$TOP/tests/hostile-tree" "$1" "$H/$1"; }
+mk() { "$TOP/tests/tools/hostile-tree" "$1" "$H/$1"; }
 mkdir -p "$H"
 ESC=$(printf '\033')
 

@@ -35,6 +35,6 @@ check error-errno helper_on errno '{"error": {"code": 2, "message": "bad", "errn
 	json_error 2 bad ENOENT
 
 # The options before the filter are jq's.
-check one-args bash -c '. "$0/tests/json-one.sh"; json_one --arg v 1 ".x == \$v" <<<"{\"x\": \"1\"}"' "$TOP"
-check one-args-empty-fails bash -c '. "$0/tests/json-one.sh"; ! json_one --arg v 1 ".x == \$v" </dev/null' "$TOP"
+check one-args bash -c '. "$0/tests/tools/json-one.sh"; json_one --arg v 1 ".x == \$v" <<<"{\"x\": \"1\"}"' "$TOP"
+check one-args-empty-fails bash -c '. "$0/tests/tools/json-one.sh"; ! json_one --arg v 1 ".x == \$v" </dev/null' "$TOP"
 finish

@@ -85,7 +85,7 @@ out_empty() { [ -z "$OUT" ]; }
 err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
-. "$TOP/tests/json-one.sh"
+. "$TOP/tests/tools/json-one.sh"
 # For the checks that run in a bash -c of their own.
 export -f json_one
 

@@ -11,7 +11,7 @@ ESC=$(printf '\033')
 
 # ---- the runs ----
 "$GEN" --letters --slow lab-c --blocked lab-d --hostile lab- 4 >"$TMPD/probe.json"
-"$TOP/tests/hostile-tree" escapes "$TMPD/escapes"
+"$TOP/tests/tools/hostile-tree" escapes "$TMPD/escapes"
 doc() { "$RDMACTL" -j --root "$1" doctor || [ $? -eq 1 ]; }
 doc "$FIXTURES/doctor-healthy" >"$TMPD/ok.json"
 doc "$FIXTURES/doctor-broken" >"$TMPD/broken.json"

@@ -228,14 +228,14 @@ check clean-manifest bash -c 'set -o pipefail; tar xzOf "$1" rdmactl-snapshot.js
 	"$TMPD/clean.tar.gz"
 chmod 700 "$TMPD"
 
-# --- the hostile sysfs trees of tests/hostile-tree, read as nobody ---
+# --- the hostile sysfs trees of tests/tools/hostile-tree, read as nobody ---
 # leftout_case KIND WHAT...: snapshot a tree of KIND; each WHAT is
 # "PATH: REASON" (PATH below the tree) of a file it must leave out, and
 # nothing else may be left out.
 leftout_case() {
 	local kind=$1 x=$TMPD/ht-$1 want line
 	shift
-	"$TOP/tests/hostile-tree" "$kind" "$x"
+	"$TOP/tests/tools/hostile-tree" "$kind" "$x"
 	chmod 755 "$TMPD"
 	as_user --root "$x" snapshot -o "$OUTD/$kind.tar.gz"
 	chmod 700 "$TMPD"
@@ -263,7 +263,7 @@ else
 fi
 # Hostile names and values are recorded as they are, and nothing is left out.
 for kind in escapes utf8; do
-	"$TOP/tests/hostile-tree" "$kind" "$TMPD/ht-$kind"
+	"$TOP/tests/tools/hostile-tree" "$kind" "$TMPD/ht-$kind"
 	run --root "$TMPD/ht-$kind" snapshot -o "$TMPD/ht-$kind.tar.gz"
 	check "tree-$kind-rc" rc_is 0
 	check "tree-$kind-quiet" [ -z "$ERR" ]

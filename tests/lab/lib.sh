@@ -36,8 +36,8 @@ export UCX_UD_VERBS_ETH_DGID_CHECK=n
 if command -v gojq >/dev/null; then
 	jq() { gojq "$@"; }
 fi
-# json_one: one JSON document that satisfies a filter (tests/json-one.sh).
-. "${BASH_SOURCE[0]%/*}/../json-one.sh"
+# json_one: one JSON document that satisfies a filter (tests/tools/json-one.sh).
+. "${BASH_SOURCE[0]%/*}/../tools/json-one.sh"
 
 # rm, seq and dirname are bash's loadable builtins where installed (make
 # deps installs bash-builtins): the tests and the runner call them hundreds

@@ -2,7 +2,7 @@
 # pair, the PASS/FAIL helpers, and a clean-up that stops the test's server
 # and removes the namespaces even when the test fails.
 # shellcheck shell=bash
-. "${BASH_SOURCE[0]%/*}/../json-one.sh"
+. "${BASH_SOURCE[0]%/*}/../tools/json-one.sh"
 
 # netns_pair NAME PREFIX: namespaces rdmactl-NAME-s.PID (PREFIX.1) and
 # rdmactl-NAME-c.PID (PREFIX.2), e.g. netns_pair probe 10.77.0.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A probe server that strangers cannot stall: `rdmactl probe --server` in a
-# network namespace (10.79.0.1) against tests/hostile-client.c from another
+# network namespace (10.79.0.1) against tests/tools/hostile-client.c from another
 # (10.79.0.2).
 #  - crafted inputs (terminal escapes and a fake log line in HELLO's name
 #    and in an ERROR, an overlong name, an overlong frame, protocol versions

@@ -18,7 +18,7 @@ TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 FAILED=0
 VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
-. "$TOP/tests/json-one.sh"
+. "$TOP/tests/tools/json-one.sh"
 export -f json_one
 
 pass() { echo "PASS pkg/$1"; }
