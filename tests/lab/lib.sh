@@ -460,7 +460,9 @@ lab__link_ask() {
 # lab_link [--rail R] LINK ACTION [VALUE]: change one switch link of the
 # fabric (--leaves), on every rail or on rail R, and return once the
 # harness has applied it. LINK is leafK-spine (leaf K's uplink); ACTION:
-#   rate RATE     shape it both ways to RATE (tc's tbf: 100mbit, 500kbit);
+#   rate RATE [MS]  shape it both ways to RATE (tc's tbf: 100mbit,
+#                 500kbit), its queue MS ms at the rate (default 50, under
+#                 the QPs' 67-ms ACK timeout; README.md, The fabric);
 #                 rate off: unshaped
 #   loss PERCENT  drop PERCENT% of the frames both ways at random
 #                 (nftables' numgen); loss 0: none
