@@ -4,7 +4,7 @@
 # on leaf3. Slurm runs with its topology.conf, and a test changes leaf1's
 # uplink from lab-a with lab_link:
 #
-#   slowed to 10 Mbit/s: ib_write_bw from lab-a to lab-c (across, its
+#   slowed to 5 Mbit/s: ib_write_bw from lab-a to lab-c (across, its
 #     frames through the uplink) runs at about that rate, lab-a to lab-b
 #     (inside leaf1, none through it) at twice that or more, and lab-a to
 #     lab-c too once the uplink is restored;
@@ -18,11 +18,12 @@
 #     once on the emulated CPUs reach 7 to 20 Mbit/s a link unshaped; its
 #     writers across share the uplink's default 50-ms queue.)
 #
-# ib_write_bw's rate: the uplink's queue holds 200 ms (250 KB), a QP's
-# whole window (128 packets, about 140 KiB, 113 ms at 10 Mbit/s), and
+# ib_write_bw's rate: the uplink's queue holds 300 ms (188 KB), a QP's
+# whole window (128 packets, about 140 KiB, 226 ms at 5 Mbit/s), and
 # ib_write_bw runs with a 1 s ACK timeout (-u 18): the default 67 ms
 # would resend what only waits there, and the figure would be rxe's
-# go-back-N, not the rate (0.69 MiB/s at 10 Mbit/s, the queue 50 ms: 0.50).
+# go-back-N, not the rate (in a two-guest trial at 10 Mbit/s: 0.69 MiB/s
+# of 1.13, with a 50-ms queue 0.50).
 # lab-leaves: 3
 # lab-needs: slurm
 # lab-timeout: 300
@@ -33,7 +34,9 @@ lab_need_leaves 3
 	$(lab_leaf d) != leaf1 && $(lab_leaf c) != "$(lab_leaf d)" ]] ||
 	skip "needs lab-a and lab-b on leaf1, lab-c and lab-d on two others (--guests 4 --leaves 3)"
 
-MBIT=10
+# Under the rates of the emulated guests' RoCE by a factor of 3 to 18:
+# lab-a to lab-b ran at 1.83 to 10 MiB/s in four runs on a loaded host.
+MBIT=5
 # What ib_write_bw can carry at MBIT, in its MiB/s (perftest's MB/sec):
 # payload 1024 B of each 1082-B frame (Ethernet, IP, UDP, BTH, ICRC).
 EXPECT=$(awk -v r=$MBIT 'BEGIN { printf "%.2f", r * 1e6 / 8 * 1024 / 1082 / 1048576 }')
@@ -106,7 +109,7 @@ fi
 echo "== rate ($SECONDS s)"
 case $LAB_NODE in
 a)
-	lab_link leaf1-spine rate ${MBIT}mbit 200 || fail "lab_link leaf1-spine rate ${MBIT}mbit 200"
+	lab_link leaf1-spine rate ${MBIT}mbit 300 || fail "lab_link leaf1-spine rate ${MBIT}mbit 300"
 	check_eq "leaf1's uplink's rate" ${MBIT}Mbit "$(uplink rate)"
 	bw b 1 inside
 	bw c 1 across
@@ -123,10 +126,10 @@ a)
 		above "${BWS[$m]}" "$(awk -v e="$EXPECT" 'BEGIN { print e * 2 }')" ||
 			fail "$m: ${BWS[$m]} MiB/s, not twice the slowed link's $EXPECT"
 	done
-	# Every write's packets through the uplink (2 s at 10 Mbit/s: about
-	# 2 300 frames, the ACKs as many), none of the inside ones: a few
+	# Every write's packets through the uplink (2 s at 5 Mbit/s: about
+	# 1 150 frames, the ACKs as many), none of the inside ones: a few
 	# broadcasts flood it.
-	((FRAMES[across] > 1500)) || fail "across: the uplink carried ${FRAMES[across]} frames"
+	((FRAMES[across] > 1000)) || fail "across: the uplink carried ${FRAMES[across]} frames"
 	((FRAMES[inside] < FRAMES[across] / 10)) || fail "inside leaf1: the uplink carried ${FRAMES[inside]} frames"
 	;;
 b) serve 1 ;;
