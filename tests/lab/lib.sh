@@ -451,7 +451,8 @@ lab__link_ask() {
 	IFS= read -r -d '' out <"$dir/done.$id"
 	rm -f "$dir/done.$id"
 	if [[ $out == error:* ]]; then
-		echo "lab_link: ${out#error: }" >&2
+		out=${out#error: }
+		echo "lab_link: ${out%$'\n'}" >&2
 		return 2
 	fi
 	printf '%s' "$out"
@@ -481,7 +482,7 @@ lab_link() {
 		shift 2 || set --
 	fi
 	if (($# < 2)); then
-		echo "usage: lab_link [--rail R] leafK-spine rate RATE|loss PERCENT|down|up|restore|show" >&2
+		echo "usage: lab_link [--rail R] leafK-spine rate RATE [MS]|loss PERCENT|down|up|restore|show" >&2
 		return 2
 	fi
 	if [[ $2 != show && $LAB__ALL != "$LAB__EVERY" ]]; then
