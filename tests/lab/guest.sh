@@ -13,7 +13,8 @@ RUN=$1 NODE=$2
 
 # lab.env (written by the harness) sets LAB_GUESTS LAB_RAILS LAB_SRC LAB_BIN
 # LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM LAB_SYSTEMD
-# and the arrays T_ID T_PATH T_TIMEOUT.
+# LAB_LEAVES LAB__LEAF_OF ("a:1 b:1 c:2 ...", with a fabric) and the arrays
+# T_ID T_PATH T_TIMEOUT.
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
 # The runner uses the barrier helpers itself.
@@ -75,6 +76,7 @@ enter_group() {
 enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1
 export LAB_NODE=$NODE LAB_SYSTEMD LAB_ROLE LAB_RUN=$RUN LAB_IP LAB_IP1 LAB_PEER LAB_PEER_IP LAB_GUESTS LAB_RAILS
 export LAB_SRC LAB_BIN LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__OTHERS
+export LAB_LEAVES LAB__LEAF_OF LAB_TOPOLOGY=''
 export RDMACTL=$LAB_BIN/rdmactl
 export PATH=$LAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The shared root is read-only; home and temp files live in the guest's tmpfs.
@@ -262,6 +264,15 @@ ssh_known_hosts() {
 	done >/etc/ssh/ssh_known_hosts
 }
 
+# setup_topology: with a fabric (--leaves), its topology.conf at
+# /run/lab/topology.conf, LAB_TOPOLOGY, for `rdmactl probe --topology`
+# and for Slurm.
+setup_topology() {
+	[[ $LAB_LEAVES != 0 ]] || return 0
+	mkdir -p /run/lab && cp "$RUN/topology.conf" /run/lab/topology.conf &&
+		LAB_TOPOLOGY=/run/lab/topology.conf
+}
+
 # setup_munge: munged with the run's key, its socket where libmunge looks
 # (/run/munge); key, seed and log in this guest's tmpfs.
 setup_munge() {
@@ -319,7 +330,13 @@ setup_slurm() {
 			i=$((i + 1))
 		done
 		echo "PartitionName=lab Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+		# The fabric's switches (--leaves): topology/tree reads them from
+		# topology.conf beside slurm.conf.
+		[[ $LAB_TOPOLOGY ]] && echo "TopologyPlugin=topology/tree"
 	} >"$d/etc/slurm.conf" || return
+	if [[ $LAB_TOPOLOGY ]]; then
+		cp "$LAB_TOPOLOGY" "$d/etc/topology.conf" || return
+	fi
 	# A test gives one node's tasks an environment of their own: the lines
 	# "export NAME=VALUE" of /run/lab/task.env (Slurm's TaskProlog protocol),
 	# or what a TaskProlog it puts at /run/lab/taskprolog prints.
@@ -447,6 +464,11 @@ run_test() {
 	# (lab__hopeless), not after the wire report below, which may wait
 	# the test's limit for them.
 	: >"$RUN/fin/$id.$NODE"
+	# The fabric back as it was, once, by the group's first guest, before
+	# it comes to the next test's start (where the others wait for it).
+	if [[ -e $RUN/link/changed.$id && $NODE == "${LAB__ALL%% *}" ]]; then
+		lab__link_ask all all restore >/dev/null || say "warning: could not restore the fabric after $id"
+	fi
 	# timeout(1) leads its own process group: end what the test left behind
 	# (servers in the background...) so it cannot disturb the next test.
 	kill -KILL -- "-$pid" 2>/dev/null
@@ -553,6 +575,10 @@ setup_fastfiles || {
 }
 net_up || {
 	say "network setup failed"
+	exit 1
+}
+setup_topology || {
+	say "cannot copy the fabric's topology.conf"
 	exit 1
 }
 if [[ $LAB__SSH ]]; then

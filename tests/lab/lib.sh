@@ -418,6 +418,82 @@ lab_need_guests() {
 	((LAB_GUESTS >= $1)) || skip "needs $1 guests (run with --guests $1)"
 }
 
+# lab_need_leaves N: skip the test unless the lab runs a fabric of N
+# leaves or more (--leaves, or a `# lab-leaves: N` line in a test).
+lab_need_leaves() {
+	((${LAB_LEAVES:-0} >= $1)) || skip "needs a fabric of $1 leaves (run with --leaves $1)"
+}
+
+# lab_leaf NODE: the leaf switch lab-NODE (a letter or lab-X) is under
+# in the fabric, as topology.conf names it (leaf1, leaf2 ...).
+lab_leaf() {
+	local n=${1#lab-} x
+	for x in $LAB__LEAF_OF; do
+		if [[ ${x%:*} == "$n" ]]; then
+			echo "leaf${x#*:}"
+			return 0
+		fi
+	done
+	echo "lab_leaf: no guest $1 in a fabric" >&2
+	return 1
+}
+
+# lab__link_ask RAIL LINK ACTION [VALUE]: ask the harness to do ACTION to
+# the fabric's switch link (tests/lab/lab, link_request) and wait for its
+# answer, which goes to stdout: show's lines, nothing, or one line
+# "error: ..." (then 2). The harness looks for requests twice a second.
+lab__link_ask() {
+	local dir=$LAB_RUN/link id out LAB__FROM='' LAB__NAP_MAX_MS=250
+	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
+	id=$LAB_NODE-$$-$LAB__ASKS
+	echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id" || return 1
+	lab__await "the harness doing lab_link $*" 10 test -e "$dir/done.$id" || return 1
+	IFS= read -r -d '' out <"$dir/done.$id"
+	rm -f "$dir/done.$id"
+	if [[ $out == error:* ]]; then
+		out=${out#error: }
+		echo "lab_link: ${out%$'\n'}" >&2
+		return 2
+	fi
+	printf '%s' "$out"
+}
+
+# lab_link [--rail R] LINK ACTION [VALUE]: change one switch link of the
+# fabric (--leaves), on every rail or on rail R, and return once the
+# harness has applied it. LINK is leafK-spine (leaf K's uplink); ACTION:
+#   rate RATE [MS]  shape it both ways to RATE (tc's tbf: 100mbit,
+#                 500kbit), its queue MS ms at the rate (default 50, under
+#                 the QPs' 67-ms ACK timeout; README.md, The fabric);
+#                 rate off: unshaped
+#   loss PERCENT  drop PERCENT% of the frames both ways at random
+#                 (nftables' numgen); loss 0: none
+#   down, up      cut it (its link down) and put it back
+#   restore       unshaped, no loss, up
+#   show          print "LINK rail R KEY VALUE" lines: state (up, down),
+#                 rate (none or tc's), loss, frames (that entered it, both
+#                 ways), loss_drops, queue_drops (by the rate's queue)
+# A test on every guest only (the fabric is all the guests'); the runner
+# restores every link after a test that changed one. Exit 2 with one line
+# naming a bad value.
+lab_link() {
+	local rail=all
+	if [[ ${1-} == --rail ]]; then
+		rail=${2-}
+		shift 2 || set --
+	fi
+	if (($# < 2)); then
+		echo "usage: lab_link [--rail R] leafK-spine rate RATE [MS]|loss PERCENT|down|up|restore|show" >&2
+		return 2
+	fi
+	if [[ $2 != show && $LAB__ALL != "$LAB__EVERY" ]]; then
+		echo "lab_link: the fabric is every guest's: only a test run on all of them changes it" >&2
+		return 2
+	fi
+	# The runner restores the fabric after this test (guest.sh, run_test).
+	[[ $2 == show ]] || : >"$LAB_RUN/link/changed.$LAB_TEST_ID"
+	lab__link_ask "$rail" "$@"
+}
+
 # lab_ip NODE [RAIL]: the address of lab-NODE (NODE a letter or a name
 # lab-X) on rail 0 (eth0, 10.99.0.I) or 1 (eth1, 10.99.1.I); I counts every
 # guest of the run (LAB__EVERY), not only the test's group.

@@ -1,0 +1,203 @@
+#!/bin/bash
+# The lab's fabric (README.md, The fabric): four guests on three leaf
+# switches under a spine, lab-a and lab-b on leaf1, lab-c on leaf2, lab-d
+# on leaf3. Slurm runs with its topology.conf, and a test changes leaf1's
+# uplink from lab-a with lab_link:
+#
+#   slowed to 5 Mbit/s: ib_write_bw from lab-a to lab-c (across, its
+#     frames through the uplink) runs at about that rate, lab-a to lab-b
+#     (inside leaf1, none through it) at twice that or more, and lab-a to
+#     lab-c too once the uplink is restored;
+#   lossy (20% of the frames each way): pings across lose some, inside
+#     leaf1 none, and the uplink counts its drops;
+#   cut: no ping across, inside leaf1 fine; back up, across again;
+#   slowed to 8 Mbit/s under `rdmactl probe -w` (today's findings, no
+#     --topology): every link across leaf1's uplink measured slower than
+#     half the slowest of those that do not cross it (lab-a/lab-b,
+#     lab-c/lab-d), none of those failed. (The probe's four writers at
+#     once on the emulated CPUs reach 7 to 20 Mbit/s a link unshaped; its
+#     writers across share the uplink's default 50-ms queue.)
+#
+# ib_write_bw's rate: the uplink's queue holds 300 ms (188 KB), a QP's
+# whole window (128 packets, about 140 KiB, 226 ms at 5 Mbit/s), and
+# ib_write_bw runs with a 1 s ACK timeout (-u 18): the default 67 ms
+# would resend what only waits there, and the figure would be rxe's
+# go-back-N, not the rate (in a two-guest trial at 10 Mbit/s: 0.69 MiB/s
+# of 1.13, with a 50-ms queue 0.50).
+# lab-leaves: 3
+# lab-needs: slurm
+# lab-timeout: 300
+
+lab_need_guests 4
+lab_need_leaves 3
+[[ $(lab_leaf a) == leaf1 && $(lab_leaf b) == leaf1 && $(lab_leaf c) != leaf1 &&
+	$(lab_leaf d) != leaf1 && $(lab_leaf c) != "$(lab_leaf d)" ]] ||
+	skip "needs lab-a and lab-b on leaf1, lab-c and lab-d on two others (--guests 4 --leaves 3)"
+
+# Under the rates of the emulated guests' RoCE by a factor of 3 to 18:
+# lab-a to lab-b ran at 1.83 to 10 MiB/s in four runs on a loaded host.
+MBIT=5
+# What ib_write_bw can carry at MBIT, in its MiB/s (perftest's MB/sec):
+# payload 1024 B of each 1082-B frame (Ethernet, IP, UDP, BTH, ICRC).
+EXPECT=$(awk -v r=$MBIT 'BEGIN { printf "%.2f", r * 1e6 / 8 * 1024 / 1082 / 1048576 }')
+BW=(ib_write_bw -d rxe0 -x 1 -F -s 65536 -D 2 -u 18 -p 18515)
+phase=120
+
+# serve N: N ib_write_bw servers one after another (each serves one
+# client and ends), the Ith announced as srv-NODE-I once it listens.
+serve() {
+	local i pid
+	for ((i = 1; i <= $1; i++)); do
+		lab_timeout 60 "${BW[@]}" >>"srv.out" 2>&1 &
+		pid=$!
+		lab_wait_listen 18515 || fail "ib_write_bw server $i does not listen"
+		lab_put "srv-$LAB_NODE-$i" 1
+		wait "$pid" || fail "ib_write_bw server $i exited with $?"
+	done
+	cat srv.out
+}
+
+# bw NODE I NAME: ib_write_bw to lab-NODE's Ith server; its average MiB/s
+# in BWS[NAME], the frames leaf1's uplink (rail 0) carried meanwhile in
+# FRAMES[NAME].
+declare -A BWS=() FRAMES=()
+bw() {
+	local f0 f1 v
+	lab_get "srv-$1-$2" "$phase" >/dev/null
+	f0=$(frames)
+	lab_timeout 60 "${BW[@]}" "$(lab_ip "$1")" >"bw-$3.out" 2>&1 || fail "ib_write_bw $3 exited with $?"
+	f1=$(frames)
+	cat "bw-$3.out"
+	# " 65536      1234           11.52              11.49  ..."
+	v=$(awk '$1 == 65536 && NF >= 5 { print $4 }' "bw-$3.out")
+	[[ $v =~ ^[0-9.]+$ ]] || fail "ib_write_bw $3: no rate in its output"
+	BWS[$3]=${v:-0} FRAMES[$3]=$((f1 - f0))
+	echo "$3: $v MiB/s, leaf1-spine carried $((f1 - f0)) frames"
+}
+
+# uplink KEY: leaf1's uplink's KEY on rail 0 (lab_link show).
+uplink() {
+	lab_link --rail 0 leaf1-spine show | awk -v k="$1" '$4 == k { print $5 }'
+}
+frames() { uplink frames; }
+
+# ping: busybox's (the guests' root has no iputils).
+ping() { busybox ping "$@"; }
+
+# above A B: A > B (decimals).
+above() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+
+# ---- the topology, as Slurm has it
+echo "== topology ($SECONDS s)"
+if [[ $LAB_NODE == a ]]; then
+	check_eq "topology.conf" "$(printf '%s\n' '# Made by the rdmactl lab: 4 guests on 3 leaves (--leaves 3).' \
+		'SwitchName=leaf1 Nodes=lab-a,lab-b' 'SwitchName=leaf2 Nodes=lab-c' \
+		'SwitchName=leaf3 Nodes=lab-d' 'SwitchName=spine Switches=leaf[1-3]')" "$(<"$LAB_TOPOLOGY")"
+	topo=$(scontrol show topology)
+	echo "$topo"
+	# "SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=lab-a,lab-b" ...
+	check_eq "scontrol show topology" "$(printf '%s\n' 'leaf1 0 lab-a,lab-b -' 'leaf2 0 lab-c -' \
+		'leaf3 0 lab-d -' 'spine 1 lab-a,lab-b,lab-c,lab-d leaf[1-3]')" \
+		"$(awk '{ n = l = s = "-"; for (i = 1; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "SwitchName") w = kv[2]; if (kv[1] == "Level") l = kv[2]
+			if (kv[1] == "Nodes") n = kv[2]; if (kv[1] == "Switches") s = kv[2] }
+			print w, l, n, s }' <<<"$topo" | sort)"
+	check_eq "the uplinks at the start" "up none 0" "$(uplink state) $(uplink rate) $(uplink loss)"
+fi
+
+# ---- slowed: across at the rate, inside leaf1 as before; restored
+echo "== rate ($SECONDS s)"
+case $LAB_NODE in
+a)
+	lab_link leaf1-spine rate ${MBIT}mbit 300 || fail "lab_link leaf1-spine rate ${MBIT}mbit 300"
+	check_eq "leaf1's uplink's rate" ${MBIT}Mbit "$(uplink rate)"
+	bw b 1 inside
+	bw c 1 across
+	lab_link leaf1-spine rate off || fail "lab_link leaf1-spine rate off"
+	bw c 2 after
+	echo "expected across: $EXPECT MiB/s"
+	# About the rate: not above it (a tenth for the burst and the
+	# clock), not under half of it.
+	if ! above "${BWS[across]}" "$(awk -v e="$EXPECT" 'BEGIN { print e / 2 }')" ||
+		above "${BWS[across]}" "$(awk -v e="$EXPECT" 'BEGIN { print e * 1.1 }')"; then
+		fail "across the slowed uplink: ${BWS[across]} MiB/s, not about $EXPECT"
+	fi
+	for m in inside after; do
+		above "${BWS[$m]}" "$(awk -v e="$EXPECT" 'BEGIN { print e * 2 }')" ||
+			fail "$m: ${BWS[$m]} MiB/s, not twice the slowed link's $EXPECT"
+	done
+	# Every write's packets through the uplink (2 s at 5 Mbit/s: about
+	# 1 150 frames, the ACKs as many), none of the inside ones: a few
+	# broadcasts flood it.
+	((FRAMES[across] > 1000)) || fail "across: the uplink carried ${FRAMES[across]} frames"
+	((FRAMES[inside] < FRAMES[across] / 10)) || fail "inside leaf1: the uplink carried ${FRAMES[inside]} frames"
+	;;
+b) serve 1 ;;
+c) serve 2 ;;
+esac
+lab_barrier rated "$phase"
+
+# ---- lossy, then cut
+if [[ $LAB_NODE == a ]]; then
+	echo "== loss ($SECONDS s)"
+	lab_link leaf1-spine loss 20 || fail "lab_link leaf1-spine loss 20"
+	# pings NODE: how many of 50 pings lab-NODE answered.
+	pings() { ping -q -c 50 -i 0.05 -W 1 "$(lab_ip "$1")" | sed -n 's/.*, \([0-9]*\) packets received.*/\1/p'; }
+	across=$(pings c) inside=$(pings b)
+	echo "answered of 50: across $across, inside leaf1 $inside; uplink drops $(uplink loss_drops)"
+	# Each ping crosses twice at 20%: 36% lost on average.
+	((across > 0 && across < 50)) || fail "across the lossy uplink $across of 50 pings answered"
+	check_eq "inside leaf1: every ping answered" 50 "$inside"
+	(($(uplink loss_drops) > 0)) || fail "the lossy uplink counted no drop"
+	lab_link leaf1-spine loss 0 || fail "lab_link leaf1-spine loss 0"
+
+	echo "== cut ($SECONDS s)"
+	lab_link leaf1-spine down || fail "lab_link leaf1-spine down"
+	check_eq "leaf1's uplink" down "$(uplink state)"
+	ping -q -c 1 -W 2 "$(lab_ip c)" >/dev/null && fail "a ping crossed the cut uplink"
+	ping -q -c 1 -W 2 "$(lab_ip b)" >/dev/null || fail "inside leaf1, no ping answered with the uplink cut"
+	lab_link leaf1-spine up || fail "lab_link leaf1-spine up"
+	lab__await "a ping across the uplink back up" 10 ping -q -c 1 -W 1 "$(lab_ip c)" >/dev/null ||
+		fail "no ping across the uplink back up"
+fi
+lab_barrier cut "$phase"
+
+# ---- rdmactl probe -w across the slowed uplink
+if [[ $LAB_NODE == a ]]; then
+	echo "== probe ($SECONDS s)"
+	lab_link leaf1-spine rate 8mbit || fail "lab_link leaf1-spine rate 8mbit"
+	rc=0
+	lab_timeout 200 "$RDMACTL" probe -w "$LAB_NODES" --launcher srun --rails 1 --pattern triage \
+		--rdmactl "$RDMACTL" --slow 0.5 -D 1 --timeout 5 --lat-iters 5 --save probe.json >probe.txt 2>&1 || rc=$?
+	cp probe.json "$LAB_SHARE/probe-fabric.json"
+	cat probe.txt
+	echo "probe: exit $rc (today's findings, without --topology)"
+	# The text's matrix (three digits; the -j document's gbps has two
+	# decimals, 0.00 for every link here): "WRITER cell..." rows under
+	# the header of the receivers' names, "-" on the diagonal, "FAIL".
+	# A link crosses leaf1's uplink when one end is on leaf1 and the
+	# other is not.
+	verdict=$(awk '
+		function leaf1(n) { return n == "lab-a" || n == "lab-b" }
+		/^Gb\/s, row writes to column/ { m = 1; next }
+		m == 1 { for (i = 1; i <= NF; i++) col[i + 1] = $i; ncol = NF; m = 2; next }
+		m == 2 && NF == ncol + 1 {
+			for (i = 2; i <= NF; i++) {
+				if ($i == "-") continue
+				across = leaf1($1) != leaf1(col[i])
+				if ($i == "FAIL") { if (!across) bad = bad " " $1 "->" col[i] " failed"; continue }
+				if (across) { nx++; if ($i > xmax) xmax = $i }
+				else { nin++; if (inmin == "" || $i < inmin) inmin = $i }
+			}
+			next
+		}
+		m == 2 { m = 3 }
+		END {
+			if (bad != "") print "not across:" bad
+			else if (nin != 4 || nx == 0) print nin + 0 " links measured not across, " nx + 0 " across"
+			else if (xmax >= inmin / 2) print "the fastest across, " xmax " Gb/s, not under half the slowest not across, " inmin
+			else print "ok"
+		}' probe.txt)
+	check_eq "probe: the links across leaf1's slowed uplink are the slow ones" ok "$verdict"
+fi
+lab_barrier probed 300
