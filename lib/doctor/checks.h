@@ -19,6 +19,8 @@ void check_ports(struct doctor *d, struct check_result *r);
 void check_roce_ipv4(struct doctor *d, struct check_result *r);
 void check_roce_gid(struct doctor *d, struct check_result *r);
 void check_mtu(struct doctor *d, struct check_result *r);
+/* check_qos.c */
+void check_roce_qos(struct doctor *d, struct check_result *r);
 /* check_memlock.c */
 void check_memlock_shell(struct doctor *d, struct check_result *r);
 void check_memlock_login(struct doctor *d, struct check_result *r);
