@@ -72,14 +72,18 @@ static int nccl_sl(struct doctor *d)
  * writes the CTS (fifo) messages back, with NCCL_IB_FIFO_TC when set
  * (2.22.3 and later; RoCE only), else the same.
  */
-static size_t nccl_tcs(struct doctor *d, struct qos_tc *t)
+static size_t nccl_tcs(struct doctor *d, struct check_result *r, struct qos_tc *t)
 {
 	size_t n = 1;
 
 	nccl_tc(d, &t[0], "NCCL_IB_TC", 0);
 	t[0].sl = nccl_sl(d);
 	doctor_find_nccl(d);
-	if (doctor_env(d, "NCCL_IB_FIFO_TC") && (d->nccl_version <= 0 || d->nccl_version >= 22203)) {
+	if (doctor_env(d, "NCCL_IB_FIFO_TC") && d->nccl_version > 0 && d->nccl_version < 22203)
+		check_note(r, CHECK_OK, "NCCL_IB_FIFO_TC is read from NCCL 2.22.3 on (this node's "
+			   "%d.%d.%d ignores it)", d->nccl_version / 10000, d->nccl_version / 100 % 100,
+			   d->nccl_version % 100);
+	else if (doctor_env(d, "NCCL_IB_FIFO_TC")) {
 		nccl_tc(d, &t[1], "NCCL_IB_FIFO_TC", t[0].tc);
 		t[1].sl = t[0].sl;
 		n++;
@@ -182,14 +186,14 @@ static size_t perftest_tcs(struct doctor *d, const struct rdma_dev *dev, const s
 }
 
 /* The classes of the job --for names on @dev/@p; without --for, those the job set. */
-static size_t job_tcs(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
-		      struct qos_tc *t)
+static size_t job_tcs(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+		      const struct rdma_port *p, struct qos_tc *t)
 {
 	size_t n = 0;
 
 	switch (d->target) {
 	case JOB_NCCL:
-		return nccl_tcs(d, t);
+		return nccl_tcs(d, r, t);
 	case JOB_UCX:
 	case JOB_MPI:
 		return ucx_tcs(d, dev, p, t);
@@ -199,7 +203,7 @@ static size_t job_tcs(struct doctor *d, const struct rdma_dev *dev, const struct
 		break;
 	}
 	if (doctor_env(d, "NCCL_IB_TC") || doctor_env(d, "NCCL_IB_FIFO_TC"))
-		n = nccl_tcs(d, t);
+		n = nccl_tcs(d, r, t);
 	if (doctor_env(d, "UCX_IB_TRAFFIC_CLASS"))
 		n += ucx_tcs(d, dev, p, t + n);
 	return n;
@@ -320,39 +324,82 @@ static void fix_job(struct check_result *r, const struct qos_tc *t, const struct
 		check_fix(r, "export %s=%d", t->var, tc);
 }
 
-/*
- * The fixes of a lossy class: the job's class that lands on the NIC's
- * lossless priority (trust DSCP: a DSCP mapped there), or the NIC's
- * settings that make the job's priority lossless, in dcb's and
- * mlnx_qos's forms.
- */
-static void fix_lossy(struct doctor *d, struct check_result *r, const struct qos_nic *nic,
-		      const struct qos_tc *t, const struct rdma_dev *dev, const struct rdma_port *p,
-		      int prio)
+/* How the job sets the service level @sl, which mlx5 sends as a VLAN's PCP. */
+static void fix_sl(struct check_result *r, const struct qos_tc *t, int sl)
 {
-	int good = lossless_prio(d, nic), dscp = (t->tc >> 2);
-	int to = good >= 0 && dcb_trusts_dscp(&nic->dcb) ? dscp_to(nic, good) : -1;
-
-	if (to >= 0)
-		fix_job(r, t, dev, p, to * 4 + 2);
-	if (good >= 0 && dcb_trusts_dscp(&nic->dcb)) {
-		check_fix(r, "or map the DSCP there: dcb app replace dev %s dscp-prio %d:%d "
-			  "(mlnx_qos -i %s --dscp2prio set,%d,%d)", nic->netdev, dscp, good,
-			  nic->netdev, dscp, good);
-		return;
-	}
-	if (good >= 0 && !nic->vlan) {
-		/* mlx5: the first DSCP entry switches the port to trust DSCP. */
-		check_fix(r, "trust DSCP and map it: dcb app add dev %s dscp-prio %d:%d "
-			  "(mlnx_qos -i %s --trust dscp --dscp2prio set,%d,%d)", nic->netdev, dscp,
-			  good, nic->netdev, dscp, good);
-		return;
-	}
-	check_fix(r, "dcb pfc set dev %s prio-pfc %d:on (mlnx_qos -i %s --pfc with 1 at %d), "
-		  "and PFC on priority %d at the switch", nic->netdev, prio, nic->netdev, prio, prio);
+	if (!strcmp(t->var, "--tclass"))
+		check_fix(r, "ib_write_bw --sl=%d (and the same on the other end)", sl);
+	else
+		check_fix(r, "export %s=%d", !strncmp(t->var, "NCCL", 4) ? "NCCL_IB_SL" : "UCX_IB_SL", sl);
 }
 
-/* One class on one port: its DSCP, priority and verdict. */
+/* PFC on priority @prio of @nic, in dcb's and mlnx_qos's words. */
+static void fix_pfc(struct check_result *r, const struct qos_nic *nic, int prio)
+{
+	char list[32];
+	int i, off = 0;
+
+	for (i = 0; i < DCB_PRIOS; i++)
+		off += snprintf(list + off, sizeof(list) - (size_t)off, "%s%d", i ? "," : "",
+				i == prio || (nic->dcb.pfc_en & (1u << i)));
+	check_fix(r, "dcb pfc set dev %s prio-pfc %d:on (mlnx_qos -i %s --pfc %s), and PFC on "
+		  "priority %d at the switch", nic->netdev, prio, nic->netdev, list, prio);
+}
+
+/*
+ * The fixes of a lossy class.  When the NIC maps some DSCP to a lossless
+ * priority, the job's class that carries it (the variable's value).  Else
+ * the NIC's settings: PFC on priority 3 (the profile NVIDIA ships) unless
+ * one is lossless already, and the job's DSCP mapped there; a job on DSCP
+ * 0, the class all other traffic shares, moves to 26 (class 106) first.
+ */
+static void fix_lossy(struct doctor *d, struct check_result *r, const struct qos_nic *nic,
+		      const struct qos_tc *t, const struct rdma_dev *dev, const struct rdma_port *p)
+{
+	int good = lossless_prio(d, nic), to, dscp = t->tc >> 2;
+	bool dscp_trusted = dcb_trusts_dscp(&nic->dcb);
+
+	to = good >= 0 && dscp_trusted ? dscp_to(nic, good) : -1;
+	if (to >= 0) {
+		fix_job(r, t, dev, p, to * 4 + 2);
+		return;
+	}
+	if (!dscp) {
+		dscp = QOS_TC_ROCE >> 2;
+		fix_job(r, t, dev, p, QOS_TC_ROCE);
+	}
+	if (good < 0) {
+		good = 3;
+		fix_pfc(r, nic, good);
+	}
+	if (dscp_trusted && nic->dcb.dscp_prio[dscp] == good)
+		return;		/* mapped there already: PFC was what it lacked */
+	if (dscp_trusted)
+		check_fix(r, "dcb app replace dev %s dscp-prio %d:%d (mlnx_qos -i %s --dscp2prio set,%d,%d)",
+			  nic->netdev, dscp, good, nic->netdev, dscp, good);
+	else if (!nic->vlan)
+		/* mlx5: the first DSCP entry switches the port to trust DSCP. */
+		check_fix(r, "dcb app add dev %s dscp-prio %d:%d (mlnx_qos -i %s --trust dscp "
+			  "--dscp2prio set,%d,%d)", nic->netdev, dscp, good, nic->netdev, dscp, good);
+	else if (t->rdma_cm)
+		check_fix(r, "ip link set %s type vlan egress-qos-map %u:%d", nic->vlan,
+			  dcb_tos_prio((unsigned int)t->tc), good);
+	else
+		fix_sl(r, t, good);
+}
+
+/* Where the congestion notifications ECN relies on go (mlx5's roce_np), when it says. */
+static void note_cnp(struct doctor *d, struct check_result *r, const struct qos_nic *nic)
+{
+	int prio, dscp;
+
+	dcb_cnp(d->ctx, nic->netdev, &prio, &dscp);
+	if (prio >= 0 && dscp >= 0)
+		check_note(r, CHECK_OK, "%s sends CNPs on priority %d, DSCP %d", nic->netdev, prio,
+			   dscp);
+}
+
+/* One class on one port: its priority and verdict (its DSCP said with the class). */
 static void judge_tc(struct doctor *d, struct check_result *r, const struct qos_nic *nic,
 		     const struct qos_tc *t, const struct rdma_dev *dev, const struct rdma_port *p)
 {
@@ -360,25 +407,27 @@ static void judge_tc(struct doctor *d, struct check_result *r, const struct qos_
 	int prio, ll;
 
 	if (t->tc < 0) {
-		check_note(r, CHECK_FAIL, "%s/%u: %s is not a traffic class (0 to 255)", dev->name,
-			   p->num, t->said);
+		check_note(r, CHECK_FAIL, "%s is not a traffic class (0 to 255)", t->said);
 		check_fix(r, "export %s=%d", t->var, QOS_TC_ROCE);
 		return;
 	}
+	check_note(r, CHECK_OK, "%s: DSCP %d", t->said, t->tc >> 2);
 	prio = qos_prio(d, nic, t, how, sizeof(how));
 	ll = lossless(d, nic, prio);
 	if (ll > 0) {
-		check_note(r, CHECK_OK, "%s/%u: %s: DSCP %d, priority %d (%s) on %s: lossless by %s",
-			   dev->name, p->num, t->said, t->tc >> 2, prio, how, nic->netdev,
+		check_note(r, CHECK_OK, "%s/%u %s: DSCP %d on priority %d (%s), lossless by %s",
+			   dev->name, p->num, nic->netdev, t->tc >> 2, prio, how,
 			   ll == 2 ? "PFC" : "ECN");
+		if (ll == 1)
+			note_cnp(d, r, nic);
 		return;
 	}
 	check_note(r, ll < 0 ? CHECK_WARN : CHECK_FAIL,
-		   "%s/%u: %s: DSCP %d, priority %d (%s) on %s: %s", dev->name, p->num, t->said,
-		   t->tc >> 2, prio, how, nic->netdev,
-		   ll < 0 ? "no PFC, and its ECN cannot be read (no ecn/ in sysfs)"
+		   "%s/%u %s: DSCP %d on priority %d (%s), %s", dev->name, p->num, nic->netdev,
+		   t->tc >> 2, prio, how,
+		   ll < 0 ? "no PFC, and ECN cannot be read (no ecn/ in sysfs)"
 			  : "no PFC, no ECN: lossy");
-	fix_lossy(d, r, nic, t, dev, p, prio);
+	fix_lossy(d, r, nic, t, dev, p);
 }
 
 /* "has no DCB", "was not recorded": why @nic's DCB cannot be read. */
@@ -410,15 +459,14 @@ static int judge_port(struct doctor *d, struct check_result *r, const struct rdm
 {
 	struct qos_tc t[QOS_TCS];
 	struct qos_nic nic;
-	size_t i, n = job_tcs(d, dev, p, t);
+	size_t i, n = job_tcs(d, r, dev, p, t);
 	char buf[96];
 
 	if (!n)
 		return 0;
 	nic_load(d, p, &nic);
 	for (i = 0; i < n && nic.err; i++)
-		check_note(skip, CHECK_OK, "%s/%u: %s: DSCP %d", dev->name, p->num, t[i].said,
-			   t[i].tc >> 2);
+		check_note(skip, CHECK_OK, "%s: DSCP %d", t[i].said, t[i].tc >> 2);
 	if (nic.err) {
 		check_note(skip, CHECK_OK, "%s %s: its priority, PFC and ECN cannot be read",
 			   nic.netdev, dcb_why(nic.err, buf, sizeof(buf)));

@@ -755,6 +755,22 @@ static void snap_qos(struct snap *s, const char *path, const char *name)
 	snap_contents(s, file, text, len);
 }
 
+/*
+ * A stacked netdev's lower_LOWER links and its uevent (DEVTYPE=vlan):
+ * what netdev_stacked_on() and netdev_stack_say() read, so that a GID on a
+ * VLAN reads as one in the copy.
+ */
+static void snap_lower(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (strncmp(name, "lower_", 6) || !join(path, sizeof(path), dir, name))
+		return;
+	snap_path(s, path, LEAF_LINK);
+	if (join(path, sizeof(path), dir, "uevent"))
+		snap_path(s, path, LEAF_FOLLOW);
+}
+
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
 	/* What netdev.c reads with --root, the address, and what says a representor. */
@@ -770,6 +786,7 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
 	/* The eswitch manager of a representor is the PCI function this names. */
 	if (join(link, sizeof(link), path, "device"))
 		snap_path(s, link, LEAF_LINK);
+	snap_each(s, path, NULL, snap_lower);
 	snap_qos(s, path, name);
 }
 
