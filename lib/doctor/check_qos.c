@@ -185,13 +185,13 @@ static size_t perftest_tcs(struct doctor *d, const struct rdma_dev *dev, const s
 	return 2;
 }
 
-/* The classes of the job --for names on @dev/@p; without --for, those the job set. */
-static size_t job_tcs(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
-		      const struct rdma_port *p, struct qos_tc *t)
+/* The classes of a job of kind @k on @dev/@p; of JOB_ANY, those the job set. */
+static size_t job_tcs(struct doctor *d, struct check_result *r, enum job_kind k,
+		      const struct rdma_dev *dev, const struct rdma_port *p, struct qos_tc *t)
 {
 	size_t n = 0;
 
-	switch (d->target) {
+	switch (k) {
 	case JOB_NCCL:
 		return nccl_tcs(d, r, t);
 	case JOB_UCX:
@@ -459,7 +459,7 @@ static int judge_port(struct doctor *d, struct check_result *r, const struct rdm
 {
 	struct qos_tc t[QOS_TCS];
 	struct qos_nic nic;
-	size_t i, n = job_tcs(d, r, dev, p, t);
+	size_t i, n = job_tcs(d, r, d->target, dev, p, t);
 	char buf[96];
 
 	if (!n)
@@ -508,4 +508,31 @@ void check_roce_qos(struct doctor *d, struct check_result *r)
 		check_note(r, CHECK_WARN, "%s", skip->found);
 out:
 	free(skip);
+}
+
+int doctor_qos_tc(struct doctor *d, enum job_kind k, const struct rdma_dev *dev,
+		  const struct rdma_port *p)
+{
+	struct check_result *scratch;
+	struct qos_tc t[QOS_TCS];
+	struct qos_nic nic;
+	int prio, good, to = -1;
+	char how[96];
+
+	if (k == JOB_ANY || k == JOB_PERFTEST ||
+	    doctor_env(d, k == JOB_NCCL ? "NCCL_IB_TC" : "UCX_IB_TRAFFIC_CLASS"))
+		return -1;
+	scratch = calloc(1, sizeof(*scratch));
+	if (!scratch)
+		return -1;
+	job_tcs(d, scratch, k, dev, p, t);
+	free(scratch);
+	nic_load(d, p, &nic);
+	if (nic.err || t[0].tc < 0 || !dcb_trusts_dscp(&nic.dcb))
+		return -1;
+	prio = qos_prio(d, &nic, &t[0], how, sizeof(how));
+	good = lossless(d, &nic, prio) > 0 ? -1 : lossless_prio(d, &nic);
+	if (good >= 0)
+		to = dscp_to(&nic, good);
+	return to < 0 ? -1 : to * 4 + 2;
 }

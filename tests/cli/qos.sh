@@ -104,6 +104,23 @@ check unrecorded-said found 'ens19f0np0 has no DCB recording in this tree'
 run --root "$FIXTURES/doctor-healthy" -j doctor --only roce.qos
 check nofor-unset-skip found '^no NCCL_IB_TC, NCCL_IB_FIFO_TC or UCX_IB_TRAFFIC_CLASS set'
 
+# --- rdmactl env: the class that lands on the lossless priority, for a job that set none ---
+run --root "$TMPD/pfc" -j env --for nccl
+check env-pfc-exports-106 json_ok '.variables.NCCL_IB_TC == "106"'
+RC=0
+OUT=$(NCCL_IB_TC=0 "$RDMACTL" --root "$TMPD/pfc" -j env --for nccl) || RC=$?
+check env-never-replaces-job-tc json_ok '.variables | has("NCCL_IB_TC") | not'
+run --root "$TMPD/ecn" -j env --for nccl
+check env-ecn-lossless-nothing json_ok '.variables | has("NCCL_IB_TC") | not'
+run --root "$TMPD/lossy" -j env --for nccl
+check env-lossy-no-lossless-nothing json_ok '.variables | has("NCCL_IB_TC") | not'
+run --root "$TMPD/nodcb" -j env --for nccl
+check env-nodcb-nothing json_ok '.variables | has("NCCL_IB_TC") | not'
+# What env exports, the doctor passes.
+RC=0
+OUT=$(eval "$("$RDMACTL" --root "$TMPD/pfc" env --for nccl)"; "$RDMACTL" --root "$TMPD/pfc" -j doctor --only roce.qos --for nccl) || RC=$?
+check env-then-doctor-passes status ok
+
 # --- a snapshot of each tree gives the same verdict ---
 for c in pfc lossy pcp nodcb; do
 	run --root "$TMPD/$c" snapshot -o "$TMPD/$c.tar.gz"
