@@ -827,17 +827,17 @@ static void qos_class(struct doctor *d, enum job_kind f, struct jobenv *e)
 	size_t i;
 	int tc;
 
-	e->tc = -1;
 	for (i = 0; i < e->n; i++) {
 		tc = doctor_qos_tc(d, f, e->ports[i].dev, e->ports[i].port);
 		if (tc < 0 || (i && tc != e->tc)) {
-			if (i && e->tc >= 0)
+			if (i && e->tc_set)
 				note(e, "the ports need different traffic classes for a lossless "
 				     "priority: none exported (rdmactl doctor --only roce.qos)");
-			e->tc = -1;
+			e->tc_set = false;
 			return;
 		}
 		e->tc = tc;
+		e->tc_set = true;
 	}
 }
 
@@ -848,7 +848,6 @@ int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *pi
 	int ret;
 
 	memset(e, 0, sizeof(*e));
-	e->tc = -1;
 	e->d = d;
 	if (d->node_err) {
 		snprintf(e->why, sizeof(e->why), "Failed to read RDMA devices: %s",
@@ -953,7 +952,7 @@ static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 		snprintf(var(e, v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "auto");
 	if (e->ucx_dgid_off)
 		snprintf(var(e, v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
-	if (e->tc >= 0)
+	if (e->tc_set)
 		snprintf(var(e, v, n, "UCX_IB_TRAFFIC_CLASS")->value, JOBENV_VALUE_MAX, "%d", e->tc);
 }
 
@@ -990,7 +989,7 @@ size_t jobenv_vars(const struct jobenv *e, enum job_kind f, struct jobenv_var *v
 		if (e->ifnames[0])
 			snprintf(var(e, v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
 				 e->ifnames);
-		if (e->tc >= 0)
+		if (e->tc_set)
 			snprintf(var(e, v, &n, "NCCL_IB_TC")->value, JOBENV_VALUE_MAX, "%d", e->tc);
 		break;
 	case JOB_UCX:

@@ -745,8 +745,9 @@ static void snap_qos(struct snap *s, const char *path, const char *name)
 	int ret;
 
 	snap_attrs(s, path, ecn, ARRAY_SIZE(ecn));
+	/* /proc/net is a link to self/net: recorded as the plain file a copy reads. */
 	snprintf(file, sizeof(file), "/proc/net/vlan/%.64s", name);
-	snap_path(s, file, LEAF_FOLLOW);
+	snap_file_as(s, file, arc(file));
 	ret = dcb_read(s->ctx, name, &st);
 	if (ret == -ENODATA || ret == -ENODEV)
 		return;		/* a tree without the recording; a name no netdev has */
@@ -1029,8 +1030,6 @@ static void snap_node_facts(struct snap *s)
 		"/proc/driver/nvidia/version", "/sys/module/nvidia/version",
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
 		"/sys/kernel/mm/memory_peers/nv_mem/version",
-		/* a VLAN's ID (netdev.c) */
-		"/proc/net/vlan/config",
 	};
 	/* Loaded modules: devices (check_devices.c) and gpudirect. */
 	static const char *const dirs[] = {
@@ -1049,6 +1048,8 @@ static void snap_node_facts(struct snap *s)
 	for (i = 0; ucx_extra_dirs[i]; i++)
 		snap_each(s, ucx_extra_dirs[i], NULL, snap_lib);
 	snap_firewalld(s);
+	/* A VLAN's ID (netdev.c); /proc/net is a link to self/net, recorded as a plain path. */
+	snap_file_as(s, "/proc/net/vlan/config", "proc/net/vlan/config");
 	snap_each(s, CM_CONFIGFS, NULL, snap_cm_dev);
 	snap_commands(s);
 	snap_verbs(s);

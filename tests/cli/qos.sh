@@ -7,6 +7,7 @@
 # the same through a snapshot of the tree; env's class for a job that set
 # none, never replacing one it set.
 . "$(dirname "$0")/lib.sh"
+unset NCCL_IB_TC NCCL_IB_FIFO_TC NCCL_IB_SL NCCL_IB_HCA UCX_IB_TRAFFIC_CLASS UCX_IB_SL UCX_TLS UCX_NET_DEVICES
 
 found() { json_ok ".checks[] | select(.id == \"roce.qos\") | .found | test(\"$1\")"; }
 status() { json_ok ".checks[] | select(.id == \"roce.qos\") | .status == \"$1\""; }
