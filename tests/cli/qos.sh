@@ -11,7 +11,8 @@ unset NCCL_IB_TC NCCL_IB_FIFO_TC NCCL_IB_SL NCCL_IB_HCA UCX_IB_TRAFFIC_CLASS UCX
 
 found() { json_ok ".checks[] | select(.id == \"roce.qos\") | .found | test(\"$1\")"; }
 status() { json_ok ".checks[] | select(.id == \"roce.qos\") | .status == \"$1\""; }
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+# same A B: two verdicts of roce.qos, the same (and the check ran: its row is there).
+same() { [[ $1 == *'"id":"roce.qos"'* ]] && [ "$1" = "$2" ]; }
 fix_has() { json_ok ".checks[] | select(.id == \"roce.qos\") | .fix // \"\" | test(\"$1\")"; }
 
 # tree CASE: a copy of doctor-healthy as qos.sh rewrites it, in $TREE.

@@ -9,7 +9,7 @@
 # (nftables counters on UDP 4791 in the input hook: what tcpdump would
 # read of each packet's header, without a capture tool in the guest).
 # lab-timeout: 240
-# lab-seconds: 30
+# lab-seconds: 31
 
 lab_need_peer
 
