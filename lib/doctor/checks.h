@@ -19,6 +19,18 @@ void check_ports(struct doctor *d, struct check_result *r);
 void check_roce_ipv4(struct doctor *d, struct check_result *r);
 void check_roce_gid(struct doctor *d, struct check_result *r);
 void check_mtu(struct doctor *d, struct check_result *r);
+/* check_qos.c */
+void check_roce_qos(struct doctor *d, struct check_result *r);
+/*
+ * The traffic class a job of kind @k (nccl, ucx, mpi) that sets none
+ * should send with on @dev/@p (rdmactl env's NCCL_IB_TC or
+ * UCX_IB_TRAFFIC_CLASS): one whose DSCP the NIC maps to a lossless
+ * priority, when its library's own class lands on a lossy one; -1 when
+ * the job set its class (never replaced), its own is lossless, or the
+ * NIC's DCB cannot be read or maps no DSCP to a lossless priority.
+ */
+int doctor_qos_tc(struct doctor *d, enum job_kind k, const struct rdma_dev *dev,
+		  const struct rdma_port *p);
 /* check_memlock.c */
 void check_memlock_shell(struct doctor *d, struct check_result *r);
 void check_memlock_login(struct doctor *d, struct check_result *r);

@@ -817,6 +817,30 @@ static int values_fit(struct jobenv *e)
 	return -ENODATA;
 }
 
+/*
+ * The traffic class the job needs when it sets none (check roce.qos):
+ * exported only when every port needs the same one; a port whose class
+ * is lossless already, or unreadable, leaves the library's own.
+ */
+static void qos_class(struct doctor *d, enum job_kind f, struct jobenv *e)
+{
+	size_t i;
+	int tc;
+
+	for (i = 0; i < e->n; i++) {
+		tc = doctor_qos_tc(d, f, e->ports[i].dev, e->ports[i].port);
+		if (tc < 0 || (i && tc != e->tc)) {
+			if (i && e->tc_set)
+				note(e, "the ports need different traffic classes for a lossless "
+				     "priority: none exported (rdmactl doctor --only roce.qos)");
+			e->tc_set = false;
+			return;
+		}
+		e->tc = tc;
+		e->tc_set = true;
+	}
+}
+
 int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e)
 {
@@ -869,6 +893,8 @@ int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *pi
 		ompi_notes(e);
 	if (!ret && e->have_ucx && !e->ucx_no_rdma)
 		ucx_dgid(d, e);
+	if (!ret && (f == JOB_NCCL || (e->have_ucx && !e->ucx_no_rdma)))
+		qos_class(d, f, e);
 	return ret;
 }
 
@@ -926,6 +952,8 @@ static void ucx_vars(const struct jobenv *e, struct jobenv_var *v, size_t *n)
 		snprintf(var(e, v, n, "UCX_IB_GID_INDEX")->value, JOBENV_VALUE_MAX, "auto");
 	if (e->ucx_dgid_off)
 		snprintf(var(e, v, n, "UCX_UD_VERBS_ETH_DGID_CHECK")->value, JOBENV_VALUE_MAX, "n");
+	if (e->tc_set)
+		snprintf(var(e, v, n, "UCX_IB_TRAFFIC_CLASS")->value, JOBENV_VALUE_MAX, "%d", e->tc);
 }
 
 /*
@@ -961,6 +989,8 @@ size_t jobenv_vars(const struct jobenv *e, enum job_kind f, struct jobenv_var *v
 		if (e->ifnames[0])
 			snprintf(var(e, v, &n, "NCCL_SOCKET_IFNAME")->value, JOBENV_VALUE_MAX, "=%s",
 				 e->ifnames);
+		if (e->tc_set)
+			snprintf(var(e, v, &n, "NCCL_IB_TC")->value, JOBENV_VALUE_MAX, "%d", e->tc);
 		break;
 	case JOB_UCX:
 		if (e->have_ucx)

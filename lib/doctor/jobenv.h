@@ -65,6 +65,8 @@ struct jobenv {
 	bool ucx_dgid_off;		/* UCX needs UCX_UD_VERBS_ETH_DGID_CHECK=n (node/ucx.h) */
 	bool ucx_no_rdma;		/* the job's UCX_TLS or UCX_NET_DEVICES runs UCX without RDMA: left alone */
 	bool ucx_tcp_too;		/* the job's UCX_TLS names tcp beside RDMA: the netdevs join UCX_NET_DEVICES */
+	bool tc_set;			/* export @tc, the traffic class roce.qos wants */
+	int tc;
 	char ifnames[JOBENV_VALUE_MAX / 2];	/* "ens1f0np0,ens1f1np1"; "" when no port has one */
 	char notes[8][CHECK_TEXT];	/* for -v: what was left to the library or the job, and why */
 	size_t n_notes;

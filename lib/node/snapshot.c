@@ -27,6 +27,7 @@
 #include "base/run.h"
 #include "base/sysfs.h"
 #include "base/text.h"
+#include "node/dcb.h"
 #include "node/libconf.h"
 #include "node/rdma_load.h"
 #include "node/snapshot.h"
@@ -687,6 +688,15 @@ static void snap_uverbs(struct snap *s, const char *dir, const char *name)
 		snap_path(s, path, LEAF_FOLLOW);
 }
 
+/* tc/PORT/traffic_class of an RDMA device ("Global tclass=106"). */
+static void snap_tclass(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/traffic_class", dir, name) < sizeof(path))
+		snap_path(s, path, LEAF_FOLLOW);
+}
+
 /* What rdma_sysfs.c reads of a device (keep the two in step). */
 static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 {
@@ -707,7 +717,59 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 		snap_path(s, path, LEAF_LINK);
 	if (join(path, sizeof(path), dev, "ports"))
 		snap_each(s, path, NULL, snap_port);
+	/* MLNX_OFED's global traffic class, UCX's "auto" (roce.qos). */
+	if (join(path, sizeof(path), dev, "tc"))
+		snap_each(s, path, NULL, snap_tclass);
 	snap_function(s, dev);
+}
+
+static void snap_contents(struct snap *s, const char *abs, const char *data, size_t len);
+
+/*
+ * What roce.qos reads of a netdev: mlx5's ECN files, a VLAN's egress map,
+ * and its DCB, which only netlink answers: the answer is recorded in
+ * DCB_RECORDING_DIR/IF in dcb_format()'s form (node/dcb.h), an error
+ * included, so that a copy gives the same verdict.
+ */
+static void snap_qos(struct snap *s, const char *path, const char *name)
+{
+#define ECN_PRIO(p) "ecn/roce_rp/enable/" #p, "ecn/roce_np/enable/" #p
+	static const char *const ecn[] = {
+		ECN_PRIO(0), ECN_PRIO(1), ECN_PRIO(2), ECN_PRIO(3), ECN_PRIO(4), ECN_PRIO(5),
+		ECN_PRIO(6), ECN_PRIO(7), "ecn/roce_np/cnp_802p_prio", "ecn/roce_np/cnp_dscp",
+	};
+#undef ECN_PRIO
+	char file[256], text[1024];
+	struct dcb_state st;
+	size_t len;
+	int ret;
+
+	snap_attrs(s, path, ecn, ARRAY_SIZE(ecn));
+	/* /proc/net is a link to self/net: recorded as the plain file a copy reads. */
+	snprintf(file, sizeof(file), "/proc/net/vlan/%.64s", name);
+	snap_file_as(s, file, arc(file));
+	ret = dcb_read(s->ctx, name, &st);
+	if (ret == -ENODATA || ret == -ENODEV)
+		return;		/* a tree without the recording; a name no netdev has */
+	len = dcb_format(ret, &st, text, sizeof(text));
+	snprintf(file, sizeof(file), DCB_RECORDING_DIR "/%.64s", name);
+	snap_contents(s, file, text, len);
+}
+
+/*
+ * A stacked netdev's lower_LOWER links and its uevent (DEVTYPE=vlan):
+ * what netdev_stacked_on() and netdev_stack_say() read, so that a GID on a
+ * VLAN reads as one in the copy.
+ */
+static void snap_lower(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (strncmp(name, "lower_", 6) || !join(path, sizeof(path), dir, name))
+		return;
+	snap_path(s, path, LEAF_LINK);
+	if (join(path, sizeof(path), dir, "uevent"))
+		snap_path(s, path, LEAF_FOLLOW);
 }
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
@@ -725,6 +787,8 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
 	/* The eswitch manager of a representor is the PCI function this names. */
 	if (join(link, sizeof(link), path, "device"))
 		snap_path(s, link, LEAF_LINK);
+	snap_each(s, path, NULL, snap_lower);
+	snap_qos(s, path, name);
 }
 
 /*
@@ -938,6 +1002,25 @@ static void snap_verbs(struct snap *s)
 	free(names);
 }
 
+#define CM_CONFIGFS "/sys/kernel/config/rdma_cm"
+
+/* DEV/ports/N/default_roce_tos of rdma_cm's configfs (roce.qos), where a device's directory was made. */
+static void snap_cm_port(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/default_roce_tos", dir, name) < sizeof(path))
+		snap_path(s, path, LEAF_FOLLOW);
+}
+
+static void snap_cm_dev(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/ports", dir, name) < sizeof(path))
+		snap_each(s, path, NULL, snap_cm_port);
+}
+
 /* The rest of what the doctor reads: the kernel, modules, GPU, ports range, libraries. */
 static void snap_node_facts(struct snap *s)
 {
@@ -965,6 +1048,9 @@ static void snap_node_facts(struct snap *s)
 	for (i = 0; ucx_extra_dirs[i]; i++)
 		snap_each(s, ucx_extra_dirs[i], NULL, snap_lib);
 	snap_firewalld(s);
+	/* A VLAN's ID (netdev.c); /proc/net is a link to self/net, recorded as a plain path. */
+	snap_file_as(s, "/proc/net/vlan/config", "proc/net/vlan/config");
+	snap_each(s, CM_CONFIGFS, NULL, snap_cm_dev);
 	snap_commands(s);
 	snap_verbs(s);
 }
