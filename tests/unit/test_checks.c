@@ -115,7 +115,8 @@ static const char *const job_vars[] = {
 	"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_GID_INDEX", "NCCL_IB_DISABLE",
 	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE",
 	"UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_TLS", "UCX_UD_VERBS_ETH_DGID_CHECK",
-	"UCX_UD_ETH_DGID_CHECK", NULL
+	"UCX_UD_ETH_DGID_CHECK", "NCCL_IB_TC", "NCCL_IB_FIFO_TC", "NCCL_IB_SL", "UCX_IB_SL",
+	"UCX_IB_TRAFFIC_CLASS", NULL
 };
 
 /* A memlock line of /proc/self/limits, as the kernel writes it. */
@@ -126,6 +127,13 @@ static const char *const job_vars[] = {
 #define PASSWD "etc/passwd=root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\n"
 #define GIB "1073741824"
 #define IPT(rule) "run/rdmactl/cmd/iptables-save=*filter\n:INPUT ACCEPT [0:0]\n" rule "COMMIT\n"
+/* dcbnl's answer for ens1 as the snapshot records it (lib/node/dcb.h): PFC on @pfc, DSCP d on d/8. */
+#define DCB_DSCP(pfc) "run/rdmactl/dcb/ens1=prio-pfc " pfc "\ndscp-prio 0:0 8:1 16:2 24:3 26:3 " \
+	"32:4 40:5 48:6 56:7\n"
+#define PFC_ON_3 "0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+#define PFC_NONE "0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off"
+#define ECN(p, v) "sys/class/net/ens1/ecn/roce_rp/enable/" p "=" v "\n", \
+	"sys/class/net/ens1/ecn/roce_np/enable/" p "=" v "\n"
 #define NFT_NONE "run/rdmactl/cmd/nft-list-ruleset.json={\"nftables\": []}\n"
 
 /* A PF (mlx5_0 on ens1) and its VF 0, bound and with its device. */
@@ -457,6 +465,19 @@ static const struct check_case cases[] = {
 	{ "versions-no-libibverbs", check_versions, JOB_ANY, roce, {},
 	  { "proc/sys/kernel/osrelease=6.1.0-18-amd64\n" }, 0, 0, CHECK_WARN,
 	  { "libibverbs not found", "apt-get install libibverbs1" } },
+
+	/* ---- roce.qos ---- */
+	{ "roce.qos-nccl-tc-on-pfc", check_roce_qos, JOB_NCCL, roce, { "NCCL_IB_TC=106" },
+	  { DCB_DSCP(PFC_ON_3) }, 22703, 0, CHECK_OK, { "DSCP 26 on priority 3", "lossless by PFC" } },
+	{ "roce.qos-nccl-default-lossy", check_roce_qos, JOB_NCCL, roce, {},
+	  { DCB_DSCP(PFC_ON_3), ECN("0", "0") }, 22703, 0, CHECK_FAIL,
+	  { "DSCP 0 on priority 0", "lossy", "NCCL_IB_TC=106" } },
+	{ "roce.qos-ucx-default-on-pfc", check_roce_qos, JOB_UCX, roce, {},
+	  { DCB_DSCP(PFC_ON_3) }, 0, 11601, CHECK_OK, { "DSCP 26 on priority 3", "lossless by PFC" } },
+	{ "roce.qos-nccl-lossless-by-ecn", check_roce_qos, JOB_NCCL, roce, { "NCCL_IB_TC=106" },
+	  { DCB_DSCP(PFC_NONE), ECN("3", "1") }, 22703, 0, CHECK_OK, { "lossless by ECN" } },
+	{ "roce.qos-no-dcb", check_roce_qos, JOB_NCCL, roce, { "NCCL_IB_TC=106" },
+	  { "run/rdmactl/dcb/ens1=error EOPNOTSUPP\n" }, 22703, 0, CHECK_SKIP, { "DSCP 26" } },
 
 	/* ---- peer ---- */
 	{ "peer-none", check_peer, JOB_ANY, roce, {}, {}, 0, 0, CHECK_SKIP, { "no --peer HOST" } },
