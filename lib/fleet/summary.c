@@ -439,7 +439,6 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		struct json_object *row = table_row(t);
 
@@ -583,7 +582,6 @@ static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
-		table_fit(t, FLEET_WIDTH);
 		ret = cause_rows(cl, t, c, n, cause_row);
 	}
 	if (!ret)
@@ -606,7 +604,6 @@ static int unreachable_table(struct ctx *ctx, const struct fleet *cl)
 	t = table_new(unreachable_cols);
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
 	for (i = 0; i < cl->n; i++) {
 		const struct fleet_node *nd = cl->nodes[i];
 		struct json_object *row;
@@ -727,7 +724,6 @@ static int drain_table(struct ctx *ctx, const struct fleet *cl)
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
-		table_fit(t, FLEET_WIDTH);
 		ret = cause_rows(cl, t, c, n, drain_row);
 	}
 	if (!ret && (n || ctx->json)) {
@@ -754,14 +750,18 @@ struct outcome {
 static void outcome_line(struct ctx *ctx, const char *name, const char *nodes, size_t n)
 {
 	char cut[FLEET_WIDTH + 1], tail[40];
-	int t;
+	size_t width = output_width();
+	int t, keep;
 
 	if (!nodes || !n)
 		return;
-	if (strlen(name) + strlen(nodes) + 4 > FLEET_WIDTH) {
+	/* The terminal's width, or FLEET_WIDTH into a pipe: a hostlist is cut, not folded. */
+	if (!width || width > FLEET_WIDTH)
+		width = FLEET_WIDTH;
+	if (strlen(name) + strlen(nodes) + 4 > width) {
 		t = snprintf(tail, sizeof(tail), "... (%zu node%s)", n, n == 1 ? "" : "s");
-		snprintf(cut, sizeof(cut), "%.*s%s", FLEET_WIDTH - 4 - (int)strlen(name) - t, nodes,
-			 tail);
+		keep = (int)width - 4 - (int)strlen(name) - t;
+		snprintf(cut, sizeof(cut), "%.*s%s", keep > 8 ? keep : 8, nodes, tail);
 		nodes = cut;
 	}
 	print_text(ctx, "  %s: %s\n", name, nodes);
@@ -923,7 +923,6 @@ static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
 	ret = check_rows(cl, t, worst);
 	if (ret) {
 		table_free(t);

@@ -23,7 +23,10 @@ struct ctx;
 struct fleet;
 struct json_object;
 
-/* Text lines of the report fit this many columns. */
+/*
+ * Text from the nodes (a FOUND, a hostlist, a note) is cut to fit this many
+ * columns whatever a node sent; the report's tables keep to output_width().
+ */
 #define FLEET_WIDTH 100
 
 struct fleet_counts {
