@@ -514,9 +514,14 @@ static void lay_out(const struct ctx *ctx, const struct table *t, struct layout 
 	L->lines = 1;
 	L->hang = 0;
 	for (c = 0; c < t->ncols; c++) {
+		/* a COL_WRAP column stays on its line while WRAP_MIN of it fits */
+		size_t need = L->width[c];
+
 		if (!col_shown(ctx, &t->cols[c]))
 			continue;
-		if (shown++ && t->fit && (x > t->fit || x + L->width[c] > t->fit) && x > L->hang) {
+		if ((t->cols[c].flags & COL_WRAP) && need > WRAP_MIN)
+			need = WRAP_MIN;
+		if (shown++ && t->fit && (x > t->fit || x + need > t->fit) && x > L->hang) {
 			L->lines++;
 			x = L->hang;
 		}

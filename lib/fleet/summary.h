@@ -24,8 +24,8 @@ struct fleet;
 struct json_object;
 
 /*
- * Text from the nodes (a FOUND, a hostlist, a note) is cut to fit this many
- * columns whatever a node sent; the report's tables keep to output_width().
+ * Text lines of the report fit this many columns, into a pipe too (values
+ * cut, a row one line), or the terminal's width when it is narrower.
  */
 #define FLEET_WIDTH 100
 
