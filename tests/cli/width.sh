@@ -52,7 +52,7 @@ for width in 80 60; do
 		if fits "$width" $c; then
 			pass "columns-$width/${c%% -o *}"
 		else
-			OUT= ERR= RC=0 fail "columns-$width/${c%% -o *}" "wider than $width:$WIDE"
+			OUT='' ERR='' RC=0 fail "columns-$width/${c%% -o *}" "wider than $width:$WIDE"
 		fi
 	done
 done
@@ -63,7 +63,7 @@ if command -v pdsh >/dev/null; then
 	if fits 80 doctor -w 'w[1-3]' --launcher local --rdmactl "$RDMACTL"; then
 		pass columns-80/doctor-w
 	else
-		OUT= ERR= RC=0 fail columns-80/doctor-w "wider than 80:$WIDE"
+		OUT='' ERR='' RC=0 fail columns-80/doctor-w "wider than 80:$WIDE"
 	fi
 	# probe -w over TCP on the loopback: its matrix, findings and summary.
 	OUT=$(COLUMNS=60 "$RDMACTL" probe -w 'w[1-3]' --launcher local --rdmactl "$RDMACTL" \
@@ -110,7 +110,7 @@ check columns-ports-fit within 80
 # --- a COLUMNS that is not a width is ignored, as if unset ---
 PIPED=$("$RDMACTL" --root "$HEALTHY" ports -v)
 for bad in abc -5 0 '' ' 80' 80x 99999999999999999999999; do
-	OUT=$(COLUMNS=$bad "$RDMACTL" --root "$HEALTHY" ports -v 2>&1) RC=$? ERR=
+	OUT=$(COLUMNS=$bad "$RDMACTL" --root "$HEALTHY" ports -v 2>&1) RC=$?
 	check "columns-bad-ignored/${bad:-empty}" [ "$RC/$OUT" = "0/$PIPED" ]
 done
 
