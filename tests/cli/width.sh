@@ -87,6 +87,11 @@ check columns-60/probe-client within 60
 OUT=$(cat "$TMPD/server.out")
 check columns-60/probe-server within 60
 
+# The report's line, at 40.
+OUT=$(COLUMNS=40 "$RDMACTL" report -f -o "$TMPD/r.html" "$FIXTURES/report/doctor-4.json" \
+	"$FIXTURES/report/probe-4.json" 2>/dev/null)
+check columns-40/report within 40
+
 # --- into a pipe without COLUMNS: a row is a line ---
 HEALTHY=$FIXTURES/doctor-healthy
 run --root "$HEALTHY" ports -v
