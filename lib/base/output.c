@@ -701,46 +701,44 @@ static void fold_lines(const char *text, size_t width)
 	}
 }
 
-void print_text(struct ctx *ctx, const char *fmt, ...)
+/* @fmt's text, escaped (its own newlines kept), folded to @width (0: not). */
+static void print_vtext(const char *fmt, va_list ap, size_t width)
 {
 	char *text = NULL, *safe;
-	va_list ap;
-	int n;
+	int n = vasprintf(&text, fmt, ap);
 
-	if (ctx->json)
-		return;
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	/* Its values may come from outside: escaped, its own newlines kept. */
 	safe = malloc((size_t)n * 4 + 16);
 	if (safe)
-		fold_lines(text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL), output_width());
+		fold_lines(text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL), width);
 	else
 		fputs("?", stdout);
 	free(safe);
 	free(text);
 }
 
-void print_verbatim(struct ctx *ctx, const char *fmt, ...)
+void print_text(struct ctx *ctx, const char *fmt, ...)
 {
-	char *text = NULL, *safe;
 	va_list ap;
-	int n;
 
 	if (ctx->json)
 		return;
 	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
+	print_vtext(fmt, ap, output_width());
 	va_end(ap);
-	if (n < 0)
+}
+
+void print_verbatim(struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
 		return;
-	safe = malloc((size_t)n * 4 + 16);
-	fputs(safe ? text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL) : "?", stdout);
-	free(safe);
-	free(text);
+	va_start(ap, fmt);
+	print_vtext(fmt, ap, 0);
+	va_end(ap);
 }
 
 void attach_error(struct ctx *ctx, int rc)
