@@ -232,13 +232,13 @@ static void health_line(struct ctx *ctx, const struct health *h, bool dry_run)
 	const char *word = h->done || (dry_run && h->read) ? words[h->act] : "";
 
 	if (h->act == ACT_KEEP && h->failed && slurm_ours(h))
-		print_text(ctx, "kept drained: Slurm's reason is already this check's\n");
+		print_verbatim(ctx, "kept drained: Slurm's reason is already this check's\n");
 	else if (h->act == ACT_KEEP)
-		print_text(ctx, "left drained: its reason '%s' is not rdmactl's\n", h->slurm_reason);
+		print_verbatim(ctx, "left drained: its reason '%s' is not rdmactl's\n", h->slurm_reason);
 	else if (h->act == ACT_RESUME)
-		print_text(ctx, "%s%s (drained by rdmactl: '%s')\n", word, h->cmd, h->slurm_reason);
+		print_verbatim(ctx, "%s%s (drained by rdmactl: '%s')\n", word, h->cmd, h->slurm_reason);
 	else if (h->failed)
-		print_text(ctx, "%s%s\n", word, h->cmd);
+		print_verbatim(ctx, "%s%s\n", word, h->cmd);
 }
 
 static struct json_object *health_json(const struct health *h, bool dry_run)
@@ -289,7 +289,7 @@ static int health_report(struct ctx *ctx, struct table *t, const struct doctor_a
 		json_attach(ctx, "health", health_json(&h, dry_run));
 	} else {
 		if (h.failed)
-			print_text(ctx, "ERROR: %s\n", h.reason);
+			print_verbatim(ctx, "ERROR: %s\n", h.reason);
 		health_line(ctx, &h, dry_run);
 	}
 	return h.failed || h.ret ? RC_PROBLEM : RC_OK;

@@ -52,6 +52,7 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 {
 	struct json_object *s;
 	int fail = c->n[CHECK_FAIL], warn = c->n[CHECK_WARN];
+	char line[1024];
 
 	if (ctx->json) {
 		s = doc_summary_json(c->n, c->problems);
@@ -59,13 +60,15 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 			json_attach(ctx, DOC_SUMMARY, s);
 		return;
 	}
+	/* Folded to the terminal as the table is: the list of checks can be long. */
 	if (!fail && !warn)
-		printf("\n%s%d ok, %d skipped: nothing to fix%s\n", color_on(ctx, COLOR_GREEN),
-		       c->n[CHECK_OK], c->n[CHECK_SKIP], color_off(ctx));
+		snprintf(line, sizeof(line), "%d ok, %d skipped: nothing to fix", c->n[CHECK_OK],
+			 c->n[CHECK_SKIP]);
 	else
-		printf("\n%s%d failed, %d warning%s: %s%s\n",
-		       color_on(ctx, fail ? COLOR_RED : COLOR_YELLOW), fail, warn,
-		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
+		snprintf(line, sizeof(line), "%d failed, %d warning%s: %s", fail, warn,
+			 warn == 1 ? "" : "s", c->problems);
+	putchar('\n');
+	print_folded(ctx, !fail && !warn ? COLOR_GREEN : fail ? COLOR_RED : COLOR_YELLOW, 2, line);
 }
 
 int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
@@ -104,8 +107,6 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	d.node_warnings = read_warnings(ctx);
 	t = table_new(doc_check_cols);
 	if (t) {
-		/* A long FOUND folds under itself, within the terminal. */
-		table_fit(t, output_width());
 		doctor_run(&d, sel, t, &counts);
 		ret = report(ctx, a, &d, t, &counts);
 	}

@@ -174,7 +174,7 @@ static void print_vars(struct ctx *ctx, const struct jobenv *e, enum job_kind f)
 			continue;
 		}
 		row_str(vars, v[i].name, v[i].value);
-		print_text(ctx, "export %s\n", jobenv_assignment(v[i].name, v[i].value, line,
+		print_verbatim(ctx, "export %s\n", jobenv_assignment(v[i].name, v[i].value, line,
 								  sizeof(line)));
 		printed++;
 	}

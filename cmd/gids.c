@@ -415,7 +415,7 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 			for (i = 0; i < nv; i++) {
 				if (v[i].kept)
 					continue;
-				print_text(ctx, "  export %s\n",
+				print_verbatim(ctx, "  export %s\n",
 					   jobenv_assignment(v[i].name, v[i].value, line, sizeof(line)));
 				row_str(o, v[i].name, v[i].value);
 			}

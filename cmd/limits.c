@@ -40,8 +40,9 @@ static const struct column limits_cols[] = {
 	{ "who", NULL, 0, NULL },
 	{ "soft", NULL, COL_RIGHT, NULL },
 	{ "hard", NULL, COL_RIGHT, NULL },
-	{ "source", NULL, 0, NULL },
 	{ "verdict", NULL, 0, verdict_color },
+	/* last, the long one: on a narrow terminal the row goes on under the second column */
+	{ "source", NULL, 0, NULL },
 	{ "pid", NULL, COL_NOTEXT, NULL },
 	{ "user", NULL, COL_NOTEXT, NULL },
 	{ "soft_bytes", NULL, COL_NOTEXT, NULL },

@@ -148,7 +148,6 @@ static int write_report(struct ctx *ctx, struct outfile *of, const char *out, st
 	struct html_runs hr = { .probe = pv, .nprobe = r->nprobe, .doctor = r->doctor,
 				.ndoctor = r->ndoctor, .probe_src = r->probe_src,
 				.doctor_src = r->doctor_src };
-	char safe[1024];
 	size_t i;
 	int ret;
 
@@ -161,9 +160,14 @@ static int write_report(struct ctx *ctx, struct outfile *of, const char *out, st
 	if (ret)
 		return of->refused ? RC_USAGE : RC_PROBLEM;
 	if (strcmp(out, "-")) {
-		print_str(ctx, "file", "Wrote %s: ", ctx->json ? out : text_safe(out, safe, sizeof(safe), 0));
-		print_int(ctx, "doctor_runs", "%" PRId64 " doctor -w run(s), ", (int64_t)r->ndoctor);
-		print_int(ctx, "probe_runs", "%" PRId64 " probe -w run(s)\n", (int64_t)r->nprobe);
+		/* Text: one line, so that print_text() folds it whole. */
+		print_text(ctx, "Wrote %s: %zu doctor -w run(s), %zu probe -w run(s)\n", out,
+			   (size_t)r->ndoctor, (size_t)r->nprobe);
+		if (ctx->json) {
+			print_str(ctx, "file", "%s", out);
+			print_int(ctx, "doctor_runs", "%" PRId64, (int64_t)r->ndoctor);
+			print_int(ctx, "probe_runs", "%" PRId64, (int64_t)r->nprobe);
+		}
 	}
 	return RC_OK;
 }

@@ -26,20 +26,22 @@ const struct opt snapshot_opts[] = {
 
 static void print_stats(struct ctx *ctx, const char *file, const struct snapshot_stats *st)
 {
-	char safe[512];
-
-	/* The name as given in JSON; on a terminal, without its control bytes. */
-	if (!ctx->json)
-		file = text_safe(file, safe, sizeof(safe), 0);
-	print_str(ctx, "file", "Wrote %s: ", file);
-	print_int(ctx, "files", "%" PRId64 " files, ", (int64_t)st->files);
-	print_int(ctx, "links", "%" PRId64 " links, ", (int64_t)st->links);
-	print_int(ctx, "dirs", "%" PRId64 " directories ", (int64_t)st->dirs);
-	print_int(ctx, "bytes", "(%" PRId64 " bytes of contents); ", (int64_t)st->bytes);
-	print_int(ctx, "rdma_devices", "%" PRId64 " RDMA devices, ", (int64_t)st->rdma_devs);
-	print_int(ctx, "netdevs", "%" PRId64 " netdevs\n", (int64_t)st->netdevs);
-	print_text(ctx, "Read it back with: mkdir DIR && tar xzf %s -C DIR && "
-		   "rdmactl --root DIR COMMAND\n", file);
+	/* On a terminal: one line, folded whole to the width, without the name's control bytes. */
+	if (!ctx->json) {
+		print_text(ctx, "Wrote %s: %zu files, %zu links, %zu directories (%zu bytes of "
+			   "contents); %zu RDMA devices, %zu netdevs\n", file, st->files,
+			   st->links, st->dirs, st->bytes, st->rdma_devs, st->netdevs);
+		print_text(ctx, "Read it back with: mkdir DIR && tar xzf %s -C DIR && "
+			   "rdmactl --root DIR COMMAND\n", file);
+		return;
+	}
+	print_str(ctx, "file", "%s", file);
+	print_int(ctx, "files", "%" PRId64, (int64_t)st->files);
+	print_int(ctx, "links", "%" PRId64, (int64_t)st->links);
+	print_int(ctx, "dirs", "%" PRId64, (int64_t)st->dirs);
+	print_int(ctx, "bytes", "%" PRId64, (int64_t)st->bytes);
+	print_int(ctx, "rdma_devices", "%" PRId64, (int64_t)st->rdma_devs);
+	print_int(ctx, "netdevs", "%" PRId64, (int64_t)st->netdevs);
 }
 
 /*

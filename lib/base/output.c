@@ -27,7 +27,8 @@ struct table {
 	const struct column *cols;
 	size_t ncols;
 	struct json_object *rows;	/* json array */
-	size_t fit;			/* text line width (table_fit), 0: none */
+	size_t fit;			/* text line width, 0: none */
+	bool fit_set;			/* by table_fit(); else output_width() */
 };
 
 static const char *const ansi[] = {
@@ -109,24 +110,35 @@ struct json_object *table_get_row(const struct table *t, size_t i)
 void table_fit(struct table *t, size_t width)
 {
 	t->fit = width;
+	t->fit_set = true;
+}
+
+/* $COLUMNS as a width; 0 when it is unset or not a number from 1 on. */
+static size_t columns_env(void)
+{
+	const char *env = getenv("COLUMNS");
+	unsigned long n;
+	char *end;
+
+	if (!env || !isdigit((unsigned char)env[0]))
+		return 0;
+	errno = 0;
+	n = strtoul(env, &end, 10);
+	return !*end && !errno && n > 0 && n <= 100000 ? n : 0;
 }
 
 size_t output_width(void)
 {
-	const char *env = getenv("COLUMNS");
 	struct winsize ws;
-	char *end;
-	unsigned long n;
+	size_t n = columns_env();
 
-	if (env && *env) {
-		errno = 0;
-		n = strtoul(env, &end, 10);
-		if (!*end && !errno && n > 0 && n <= 100000 && env[0] != '-')
-			return n;
-	}
-	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+	if (n)
+		return n;
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
 		return ws.ws_col;
-	return 0;
+	return OUTPUT_WIDTH_DEFAULT;
 }
 
 static void row_set(struct json_object *row, const char *key, struct json_object *val)
@@ -389,17 +401,6 @@ static void fit(const struct ctx *ctx, const struct table *t, size_t *width)
 		width[fill] = t->fit > used + FILL_MIN ? t->fit - used : FILL_MIN;
 }
 
-/* Index of the last shown column, so it is not padded with trailing blanks. */
-static size_t last_shown(const struct ctx *ctx, const struct table *t)
-{
-	size_t c, last = 0;
-
-	for (c = 0; c < t->ncols; c++)
-		if (col_shown(ctx, &t->cols[c]))
-			last = c;
-	return last;
-}
-
 /* @n blanks; fwrite rather than printf("%*s"): big tables print many cells. */
 static void pad(int n)
 {
@@ -433,15 +434,12 @@ static void print_cell(const struct ctx *ctx, const struct column *col, const ch
 }
 
 /*
- * COL_BELOW cells of @row, each on a line of its own indented to the last
- * shown column: long fixes stay readable instead of widening the table.
+ * @text from column @hang on, in lines ending before column @width, each
+ * piece between @on and @off (colour codes, or ""): cut at its own
+ * newlines and at the last blank that fits (anywhere, when a word is
+ * longer than the line).  The one folding of rdmactl's text.
  */
-/*
- * @text from column @hang on, in lines ending before column @width: cut at
- * its own newlines and at the last blank that fits (anywhere, when a word
- * is longer than the line).
- */
-static void print_wrapped(const char *text, size_t hang, size_t width)
+static void fold_out(const char *text, size_t hang, size_t width, const char *on, const char *off)
 {
 	size_t avail = width > hang + WRAP_MIN ? width - hang : WRAP_MIN;
 
@@ -450,7 +448,7 @@ static void print_wrapped(const char *text, size_t hang, size_t width)
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
-		if (n > avail) {
+		if (width && n > avail) {
 			n = avail;
 			while (n && text[n] != ' ')
 				n--;
@@ -458,7 +456,9 @@ static void print_wrapped(const char *text, size_t hang, size_t width)
 				for (n = avail; ((unsigned char)text[n] & 0xc0) == 0x80; n--)
 					;
 		}
+		fputs(on, stdout);
 		fwrite(text, 1, n, stdout);
+		fputs(off, stdout);
 		putchar('\n');
 		text += n;
 		text += strspn(text, text[0] == '\n' ? "\n" : " ");
@@ -467,37 +467,89 @@ static void print_wrapped(const char *text, size_t hang, size_t width)
 	}
 }
 
-/* Where column @upto starts. */
-static size_t col_start(const struct ctx *ctx, const struct table *t, const size_t *width,
-			size_t upto)
+void print_folded(const struct ctx *ctx, enum color color, size_t hang, const char *text)
 {
-	size_t c, start = 0;
-
-	for (c = 0; c < upto; c++)
-		if (col_shown(ctx, &t->cols[c]))
-			start += width[c] + 2;
-	return start;
+	fold_out(text, hang, output_width(), color == COLOR_NONE ? "" : color_on(ctx, color),
+		 color == COLOR_NONE ? "" : color_off(ctx));
 }
 
-/* The second shown column: below-lines of a table that must fit start there. */
-static size_t second_shown(const struct ctx *ctx, const struct table *t)
-{
-	size_t c, seen = 0;
+/*
+ * Where each shown column goes on the lines of a row.  Without a width a
+ * row is one line.  With one, a column that would end past it starts a
+ * line of its own under the second column (the header folds the same, so
+ * every column stays under its name), and a cell wider than what its
+ * line leaves (a long FOUND, a file list) is folded at blanks under
+ * itself, ending its line.
+ */
+struct layout {
+	size_t *width;	/* text width of each column */
+	size_t *start;	/* where it starts on its line */
+	size_t *line;	/* which line of the row it is on, 0 first */
+	size_t lines;	/* lines a row takes */
+	size_t hang;	/* where the second column starts: later lines and below-lines */
+};
 
-	for (c = 0; c < t->ncols; c++)
-		if (col_shown(ctx, &t->cols[c]) && ++seen == 2)
-			return c;
-	return last_shown(ctx, t);
+/* True when @c is the last shown column of its line. */
+static bool ends_line(const struct ctx *ctx, const struct table *t, const struct layout *L,
+		      size_t c)
+{
+	size_t d;
+
+	for (d = c + 1; d < t->ncols; d++)
+		if (col_shown(ctx, &t->cols[d]))
+			return L->line[d] != L->line[c];
+	return true;
 }
 
+/* A cell of @c folds under itself: it ends past the width. */
+static bool folds(const struct table *t, const struct layout *L, size_t c)
+{
+	return t->fit && L->start[c] + L->width[c] > t->fit;
+}
+
+static void lay_out(const struct ctx *ctx, const struct table *t, struct layout *L)
+{
+	size_t c, x = 0, shown = 0;
+
+	L->lines = 1;
+	L->hang = 0;
+	for (c = 0; c < t->ncols; c++) {
+		/* a COL_WRAP column stays on its line while WRAP_MIN of it fits */
+		size_t need = L->width[c];
+
+		if (!col_shown(ctx, &t->cols[c]))
+			continue;
+		if ((t->cols[c].flags & COL_WRAP) && need > WRAP_MIN)
+			need = WRAP_MIN;
+		if (shown++ && t->fit && (x > t->fit || x + need > t->fit) && x > L->hang) {
+			L->lines++;
+			x = L->hang;
+		}
+		L->start[c] = x;
+		L->line[c] = L->lines - 1;
+		if (shown == 1)
+			L->hang = L->width[c] + 2;
+		x += L->width[c] + 2;
+	}
+}
+
+/*
+ * COL_BELOW cells of @row, each on a line of its own indented to the last
+ * shown column (under the second when the table keeps to a width): long
+ * fixes stay readable instead of widening the table.
+ */
 static void print_below(const struct ctx *ctx, const struct table *t, struct json_object *row,
-			const size_t *width)
+			const struct layout *L)
 {
-	size_t c, indent;
+	size_t c, indent = 0;
 	char buf[CELL_MAX], head[64];
 	const char *text;
 
-	indent = col_start(ctx, t, width, t->fit ? second_shown(ctx, t) : last_shown(ctx, t));
+	for (c = 0; c < t->ncols; c++)
+		if (col_shown(ctx, &t->cols[c]))
+			indent = L->start[c];
+	if (t->fit)
+		indent = L->hang;
 	for (c = 0; c < t->ncols; c++) {
 		if (!(t->cols[c].flags & COL_BELOW) ||
 		    !(text = col_text(&t->cols[c], row, buf, sizeof(buf), TEXT_KEEP_NL)))
@@ -507,78 +559,103 @@ static void print_below(const struct ctx *ctx, const struct table *t, struct jso
 			head[i] = (char)tolower((unsigned char)head[i]);
 		printf("%*s%s%s:%s ", (int)indent, "", color_on(ctx, COLOR_DIM), head,
 		       color_off(ctx));
-		if (t->fit)
-			print_wrapped(text, indent + strlen(head) + 2, t->fit);
-		else
-			printf("%s\n", text);
+		fold_out(text, indent + strlen(head) + 2, t->fit, "", "");
 	}
 }
 
-static void print_line(const struct ctx *ctx, const struct table *t, struct json_object *row,
-		       const size_t *width)
+/* One cell of @row (the header when NULL) at its place; true when it ended the line. */
+static bool print_col(const struct ctx *ctx, const struct table *t, const struct layout *L,
+		      struct json_object *row, size_t c)
 {
-	size_t c, last = last_shown(ctx, t);
+	const struct column *col = &t->cols[c];
 	char buf[CELL_MAX], cut[CELL_MAX];
+	bool last = ends_line(ctx, t, L, c);
+	enum color color = COLOR_BOLD;
+	const char *text;
+
+	if (!row) {
+		header_text(col, buf, sizeof(buf));
+		text = buf;
+	} else {
+		text = col_text(col, row, buf, sizeof(buf), 0);
+		if (!text)
+			text = "-";
+		if (col->flags & COL_FILL)
+			text = cut_text(text, L->width[c], cut, sizeof(cut));
+		if (folds(t, L, c) && strlen(text) > t->fit - L->start[c]) {
+			fold_out(text, L->start[c], t->fit, "", "");
+			return true;
+		}
+		color = col->color ? col->color(text) : COLOR_NONE;
+		if (col->row_color)
+			color = col->row_color(row, col->key);
+	}
+	print_cell(ctx, col, text, L->width[c], last || folds(t, L, c), color);
+	if (last || folds(t, L, c))
+		putchar('\n');
+	return last || folds(t, L, c);
+}
+
+static void print_line(const struct ctx *ctx, const struct table *t, struct json_object *row,
+		       const struct layout *L)
+{
+	size_t c;
+	bool at_start = true;
 
 	for (c = 0; c < t->ncols; c++) {
-		const struct column *col = &t->cols[c];
-		enum color color = COLOR_NONE;
-		const char *text;
-
-		if (!col_shown(ctx, col))
+		if (!col_shown(ctx, &t->cols[c]))
 			continue;
-		if (row) {
-			text = col_text(col, row, buf, sizeof(buf), 0);
-			if (!text)
-				text = "-";
-			if (col->flags & COL_FILL)
-				text = cut_text(text, width[c], cut, sizeof(cut));
-			if ((col->flags & COL_WRAP) && c == last && t->fit) {
-				print_wrapped(text, col_start(ctx, t, width, c), t->fit);
-				break;
-			}
-			if (col->color)
-				color = col->color(text);
-			if (col->row_color)
-				color = col->row_color(row, col->key);
-		} else {
-			header_text(col, buf, sizeof(buf));
-			text = buf;
-			color = COLOR_BOLD;
-		}
-		print_cell(ctx, col, text, width[c], c == last, color);
-		if (c == last)
-			putchar('\n');
+		if (at_start)
+			pad((int)L->start[c]);
+		at_start = print_col(ctx, t, L, row, c);
 	}
+	if (!at_start)
+		putchar('\n');
 	if (row)
-		print_below(ctx, t, row, width);
+		print_below(ctx, t, row, L);
+}
+
+static int print_table(const struct ctx *ctx, struct table *t)
+{
+	size_t r, n = table_rows(t);
+	struct layout L;
+
+	L.width = calloc(t->ncols, sizeof(*L.width));
+	L.start = calloc(t->ncols, sizeof(*L.start));
+	L.line = calloc(t->ncols, sizeof(*L.line));
+	if (!L.width || !L.start || !L.line) {
+		free(L.width);
+		free(L.start);
+		free(L.line);
+		return -ENOMEM;
+	}
+	measure(ctx, t, L.width);
+	fit(ctx, t, L.width);
+	lay_out(ctx, t, &L);
+	print_line(ctx, t, NULL, &L);
+	for (r = 0; r < n; r++)
+		print_line(ctx, t, json_object_array_get_idx(t->rows, r), &L);
+	free(L.width);
+	free(L.start);
+	free(L.line);
+	return 0;
 }
 
 int table_emit(struct ctx *ctx, struct table *t, const char *key)
 {
-	size_t r, n = table_rows(t);
-	size_t *width;
+	int ret = 0;
 
 	if (ctx->json) {
 		json_attach(ctx, key, json_object_get(t->rows));
 		table_free(t);
 		return 0;
 	}
-	if (n) {
-		width = calloc(t->ncols, sizeof(*width));
-		if (!width) {
-			table_free(t);
-			return -ENOMEM;
-		}
-		measure(ctx, t, width);
-		fit(ctx, t, width);
-		print_line(ctx, t, NULL, width);
-		for (r = 0; r < n; r++)
-			print_line(ctx, t, json_object_array_get_idx(t->rows, r), width);
-		free(width);
-	}
+	if (!t->fit_set)
+		t->fit = output_width();
+	if (table_rows(t))
+		ret = print_table(ctx, t);
 	table_free(t);
-	return 0;
+	return ret;
 }
 
 void json_attach(struct ctx *ctx, const char *key, struct json_object *obj)
@@ -606,24 +683,62 @@ void print_str(struct ctx *ctx, const char *key, const char *fmt, const char *va
 		printf(fmt, val ? text_safe(val, buf, sizeof(buf), 0) : "-");
 }
 
-void print_text(struct ctx *ctx, const char *fmt, ...)
+/* Each whole line of @text folded at @width, under its own indent and two more. */
+static void fold_lines(const char *text, size_t width)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n"), indent = strspn(text, " ");
+		char *line;
+
+		if (!width || n <= width || text[n] != '\n' || !(line = strndup(text, n))) {
+			fwrite(text, 1, n + (text[n] == '\n'), stdout);
+		} else {
+			fwrite(line, 1, indent, stdout);
+			fold_out(line + indent, indent + 2, width, "", "");
+			free(line);
+		}
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* @fmt's text, escaped (its own newlines kept), folded to @width (0: not). */
+static void print_vtext(const char *fmt, va_list ap, size_t width)
 {
 	char *text = NULL, *safe;
-	va_list ap;
-	int n;
+	int n = vasprintf(&text, fmt, ap);
 
-	if (ctx->json)
-		return;
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	/* Its values may come from outside: escaped, its own newlines kept. */
 	safe = malloc((size_t)n * 4 + 16);
-	fputs(safe ? text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL) : "?", stdout);
+	if (safe)
+		fold_lines(text_safe(text, safe, (size_t)n * 4 + 16, TEXT_KEEP_NL), width);
+	else
+		fputs("?", stdout);
 	free(safe);
 	free(text);
+}
+
+void print_text(struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	va_start(ap, fmt);
+	print_vtext(fmt, ap, output_width());
+	va_end(ap);
+}
+
+void print_verbatim(struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	va_start(ap, fmt);
+	print_vtext(fmt, ap, 0);
+	va_end(ap);
 }
 
 void attach_error(struct ctx *ctx, int rc)

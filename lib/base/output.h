@@ -73,18 +73,31 @@ size_t table_rows(const struct table *t);
 /* Row @i, to read back what was filled; NULL past the end. */
 struct json_object *table_get_row(const struct table *t, size_t i);
 /*
- * Text lines of at most @width columns: the COL_FILL column is cut to what
- * the others leave, a COL_WRAP column and COL_BELOW lines are wrapped at
- * blanks, and COL_BELOW lines start under the second column.  0: no limit.
+ * Text lines of at most @width columns (0: no limit; without a call,
+ * output_width()): the COL_FILL column is cut to what the others leave, a
+ * column that would end past the width starts a line of its own under the
+ * second column (its header too), a cell still too wide and COL_BELOW lines
+ * are folded at blanks (print_folded()), and COL_BELOW lines start under
+ * the second column.
  */
 void table_fit(struct table *t, size_t width);
+/* The width of a terminal that does not say its own. */
+#define OUTPUT_WIDTH_DEFAULT 80
 /*
- * The width text on stdout should keep to, for table_fit(): $COLUMNS when
- * it is a number (as the shell sets it, and for a script that asks), else
- * the terminal's when stdout is one, else 0 (a pipe or a file: no limit,
- * a line per row for grep).
+ * The width text on stdout keeps to: $COLUMNS when it is a number (as the
+ * shell sets it, and for a script that asks; any other value is ignored),
+ * else the terminal's when stdout is one (OUTPUT_WIDTH_DEFAULT when it does
+ * not say), else 0: a pipe or a file, no limit, a line per row for grep
+ * and scripts.  Every table and print_text() keep to it.
  */
 size_t output_width(void);
+/*
+ * @text on stdout folded to output_width(): at its own newlines and at the
+ * last blank that fits, each line after the first indented by @hang (a
+ * word longer than the line is cut), each piece in @color.  The one
+ * folding of rdmactl's text; tables fold their cells with it too.
+ */
+void print_folded(const struct ctx *ctx, enum color color, size_t hang, const char *text);
 /*
  * Print the table: as text on stdout (nothing when it has no rows), or as
  * the array @key of the JSON document.  Frees @t.
@@ -119,8 +132,18 @@ void row_time(struct json_object *row, const char *key, time_t when);
  */
 void print_int(struct ctx *ctx, const char *key, const char *fmt, int64_t val);
 void print_str(struct ctx *ctx, const char *key, const char *fmt, const char *val);
-/* Text-only line (headings, hints); dropped in JSON mode. */
+/*
+ * Text-only lines (headings, hints); dropped in JSON mode.  Each whole line
+ * longer than output_width() is folded at blanks, its later lines indented
+ * two past its own indent; a piece without its newline is printed as it is.
+ */
 void print_text(struct ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * As print_text(), never folded: lines a shell or a program reads whole
+ * (env's "export NAME=VALUE", the health mode's scontrol command).
+ */
+void print_verbatim(struct ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Attach an object built by the caller under @key of the JSON root. */

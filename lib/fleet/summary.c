@@ -28,6 +28,19 @@
 #define FACT_TEXT_MAX 22
 #define VALUE_TEXT_MAX 30
 
+/*
+ * The width the report keeps to: the terminal's (output_width()) when it
+ * is narrower than FLEET_WIDTH, else FLEET_WIDTH, into a pipe too: a
+ * thousand nodes' values are cut to it, a row staying one line (-j has
+ * them whole).
+ */
+static size_t fleet_width(void)
+{
+	size_t w = output_width();
+
+	return w && w < FLEET_WIDTH ? w : FLEET_WIDTH;
+}
+
 /* Statuses in the order rows show them; the index is a node's worst. */
 enum rank { RANK_FAIL, RANK_WARN, RANK_OK, RANK_SKIP };
 
@@ -439,7 +452,7 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
+	table_fit(t, fleet_width());
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		struct json_object *row = table_row(t);
 
@@ -583,7 +596,7 @@ static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
-		table_fit(t, FLEET_WIDTH);
+		table_fit(t, fleet_width());
 		ret = cause_rows(cl, t, c, n, cause_row);
 	}
 	if (!ret)
@@ -606,7 +619,7 @@ static int unreachable_table(struct ctx *ctx, const struct fleet *cl)
 	t = table_new(unreachable_cols);
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
+	table_fit(t, fleet_width());
 	for (i = 0; i < cl->n; i++) {
 		const struct fleet_node *nd = cl->nodes[i];
 		struct json_object *row;
@@ -727,7 +740,7 @@ static int drain_table(struct ctx *ctx, const struct fleet *cl)
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
-		table_fit(t, FLEET_WIDTH);
+		table_fit(t, fleet_width());
 		ret = cause_rows(cl, t, c, n, drain_row);
 	}
 	if (!ret && (n || ctx->json)) {
@@ -754,14 +767,15 @@ struct outcome {
 static void outcome_line(struct ctx *ctx, const char *name, const char *nodes, size_t n)
 {
 	char cut[FLEET_WIDTH + 1], tail[40];
-	int t;
+	size_t width = fleet_width();
+	int t, keep;
 
 	if (!nodes || !n)
 		return;
-	if (strlen(name) + strlen(nodes) + 4 > FLEET_WIDTH) {
+	if (strlen(name) + strlen(nodes) + 4 > width) {
 		t = snprintf(tail, sizeof(tail), "... (%zu node%s)", n, n == 1 ? "" : "s");
-		snprintf(cut, sizeof(cut), "%.*s%s", FLEET_WIDTH - 4 - (int)strlen(name) - t, nodes,
-			 tail);
+		keep = (int)width - 4 - (int)strlen(name) - t;
+		snprintf(cut, sizeof(cut), "%.*s%s", keep > 8 ? keep : 8, nodes, tail);
 		nodes = cut;
 	}
 	print_text(ctx, "  %s: %s\n", name, nodes);
@@ -923,7 +937,7 @@ static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *
 
 	if (!t)
 		return -ENOMEM;
-	table_fit(t, FLEET_WIDTH);
+	table_fit(t, fleet_width());
 	ret = check_rows(cl, t, worst);
 	if (ret) {
 		table_free(t);

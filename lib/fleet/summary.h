@@ -23,7 +23,10 @@ struct ctx;
 struct fleet;
 struct json_object;
 
-/* Text lines of the report fit this many columns. */
+/*
+ * Text lines of the report fit this many columns, into a pipe too (values
+ * cut, a row one line), or the terminal's width when it is narrower.
+ */
 #define FLEET_WIDTH 100
 
 struct fleet_counts {

@@ -351,20 +351,26 @@ static struct json_object *summary_json(const struct linkmap *m, const struct co
 
 static void summary(struct ctx *ctx, const struct linkmap *m, const struct counts *c)
 {
+	char line[512];
+	size_t n;
+
 	if (ctx->json) {
 		json_attach(ctx, "summary", summary_json(m, c));
 		return;
 	}
-	print_text(ctx, "\n%zu link%s measured, %zu failed, median %s Gb/s", c->links,
-		   c->links == 1 ? "" : "s", c->failed, lm_gbps(m->median_gbps));
+	/* One line, so that print_text() folds it whole. */
+	n = snprintf(line, sizeof(line), "%zu link%s measured, %zu failed, median %s Gb/s", c->links,
+		     c->links == 1 ? "" : "s", c->failed, lm_gbps(m->median_gbps));
 	if (m->median_lat_us >= 0)
-		print_text(ctx, ", median latency %.1f us", m->median_lat_us);
+		n += snprintf(line + n, sizeof(line) - n, ", median latency %.1f us", m->median_lat_us);
 	if (c->down)
-		print_text(ctx, "; %zu node%s down", c->down, c->down == 1 ? "" : "s");
+		n += snprintf(line + n, sizeof(line) - n, "; %zu node%s down", c->down,
+			      c->down == 1 ? "" : "s");
 	if (c->untested)
-		print_text(ctx, "; %zu link%s untested (--pattern pairs measures every one)",
-			   c->untested, c->untested == 1 ? "" : "s");
-	print_text(ctx, "\n");
+		snprintf(line + n, sizeof(line) - n,
+			 "; %zu link%s untested (--pattern pairs measures every one)", c->untested,
+			 c->untested == 1 ? "" : "s");
+	print_text(ctx, "\n%s\n", line);
 }
 
 static void findings_text(struct ctx *ctx, const struct linkmap *m)

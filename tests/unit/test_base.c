@@ -125,6 +125,79 @@ static void tables_fit_a_width(void)
 	free(text);
 }
 
+/*
+ * A row wider than the width goes on under the second column, its header
+ * folded the same (each value under its name); a cell wider than its line
+ * folds at blanks under itself.
+ */
+static void tables_fold_rows_at_a_width(void)
+{
+	static const struct column cols[] = {
+		{ "dev", NULL, 0, NULL },
+		{ "port", NULL, COL_RIGHT, NULL },
+		{ "state", NULL, 0, NULL },
+		{ "netdev", NULL, 0, NULL },
+		{ "verdict", NULL, 0, NULL },
+		{ 0 }
+	};
+	static const struct column wide[] = {
+		{ "name", NULL, 0, NULL },
+		{ "text", NULL, 0, NULL },
+		{ 0 }
+	};
+	struct table *t = table_new(cols);
+	struct json_object *row;
+	char *text;
+
+	table_fit(t, 24);
+	row = table_row(t);
+	row_str(row, "dev", "mlx5_0");
+	row_int(row, "port", 1);
+	row_str(row, "state", "ACTIVE");
+	row_str(row, "netdev", "ens19f0np0");
+	row_str(row, "verdict", "ok");
+	row = table_row(t);
+	row_str(row, "dev", "mlx5_1");
+	row_int(row, "port", 1);
+	row_str(row, "state", "DOWN");
+	row_str(row, "netdev", "eth1");
+	row_str(row, "verdict", "low");
+	text = table_text(t);
+	CHECK_STR(text, "DEV     PORT  STATE\n"
+			"        NETDEV\n"
+			"        VERDICT\n"
+			"mlx5_0     1  ACTIVE\n"
+			"        ens19f0np0\n"
+			"        ok\n"
+			"mlx5_1     1  DOWN\n"
+			"        eth1\n"
+			"        low\n");
+	free(text);
+
+	t = table_new(wide);
+	table_fit(t, 20);
+	row = table_row(t);
+	row_str(row, "name", "a");
+	row_str(row, "text", "one two three four five six");
+	text = table_text(t);
+	/* TEXT would start a line of its own where it starts already: it stays, folding. */
+	CHECK_STR(text, "NAME  TEXT\n"
+			"a     one two three\n"
+			"      four five six\n");
+	free(text);
+
+	/* No width (a pipe): a row is a line. */
+	t = table_new(wide);
+	table_fit(t, 0);
+	row = table_row(t);
+	row_str(row, "name", "a");
+	row_str(row, "text", "one two three four five six");
+	text = table_text(t);
+	CHECK_STR(text, "NAME  TEXT\n"
+			"a     one two three four five six\n");
+	free(text);
+}
+
 /* A command of three modes, as probe and doctor are, for opt_mode_check(). */
 enum { M_A = 1u << 0, M_B = 1u << 1, M_C = 1u << 2 };
 
@@ -217,6 +290,7 @@ int main(void)
 	RUN("base", cells_render_as_text);
 	RUN("base", list_cells_join_in_text);
 	RUN("base", tables_fit_a_width);
+	RUN("base", tables_fold_rows_at_a_width);
 	RUN("base", modes_refuse_by_name);
 	RUN("base", hidden_options_not_shown);
 	TEST_EXIT();
