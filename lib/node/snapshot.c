@@ -710,18 +710,35 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 	snap_function(s, dev);
 }
 
+/* A netdev's upper_X and lower_X links: the netdevs stacked on it (netdev_stacked_on()). */
+static void snap_adjacent(struct snap *s, const char *dir, const char *name)
+{
+	char path[4096];
+
+	if ((!strncmp(name, "upper_", 6) || !strncmp(name, "lower_", 6)) &&
+	    join(path, sizeof(path), dir, name))
+		snap_path(s, path, LEAF_LINK);
+}
+
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	/* What netdev.c reads with --root, the address, and what says a representor. */
+	/*
+	 * What netdev.c reads with --root, the address, and what says a
+	 * representor; what it is (uevent's DEVTYPE) and, for a bond and its
+	 * slaves, their state (netdev_bond_get()).
+	 */
 	static const char *const attrs[] = {
 		"mtu", "ifindex", "operstate", "flags", "address", "carrier", "phys_port_name",
-		"phys_switch_id",
+		"phys_switch_id", "uevent", "bonding/mode", "bonding/xmit_hash_policy",
+		"bonding/slaves", "bonding/active_slave", "bonding/miimon",
+		"bonding_slave/mii_status", "bonding_slave/state",
 	};
 	char path[4096], link[4096];
 
 	if (!join(path, sizeof(path), dir, name))
 		return;
 	snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
+	snap_each(s, path, NULL, snap_adjacent);
 	/* The eswitch manager of a representor is the PCI function this names. */
 	if (join(link, sizeof(link), path, "device"))
 		snap_path(s, link, LEAF_LINK);
@@ -943,6 +960,8 @@ static void snap_node_facts(struct snap *s)
 {
 	static const char *const files[] = {
 		"/proc/sys/kernel/osrelease", "/proc/sys/net/ipv4/ip_local_port_range",
+		/* VLAN IDs (netdev_stack_say()) */
+		"/proc/net/vlan/config",
 		/* gpudirect (check_gpu.c) */
 		"/proc/driver/nvidia/version", "/sys/module/nvidia/version",
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
