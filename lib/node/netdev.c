@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
@@ -271,6 +272,17 @@ int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, siz
 	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
 	ret = read_line(ctx, path, buf, len);
 	return ret < 0 ? ret : 0;
+}
+
+bool netdev_class_entry(const struct ctx *ctx, const char *name)
+{
+	char path[64 + 256];
+	struct stat st;
+
+	if (name[0] == '.' || strchr(name, '/'))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
+	return !root_stat(ctx, path, false, &st) && S_ISDIR(st.st_mode);
 }
 
 /* ---- stacked netdevs: VLANs, bonds, macvlans over a port's netdev ---- */

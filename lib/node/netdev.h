@@ -51,6 +51,12 @@ int netdev_sysfs_mtu(const struct ctx *ctx, const char *ifname, int *mtu);
 int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, size_t len);
 
 /*
+ * Whether the entry @name of /sys/class/net is a netdev: a link to its
+ * directory.  Not bonding_masters, the file the bonding module puts there
+ * (drivers/net/bonding/bond_sysfs.c), whose "attributes" read ENOTDIR.
+ */
+bool netdev_class_entry(const struct ctx *ctx, const char *name);
+/*
  * Whether the netdev @upper is stacked on @lower (a VLAN, bond, macvlan,
  * or a chain of them): the kernel's /sys/class/net/UPPER/lower_* links
  * followed down; false for the same name.  A port's GID table holds the

@@ -28,6 +28,7 @@
 #include "base/sysfs.h"
 #include "base/text.h"
 #include "node/libconf.h"
+#include "node/netdev.h"
 #include "node/rdma_load.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
@@ -736,6 +737,9 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
 	char path[4096], link[4096];
 
 	if (!join(path, sizeof(path), dir, name))
+		return;
+	/* bonding_masters: a file, "bond0 bond1", that no check reads. */
+	if (!netdev_class_entry(s->ctx, name))
 		return;
 	snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
 	snap_each(s, path, NULL, snap_adjacent);
