@@ -8,8 +8,8 @@
 # died): the bonds carry on over eth1 and the transfer completes, its late
 # packets counted on eth1; the doctor then warns of the slave down.
 # Not active-backup: there the failover (NETDEV_BONDING_FAILOVER) makes the
-# kernel delete and re-add the bond's GIDs (drivers/infiniband/core/
-# roce_gid_mgmt.c), and Debian 12's rxe failed the running QP ("qp#17
+# kernel delete and re-add the bond's GIDs
+# (drivers/infiniband/core/roce_gid_mgmt.c), and Debian 12's rxe failed the running QP ("qp#17
 # Failed allocating skb", ib_write_bw's "Failed status 2") in a run of this
 # test; a hashing bond keeps its GIDs when a slave goes.
 # lab-c and lab-d have nothing to do.
