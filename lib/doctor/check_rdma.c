@@ -221,14 +221,7 @@ static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struc
 		  p->netdev[0] ? p->netdev : "IF");
 }
 
-typedef void roce_port_fn(struct doctor *d, struct check_result *r,
-			  const struct rdma_dev *dev, const struct rdma_port *p);
-
-/*
- * Run @fn on every RoCE port; skip the check with @why_none when there is
- * none.  False when the node has no devices (need_devices said so).
- */
-static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+bool doctor_each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
 			   const char *why_none)
 {
 	size_t i;
@@ -249,7 +242,7 @@ static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_f
 
 void check_roce_ipv4(struct doctor *d, struct check_result *r)
 {
-	each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
+	doctor_each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
 }
 
 /* "2.21.5" from 22105. */
@@ -341,7 +334,7 @@ void check_roce_gid(struct doctor *d, struct check_result *r)
 		if (d->target != JOB_NCCL)
 			roce_gid_plan(d, &plan, JOB_UCX);
 	}
-	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
+	doctor_each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
 	if (plan.found[0] && r->status != CHECK_SKIP) {
 		check_note(r, plan.status, "%s", plan.found);
 		if (plan.fix[0])
@@ -404,7 +397,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 
 void check_mtu(struct doctor *d, struct check_result *r)
 {
-	if (each_roce_port(d, r, mtu_port,
+	if (doctor_each_roce_port(d, r, mtu_port,
 			   "no RoCE port (InfiniBand MTUs are set by the subnet manager)"))
 		doctor_peer_mtu(d, r);
 }

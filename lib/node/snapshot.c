@@ -30,6 +30,7 @@
 #include "node/libconf.h"
 #include "node/netdev.h"
 #include "node/rdma_load.h"
+#include "node/route.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
 #include "node/versions.h"
@@ -711,6 +712,18 @@ static void snap_rdma_dev(struct snap *s, const char *dir, const char *name)
 	snap_function(s, dev);
 }
 
+/* The conf sysctls roce.route reads of @ifname ("all" too: route_sysctl()). */
+static void snap_ipv4_conf(struct snap *s, const char *ifname)
+{
+	static const char *const conf[] = { "rp_filter", "arp_ignore", "arp_announce" };
+	char dir[128 + 256];
+
+	if (strlen(ifname) > 255)
+		return;
+	snprintf(dir, sizeof(dir), "/proc/sys/net/ipv4/conf/%s", ifname);
+	snap_attrs(s, dir, conf, ARRAY_SIZE(conf));
+}
+
 /* A netdev's upper_X and lower_X links: the netdevs stacked on it (netdev_stacked_on()). */
 static void snap_adjacent(struct snap *s, const char *dir, const char *name)
 {
@@ -743,6 +756,7 @@ static void snap_netdev(struct snap *s, const char *dir, const char *name)
 		return;
 	snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
 	snap_each(s, path, NULL, snap_adjacent);
+	snap_ipv4_conf(s, name);
 	/* The eswitch manager of a representor is the PCI function this names. */
 	if (join(link, sizeof(link), path, "device"))
 		snap_path(s, link, LEAF_LINK);
@@ -860,6 +874,34 @@ static void snap_commands(struct snap *s)
 		}
 		free(out);
 	}
+}
+
+/*
+ * The IPv4 rules and routes (route.h), as the node has them or as the
+ * tree recorded them, in ip's words; nothing where a tree has none.
+ */
+static void snap_routes(struct snap *s)
+{
+	struct route_policy rp;
+	char *rules, *routes;
+	int ret = route_policy_load(s->ctx, &rp);
+
+	if (ret) {
+		if (ret != -ENODATA)
+			snap_leftout(s, ROUTE_RECORDED_ROUTES, ret, "cannot dump the rules and routes");
+		return;
+	}
+	rules = route_rules_text(&rp);
+	routes = route_routes_text(&rp);
+	if (rules && routes) {
+		snap_contents(s, ROUTE_RECORDED_RULES, rules, strlen(rules));
+		snap_contents(s, ROUTE_RECORDED_ROUTES, routes, strlen(routes));
+	} else {
+		s->tar.err = -ENOMEM;
+	}
+	free(rules);
+	free(routes);
+	route_policy_free(&rp);
 }
 
 /* The directory @abs, when it is one (its existence is the fact: a loaded module). */
@@ -990,6 +1032,8 @@ static void snap_node_facts(struct snap *s)
 	snap_firewalld(s);
 	snap_commands(s);
 	snap_verbs(s);
+	snap_ipv4_conf(s, "all");
+	snap_routes(s);
 }
 
 /*
