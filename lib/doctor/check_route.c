@@ -266,9 +266,10 @@ static void judge_sysctls(struct doctor *d, struct check_result *r, const struct
 		why(v, "net.ipv4.conf.%s's rp_filter, arp_ignore or arp_announce cannot be read", k);
 }
 
-/* The lasting lines the fixes of the check gathered: see check_roce_route(). */
+/* The lasting lines the fixes of the check gathered, and the ports judged: see check_roce_route(). */
 static char keep[1024];
 static bool keep_routes;
+static unsigned int seen, judged;
 
 static void route_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		       const struct rdma_port *p)
@@ -280,9 +281,11 @@ static void route_port(struct doctor *d, struct check_result *r, const struct rd
 	struct in_addr in;
 	bool route_ok;
 
+	seen++;
 	if (!doctor_gid_choose(p, &c) || !gid_ipv4(c.gid->raw, a, sizeof(a)) ||
 	    inet_pton(AF_INET, a, &in) != 1)
 		return;
+	judged++;
 	ra.addr = ntohl(in.s_addr);
 	snprintf(ra.ifname, sizeof(ra.ifname), "%s",
 		 c.gid->stacked || !p->netdev[0] ? c.gid->netdev : p->netdev);
@@ -325,7 +328,10 @@ void check_roce_route(struct doctor *d, struct check_result *r)
 	policy = &rp;
 	keep[0] = '\0';
 	keep_routes = false;
+	seen = judged = 0;
 	doctor_each_roce_port(d, r, route_port, "no RoCE port (InfiniBand only)");
+	if (seen && !judged)
+		check_skip(r, "no RoCE port has an IPv4 address (see roce.ipv4)");
 	if (keep[0])
 		check_fix(r, "to keep it: printf '%%s\\n'%s >>" ROUTE_SYSCTL_FILE, keep);
 	if (keep_routes)

@@ -72,6 +72,15 @@ run --root "$TREE" -j doctor --only roce.route
 check empty-table-fails st roce.route fail
 check empty-table-fix json_ok '.checks[0].fix == "ip route add 192.168.88.0/24 dev ens19f1np1 src 192.168.88.2 table 103; and each rule and route in its netdev'"'"'s configuration (netplan: routing-policy from/table and routes to/table; ifupdown: the ip lines as post-up; NetworkManager: ipv4.routing-rules and ipv4.routes table=N)"'
 
+# RoCE ports, none with an IPv4 GID: skipped, pointing at roce.ipv4.
+TREE=$TMPD/noipv4
+cp -a "$FIXTURES/doctor-healthy" "$TREE"
+grep -rlZ ':ffff:' "$TREE"/sys/devices/*/*/infiniband/*/ports/1/gids |
+	xargs -0 sed -i 's/.*/0000:0000:0000:0000:0000:0000:0000:0000/'
+run --root "$TREE" -j doctor --only roce.route
+check noipv4-skip json_ok '.checks[0].status == "skip" and .checks[0].found ==
+	"no RoCE port has an IPv4 address (see roce.ipv4)"'
+
 # Not recorded: skipped, with where it would be.
 run --root "$FIXTURES/doctor-broken" -j doctor --only roce.route
 check unrecorded-skip json_ok '.checks[0].status == "skip" and (.checks[0].found | test("not recorded in this snapshot"))'
