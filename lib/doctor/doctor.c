@@ -42,7 +42,7 @@ const struct check doctor_checks[] = {
 	{ .id = "roce.route", .fn = check_roce_route, .node = true,
 	  .desc = "where rails share a subnet, each port's traffic leaves and is answered by that port",
 	  .reads = "the IPv4 rules and routes of every table (rtnetlink), net.ipv4.conf's rp_filter, arp_ignore and arp_announce",
-	  .fails = "fail: rails in one subnet where traffic from a port's address leaves by another port (no rule from ADDR), strict rp_filter then drops its replies, or arp_ignore or arp_announce is 0",
+	  .fails = "fail: rails in one subnet where traffic from a port's address leaves by another port (no rule from ADDR), strict rp_filter then drops its replies, or arp_ignore or arp_announce is 0; warn: an address no route of its netdev covers",
 	  .fix = "ip rule add from ADDR table N; ip route add SUBNET dev IF src ADDR table N; sysctl -w net.ipv4.conf.IF.rp_filter=2, arp_ignore=1, arp_announce=2 (lasting: /etc/sysctl.d, the netdev's configuration)" },
 	{ .id = "mtu", .fn = check_mtu, .node = true,
 	  .desc = "the netdev MTU lets RoCE use a 4096-byte RDMA MTU; with --peer, both ends agree",
