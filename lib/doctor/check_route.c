@@ -206,7 +206,7 @@ static void judge_route(struct doctor *d, struct check_result *r, const struct r
 {
 	const struct route_rule *rule = NULL;
 	const struct route_entry *e;
-	char a[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN], say[160];
+	char a[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN], say[160], tab[32];
 	uint32_t peer = peer_in(policy, ra), t;
 	bool have;
 
@@ -226,9 +226,10 @@ static void judge_route(struct doctor *d, struct check_result *r, const struct r
 	else
 		why(v, "traffic from %s to %s has no route", v4(ra->addr, a), v4(peer, p));
 	if (!have)
-		check_fix(r, "ip rule add from %s table %u", a, t);
-	check_fix(r, "ip route add %s/%d dev %s src %s table %u", v4(ra->net, n), ra->len,
-		  ra->ifname, a, t);
+		check_fix(r, "ip rule add from %s table %s", a,
+			  route_table_say(policy, t, tab, sizeof(tab)));
+	check_fix(r, "ip route add %s/%d dev %s src %s table %s", v4(ra->net, n), ra->len,
+		  ra->ifname, a, route_table_say(policy, t, tab, sizeof(tab)));
 }
 
 /* rp_filter, arp_ignore, arp_announce of the rail's netdev; @keep gathers the lasting lines. */

@@ -35,7 +35,7 @@ static const char *table_name(uint32_t t, char *buf, size_t len)
 	return buf;
 }
 
-static int table_parse(const char *s, uint32_t *t)
+static int table_parse(const char *s, uint32_t *t, char *name, size_t namelen)
 {
 	char *end;
 	unsigned long v;
@@ -46,9 +46,21 @@ static int table_parse(const char *s, uint32_t *t)
 	}
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || v > UINT32_MAX)
+	if (!errno && !*end && end != s && v <= UINT32_MAX) {
+		*t = (uint32_t)v;
+		return 0;
+	}
+	/*
+	 * A name of the node's /etc/iproute2/rt_tables ("lookup rail1" in a
+	 * recording made with ip): the same name, the same table, a number
+	 * of its own (FNV-1a) above any the snapshot writes.
+	 */
+	if (!*s || strlen(s) >= namelen)
 		return -EINVAL;
-	*t = (uint32_t)v;
+	snprintf(name, namelen, "%s", s);
+	for (v = 2166136261u; *s; s++)
+		v = ((v ^ (unsigned char)*s) * 16777619u) & UINT32_MAX;
+	*t = (uint32_t)v | 0x80000000u;
 	return 0;
 }
 
@@ -123,6 +135,19 @@ static const char *const route_type_words[] = {
 	[ROUTE_PROHIBIT] = "prohibit", [ROUTE_THROW] = "throw",
 };
 
+const char *route_table_say(const struct route_policy *rp, uint32_t t, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n_rules; i++)
+		if (rp->rules[i].table == t && rp->rules[i].table_name[0])
+			return rp->rules[i].table_name;
+	for (i = 0; i < rp->n_routes; i++)
+		if (rp->routes[i].table == t && rp->routes[i].table_name[0])
+			return rp->routes[i].table_name;
+	return table_name(t, buf, len);
+}
+
 #define SAY(...) (at += (size_t)snprintf(buf + at, at < len ? len - at : 0, __VA_ARGS__))
 
 char *route_rule_say(const struct route_rule *r, char *buf, size_t len)
@@ -144,7 +169,7 @@ char *route_rule_say(const struct route_rule *r, char *buf, size_t len)
 	if (r->oif[0])
 		SAY(" oif %s", r->oif);
 	if (r->action == RULE_LOOKUP)
-		SAY(" lookup %s", table_name(r->table, t, sizeof(t)));
+		SAY(" lookup %s", r->table_name[0] ? r->table_name : table_name(r->table, t, sizeof(t)));
 	else if (r->action == RULE_GOTO)
 		SAY(" goto %u", r->goto_pref);
 	else if (r->action != RULE_OTHER)
@@ -171,7 +196,7 @@ char *route_entry_say(const struct route_entry *e, char *buf, size_t len)
 	if (e->dev[0])
 		SAY(" dev %s", e->dev);
 	if (e->table != RT_TABLE_MAIN)
-		SAY(" table %s", table_name(e->table, t, sizeof(t)));
+		SAY(" table %s", e->table_name[0] ? e->table_name : table_name(e->table, t, sizeof(t)));
 	if (e->kernel)
 		SAY(" proto kernel");
 	if (e->scope == RT_SCOPE_LINK || e->scope == RT_SCOPE_HOST)
@@ -309,7 +334,7 @@ static int rule_words(struct route_rule *r, char **w, size_t n)
 			r->fwmask = *end == '/' ? (uint32_t)strtoul(end + 1, NULL, 0) : UINT32_MAX;
 		} else if ((!strcmp(w[i], "lookup") || !strcmp(w[i], "table")) && v && ++i) {
 			r->action = RULE_LOOKUP;
-			ret = table_parse(v, &r->table);
+			ret = table_parse(v, &r->table, r->table_name, sizeof(r->table_name));
 		} else if (!strcmp(w[i], "goto") && v && ++i) {
 			r->action = RULE_GOTO;
 			r->goto_pref = (uint32_t)strtoul(v, NULL, 10);
@@ -373,7 +398,7 @@ static int route_words(struct route_entry *e, char **w, size_t n)
 		} else if (!strcmp(w[i - 1], "dev"))
 			ret = iface_copy(e->dev, v);
 		else if (!strcmp(w[i - 1], "table"))
-			ret = table_parse(v, &e->table);
+			ret = table_parse(v, &e->table, e->table_name, sizeof(e->table_name));
 		else if (!strcmp(w[i - 1], "proto"))
 			e->kernel = !strcmp(v, "kernel");
 		else if (!strcmp(w[i - 1], "scope"))

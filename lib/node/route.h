@@ -45,6 +45,7 @@ struct route_rule {
 	uint32_t fwmark, fwmask;
 	enum rule_action action;
 	uint32_t table;		/* RULE_LOOKUP */
+	char table_name[32];	/* a recording's name of it (rt_tables), else "" */
 	uint32_t goto_pref;	/* RULE_GOTO */
 	int suppress_len;	/* suppress_prefixlength, -1 when none */
 	bool unmodelled;	/* ipproto, sport, dport, uidrange, tos, l3mdev */
@@ -67,6 +68,7 @@ struct route_entry {
 	uint32_t dst;
 	int dst_len;
 	uint32_t table;
+	char table_name[32];	/* a recording's name of it (rt_tables), else "" */
 	char dev[IF_NAMESIZE];	/* the first next hop's; "" for none */
 	uint32_t gw, prefsrc;	/* 0 when none */
 	uint32_t metric;
@@ -95,6 +97,11 @@ void route_policy_free(struct route_policy *rp);
 char *route_rules_text(const struct route_policy *rp);
 char *route_routes_text(const struct route_policy *rp);
 
+/*
+ * Table @t as the node's commands name it: a recording's rt_tables name
+ * of it where one was read, else its number ("main", "103"); @buf.
+ */
+const char *route_table_say(const struct route_policy *rp, uint32_t t, char *buf, size_t len);
 /* One rule or route, in ip's words, into @buf; @buf. */
 char *route_rule_say(const struct route_rule *r, char *buf, size_t len);
 char *route_entry_say(const struct route_entry *e, char *buf, size_t len);

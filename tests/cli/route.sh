@@ -72,6 +72,17 @@ run --root "$TREE" -j doctor --only roce.route
 check empty-table-fails st roce.route fail
 check empty-table-fix json_ok '.checks[0].fix == "ip route add 192.168.88.0/24 dev ens19f1np1 src 192.168.88.2 table 103; and each rule and route in its netdev'"'"'s configuration (netplan: routing-policy from/table and routes to/table; ifupdown: the ip lines as post-up; NetworkManager: ipv4.routing-rules and ipv4.routes table=N)"'
 
+# Tables named in rt_tables, as a recording made with ip names them: the same name, the same
+# table; the fix names the table as the rule does.
+tree named right
+sed -i 's/lookup 102/lookup rail0/; s/lookup 103/lookup rail1/' "$TREE/run/rdmactl/net/ipv4-rules"
+sed -i 's/table 102/table rail0/' "$TREE/run/rdmactl/net/ipv4-routes"
+sed -i '/table 103/d' "$TREE/run/rdmactl/net/ipv4-routes"
+run --root "$TREE" -j doctor --only roce.route
+check named-table-fails json_ok '.checks[0].status == "fail" and
+	(.checks[0].found | test("mlx5_0/1 192.168.88.1 on ens19f0np0 shares 192.168.88.0/24 with ens19f1np1, and its traffic leaves"))'
+check named-table-fix json_ok '.checks[0].fix | startswith("ip route add 192.168.88.0/24 dev ens19f1np1 src 192.168.88.2 table rail1; ")'
+
 # RoCE ports, none with an IPv4 GID: skipped, pointing at roce.ipv4.
 TREE=$TMPD/noipv4
 cp -a "$FIXTURES/doctor-healthy" "$TREE"
