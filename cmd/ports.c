@@ -84,6 +84,7 @@ static const struct column ports_cols[] = {
 	{ "netdev_mtu_needed", NULL, COL_NOTEXT, NULL },
 	{ "mtu_verdict", "VERDICT", 0, verdict_color },
 	{ "mtu_fix", NULL, COL_NOTEXT, NULL },
+	{ "bond", NULL, COL_WIDE, NULL },
 	{ 0 }
 };
 
@@ -233,6 +234,29 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 	row_addrs(row, "ipv6", nd, AF_INET6);
 }
 
+/*
+ * The bond a RoCE port's traffic leaves by, in the doctor's words
+ * (netdev_bond_say()): its own netdev (rxe over bond0), or the netdev of
+ * the GID a job uses when it is stacked on the port's (mlx5's RoCE LAG);
+ * null when none is a bond.
+ */
+static void row_bond(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev,
+		     struct rdma_port *port)
+{
+	char say[64 + NETDEV_BOND_SLAVES * (IF_NAMESIZE + 8)];
+	const char *ifname = port->netdev;
+	struct netdev_bond b;
+	struct gid_choice c;
+
+	if (port->link_layer == LINK_LAYER_ETHERNET && !rdma_port_load_gids(ctx, dev, port) &&
+	    gid_choose(port, false, port->netdev[0] ? port->netdev : NULL, &c) && c.gid->stacked)
+		ifname = c.gid->netdev;
+	if (port->link_layer != LINK_LAYER_ETHERNET || netdev_bond_get(ctx, ifname, &b))
+		row_str(row, "bond", NULL);
+	else
+		row_str(row, "bond", netdev_bond_say(ifname, &b, say, sizeof(say)));
+}
+
 static void row_mtu(struct json_object *row, const char *key, int mtu)
 {
 	if (mtu > 0)
@@ -295,6 +319,7 @@ static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_d
 	row_str(row, "netdev", port->netdev[0] ? port->netdev : NULL);
 	row_netdev(ctx, row, dev, port, nd);
 	row_verdict(row, nd, v, judged);
+	row_bond(ctx, row, dev, port);
 }
 
 /* The text line under the table for a port whose netdev MTU holds RDMA back. */

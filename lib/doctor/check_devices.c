@@ -70,7 +70,8 @@ static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 	if (!dd)
 		return;
 	while ((de = readdir(dd))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo") || strlen(de->d_name) >= 16)
+		if (!strcmp(de->d_name, "lo") || strlen(de->d_name) >= 16 ||
+		    !netdev_class_entry(d->ctx, de->d_name))
 			continue;
 		if (!netdev_sysfs_state(d->ctx, de->d_name, state, sizeof(state)) && !strcmp(state, "up")) {
 			snprintf(buf, len, "%s", de->d_name);

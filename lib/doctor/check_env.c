@@ -79,7 +79,7 @@ static void if_names(const struct doctor *d, struct names *ns)
 	if (!dd)
 		return;
 	while ((de = readdir(dd)))
-		if (de->d_name[0] != '.' && strlen(de->d_name) < IF_NAMESIZE)
+		if (strlen(de->d_name) < IF_NAMESIZE && netdev_class_entry(d->ctx, de->d_name))
 			names_add(ns, de->d_name);
 	closedir(dd);
 	/* Sorted, so messages do not depend on directory order. */

@@ -63,6 +63,87 @@ static bool port_names_ok(struct check_result *r, const struct rdma_dev *dev,
 	return true;
 }
 
+/*
+ * The entry whose netdev carries a port's traffic when it is stacked on
+ * the port's (a VLAN, a bond over the port's netdev: the chosen GID's),
+ * whose MTU RoCE frames must fit and whose link must be up; NULL when the
+ * port's own netdev carries it.
+ */
+static const struct rdma_gid *stacked_carrier(const struct rdma_port *p)
+{
+	struct gid_choice c;
+
+	return doctor_gid_choose(p, &c) && c.gid->stacked ? c.gid : NULL;
+}
+
+/* A down slave's fix: up by hand where the administrator downed it, else its wire. */
+static void bond_slave_fix(struct check_result *r, const char *bond, const struct netdev_bond *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (!b->slaves[i].up)
+			check_fix(r, "ip link set %s up, or check its cable and switch port "
+				  "(cat /proc/net/bonding/%s)", b->slaves[i].name, bond);
+}
+
+/*
+ * The bond a port's traffic leaves by, when it does (rxe over bond0, or
+ * mlx5's RoCE LAG, whose GIDs are bond0's): its mode, slaves and hashing
+ * said; warned when a slave is down (the port runs without its
+ * redundancy and on part of its bandwidth) or when the bond hashes by
+ * MACs or IP addresses only, which puts all RoCE v2 traffic to one peer
+ * on one slave.
+ */
+static void port_bond(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+		      const struct rdma_port *p, const char *ifname)
+{
+	char say[64 + NETDEV_BOND_SLAVES * (IF_NAMESIZE + 8)];
+	struct netdev_bond b;
+
+	if (netdev_bond_get(d->ctx, ifname, &b))
+		return;
+	netdev_bond_say(ifname, &b, say, sizeof(say));
+	if (b.n_up < b.n) {
+		check_note(r, CHECK_WARN, "%s/%u: bond %s: %zu of %zu slaves up (%s)", dev->name,
+			   p->num, say, b.n_up, b.n,
+			   b.n_up > 1 ? "less to fail over to"
+			   : netdev_bond_hashes(&b) ? "no failover left, and part of its bandwidth"
+			   : "no failover left");
+		bond_slave_fix(r, ifname, &b);
+	} else if (netdev_bond_hashes(&b) && !netdev_bond_spreads_udp(&b)) {
+		check_note(r, CHECK_WARN, "%s/%u: bond %s: %s hashes no UDP port, so all RoCE v2 "
+			   "traffic to one peer takes one slave", dev->name, p->num, say,
+			   b.hash_policy[0] ? b.hash_policy : "its xmit_hash_policy");
+		check_fix(r, "ip link set %s type bond xmit_hash_policy layer3+4 (lasting: the "
+			  "bond's configuration, e.g. netplan's transmit-hash-policy: layer3+4)",
+			  ifname);
+	} else {
+		check_note(r, CHECK_OK, "%s/%u: bond %s", dev->name, p->num, say);
+	}
+}
+
+/*
+ * An active port whose traffic leaves by a netdev stacked on its own (a
+ * VLAN, a bond): that netdev must be up too; and a bond said.
+ */
+static void port_carrier(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+			 const struct rdma_port *p)
+{
+	const struct rdma_gid *g = stacked_carrier(p);
+	char state[32] = "unknown";
+
+	if (g && (netdev_sysfs_state(d->ctx, g->netdev, state, sizeof(state)) ||
+		  strcmp(state, "up"))) {
+		check_note(r, CHECK_FAIL, "%s/%u is ACTIVE but its traffic leaves by %s, which is %s",
+			   dev->name, p->num, g->netdev, state);
+		check_fix(r, "ip link set %s up", g->netdev);
+		return;
+	}
+	if (is_roce(p))
+		port_bond(d, r, dev, p, g ? g->netdev : p->netdev);
+}
+
 void check_ports(struct doctor *d, struct check_result *r)
 {
 	size_t i;
@@ -82,11 +163,12 @@ void check_ports(struct doctor *d, struct check_result *r)
 				continue;
 			}
 			/* 4 = ACTIVE, 5 = LinkUp */
-			if (p->state == 4 && p->phys_state == 5 && port_names_ok(r, dev, p))
+			if (p->state == 4 && p->phys_state == 5 && port_names_ok(r, dev, p)) {
 				check_note(r, CHECK_OK, "%s/%u ACTIVE LinkUp%s%s%s", dev->name, p->num,
 					   p->netdev[0] ? " (" : "", p->netdev,
 					   p->netdev[0] ? ")" : "");
-			else if (!(p->state == 4 && p->phys_state == 5))
+				port_carrier(d, r, dev, p);
+			} else if (!(p->state == 4 && p->phys_state == 5))
 				doctor_port_down(d, r, dev, p);
 		}
 	}
@@ -139,14 +221,7 @@ static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struc
 		  p->netdev[0] ? p->netdev : "IF");
 }
 
-typedef void roce_port_fn(struct doctor *d, struct check_result *r,
-			  const struct rdma_dev *dev, const struct rdma_port *p);
-
-/*
- * Run @fn on every RoCE port; skip the check with @why_none when there is
- * none.  False when the node has no devices (need_devices said so).
- */
-static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+bool doctor_each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
 			   const char *why_none)
 {
 	size_t i;
@@ -167,7 +242,7 @@ static bool each_roce_port(struct doctor *d, struct check_result *r, roce_port_f
 
 void check_roce_ipv4(struct doctor *d, struct check_result *r)
 {
-	each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
+	doctor_each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
 }
 
 /* "2.21.5" from 22105. */
@@ -259,7 +334,7 @@ void check_roce_gid(struct doctor *d, struct check_result *r)
 		if (d->target != JOB_NCCL)
 			roce_gid_plan(d, &plan, JOB_UCX);
 	}
-	each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
+	doctor_each_roce_port(d, r, roce_gid_port, "no RoCE port (InfiniBand uses the port GID)");
 	if (plan.found[0] && r->status != CHECK_SKIP) {
 		check_note(r, plan.status, "%s", plan.found);
 		if (plan.fix[0])
@@ -289,21 +364,10 @@ static void mtu_unknown(struct check_result *r, const struct rdma_dev *dev,
 			   p->num, p->active_mtu, p->max_mtu);
 }
 
-/*
- * The netdev whose MTU RoCE frames must fit: the one stacked on the port's
- * (a VLAN) that carries the chosen GID, else the port's own.
- */
-static const struct rdma_gid *mtu_carrier(const struct rdma_port *p)
-{
-	struct gid_choice c;
-
-	return doctor_gid_choose(p, &c) && c.gid->stacked ? c.gid : NULL;
-}
-
 static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
-	const struct rdma_gid *g = mtu_carrier(p);
+	const struct rdma_gid *g = stacked_carrier(p);
 	const char *ifn = g ? g->netdev : p->netdev;
 	char nd[IF_NAMESIZE + 80];
 	int mtu = 0, allowed, active, err = ifn[0] ? netdev_sysfs_mtu(d->ctx, ifn, &mtu) : -ENODEV;
@@ -333,7 +397,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 
 void check_mtu(struct doctor *d, struct check_result *r)
 {
-	if (each_roce_port(d, r, mtu_port,
+	if (doctor_each_roce_port(d, r, mtu_port,
 			   "no RoCE port (InfiniBand MTUs are set by the subnet manager)"))
 		doctor_peer_mtu(d, r);
 }

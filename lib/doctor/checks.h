@@ -19,6 +19,17 @@ void check_ports(struct doctor *d, struct check_result *r);
 void check_roce_ipv4(struct doctor *d, struct check_result *r);
 void check_roce_gid(struct doctor *d, struct check_result *r);
 void check_mtu(struct doctor *d, struct check_result *r);
+/*
+ * Run @fn on every RoCE port a job may use (representors are switch
+ * ports); skip the check with @why_none when there is none.  False when
+ * the node has no devices (the check is skipped so).
+ */
+typedef void roce_port_fn(struct doctor *d, struct check_result *r,
+			  const struct rdma_dev *dev, const struct rdma_port *p);
+bool doctor_each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+			   const char *why_none);
+/* check_route.c */
+void check_roce_route(struct doctor *d, struct check_result *r);
 /* check_qos.c */
 void check_roce_qos(struct doctor *d, struct check_result *r);
 /*

@@ -22,6 +22,7 @@
 #include "base/root.h"
 #include "base/sysfs.h"
 #include "node/fn.h"
+#include "node/netdev.h"
 #include "node/rdma.h"
 
 #define PCI_VENDOR_MELLANOX 0x15b3
@@ -503,6 +504,8 @@ static void rep_entry(const struct ctx *ctx, const char *dir, const char *name, 
 	char path[400];
 	struct rep r, *reps;
 
+	if (!netdev_class_entry(ctx, name))
+		return;
 	memset(&r, 0, sizeof(r));
 	snprintf(path, sizeof(path), "%s/%s/phys_port_name", dir, name);
 	if (strlen(name) >= sizeof(r.netdev) || read_line(ctx, path, r.port_name, sizeof(r.port_name)) <= 0 ||

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
@@ -273,6 +274,17 @@ int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, siz
 	return ret < 0 ? ret : 0;
 }
 
+bool netdev_class_entry(const struct ctx *ctx, const char *name)
+{
+	char path[64 + 256];
+	struct stat st;
+
+	if (name[0] == '.' || strchr(name, '/'))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
+	return !root_stat(ctx, path, false, &st) && S_ISDIR(st.st_mode);
+}
+
 /* ---- stacked netdevs: VLANs, bonds, macvlans over a port's netdev ---- */
 
 /* Below this many links down, a chain of uppers is believed (VLAN on bond on port is 2). */
@@ -359,5 +371,97 @@ char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *low
 		snprintf(buf, len, "a %s on %s", type, lower);
 	else
 		snprintf(buf, len, "stacked on %s", lower);
+	return buf;
+}
+
+/* ---- bonds: /sys/class/net/BOND/bonding ---- */
+
+/* The first word of /sys/class/net/@ifname/@attr ("802.3ad 4" -> "802.3ad"); "" when none. */
+static int first_word(const struct ctx *ctx, const char *ifname, const char *attr, char *buf,
+		      size_t len)
+{
+	char path[64 + 2 * IF_NAMESIZE];
+	int ret;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+	ret = read_line(ctx, path, buf, len);
+	if (ret < 0)
+		return ret;
+	buf[strcspn(buf, " \t")] = '\0';
+	return 0;
+}
+
+/* A slave's link as the bond sees it (miimon's verdict), else its operstate. */
+static bool slave_up(const struct ctx *ctx, const char *slave)
+{
+	char state[32];
+
+	if (!first_word(ctx, slave, "bonding_slave/mii_status", state, sizeof(state)))
+		return !strcmp(state, "up");
+	return !netdev_sysfs_state(ctx, slave, state, sizeof(state)) && !strcmp(state, "up");
+}
+
+/* bonding/slaves: "eth0 eth1", space-separated. */
+static void bond_slaves(const struct ctx *ctx, const char *ifname, struct netdev_bond *b)
+{
+	char path[64 + IF_NAMESIZE], list[NETDEV_BOND_SLAVES * (IF_NAMESIZE + 1)], *w, *save = NULL;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", ifname);
+	if (read_line(ctx, path, list, sizeof(list)) < 0)
+		return;
+	for (w = strtok_r(list, " \t", &save); w && b->n < NETDEV_BOND_SLAVES;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (strlen(w) >= IF_NAMESIZE || strchr(w, '/'))
+			continue;
+		snprintf(b->slaves[b->n].name, IF_NAMESIZE, "%s", w);
+		b->slaves[b->n].up = slave_up(ctx, w);
+		b->n_up += b->slaves[b->n].up;
+		b->n++;
+	}
+}
+
+int netdev_bond_get(const struct ctx *ctx, const char *ifname, struct netdev_bond *b)
+{
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!ifname[0] || strchr(ifname, '/'))
+		return -ENOENT;
+	ret = first_word(ctx, ifname, "bonding/mode", b->mode, sizeof(b->mode));
+	if (ret)
+		return ret;
+	if (!b->mode[0])
+		return -ENOENT;
+	first_word(ctx, ifname, "bonding/xmit_hash_policy", b->hash_policy, sizeof(b->hash_policy));
+	first_word(ctx, ifname, "bonding/active_slave", b->active, sizeof(b->active));
+	bond_slaves(ctx, ifname, b);
+	return 0;
+}
+
+bool netdev_bond_hashes(const struct netdev_bond *b)
+{
+	return !strcmp(b->mode, "balance-xor") || !strcmp(b->mode, "802.3ad");
+}
+
+bool netdev_bond_spreads_udp(const struct netdev_bond *b)
+{
+	return !strcmp(b->hash_policy, "layer3+4") || !strcmp(b->hash_policy, "encap3+4");
+}
+
+char *netdev_bond_say(const char *ifname, const struct netdev_bond *b, char *buf, size_t len)
+{
+	size_t i, at;
+
+	at = (size_t)snprintf(buf, len, "%s %s", ifname, b->mode);
+	if (netdev_bond_hashes(b) && b->hash_policy[0] && at < len)
+		at += (size_t)snprintf(buf + at, len - at, ", xmit_hash_policy %s", b->hash_policy);
+	if (b->active[0] && at < len)
+		at += (size_t)snprintf(buf + at, len - at, ", active %s", b->active);
+	for (i = 0; i < b->n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %s", i ? "," : ", slaves",
+				       b->slaves[i].name, b->slaves[i].up ? "up" : "down");
+	if (!b->n && at < len)
+		snprintf(buf + at, len - at, ", no slaves");
 	return buf;
 }

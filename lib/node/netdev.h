@@ -51,6 +51,12 @@ int netdev_sysfs_mtu(const struct ctx *ctx, const char *ifname, int *mtu);
 int netdev_sysfs_state(const struct ctx *ctx, const char *ifname, char *buf, size_t len);
 
 /*
+ * Whether the entry @name of /sys/class/net is a netdev: a link to its
+ * directory.  Not bonding_masters, the file the bonding module puts there
+ * (drivers/net/bonding/bond_sysfs.c), whose "attributes" read ENOTDIR.
+ */
+bool netdev_class_entry(const struct ctx *ctx, const char *name);
+/*
  * Whether the netdev @upper is stacked on @lower (a VLAN, bond, macvlan,
  * or a chain of them): the kernel's /sys/class/net/UPPER/lower_* links
  * followed down; false for the same name.  A port's GID table holds the
@@ -64,5 +70,42 @@ bool netdev_stacked_on(const struct ctx *ctx, const char *upper, const char *low
  */
 char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *lower, char *buf,
 		       size_t len);
+
+/* A bond's slaves it is believed to have at most (a LAG of a NIC has 2 to 4). */
+#define NETDEV_BOND_SLAVES 16
+
+/*
+ * A bond as /sys/class/net/BOND/bonding/ shows it: mode ("802.3ad"),
+ * xmit_hash_policy ("layer3+4"), active_slave (active-backup's), slaves,
+ * and each slave's link (bonding_slave/mii_status, else its operstate).
+ */
+struct netdev_bond {
+	char mode[32];
+	char hash_policy[32];
+	char active[IF_NAMESIZE];
+	size_t n;			/* slaves */
+	size_t n_up;
+	struct {
+		char name[IF_NAMESIZE];
+		bool up;
+	} slaves[NETDEV_BOND_SLAVES];
+};
+
+/* The bond @ifname; 0, -ENOENT when it is not a bond (no bonding/mode), -errno. */
+int netdev_bond_get(const struct ctx *ctx, const char *ifname, struct netdev_bond *b);
+/*
+ * Whether the bond picks a slave per flow by xmit_hash_policy (balance-xor,
+ * 802.3ad: drivers/net/bonding/bond_main.c's bond_xmit_hash()), and whether
+ * that policy hashes UDP ports: only layer3+4 (and encap3+4) spread RoCE
+ * v2's flows, whose UDP source port differs per QP; layer2 and layer2+3
+ * send every flow to one peer on one slave.
+ */
+bool netdev_bond_hashes(const struct netdev_bond *b);
+bool netdev_bond_spreads_udp(const struct netdev_bond *b);
+/*
+ * The bond in words, into @buf: "bond0 802.3ad, xmit_hash_policy
+ * layer3+4, slaves ens19f0np0 up, ens19f1np1 down"; @buf.
+ */
+char *netdev_bond_say(const char *ifname, const struct netdev_bond *b, char *buf, size_t len);
 
 #endif

@@ -29,7 +29,9 @@
 #include "base/text.h"
 #include "node/dcb.h"
 #include "node/libconf.h"
+#include "node/netdev.h"
 #include "node/rdma_load.h"
+#include "node/route.h"
 #include "node/snapshot.h"
 #include "node/ucx.h"
 #include "node/versions.h"
@@ -756,38 +758,54 @@ static void snap_qos(struct snap *s, const char *path, const char *name)
 	snap_contents(s, file, text, len);
 }
 
-/*
- * A stacked netdev's lower_LOWER links and its uevent (DEVTYPE=vlan):
- * what netdev_stacked_on() and netdev_stack_say() read, so that a GID on a
- * VLAN reads as one in the copy.
- */
-static void snap_lower(struct snap *s, const char *dir, const char *name)
+/* The conf sysctls roce.route reads of @ifname ("all" too: route_sysctl()). */
+static void snap_ipv4_conf(struct snap *s, const char *ifname)
+{
+	static const char *const conf[] = { "rp_filter", "arp_ignore", "arp_announce" };
+	char dir[128 + 256];
+
+	if (strlen(ifname) > 255)
+		return;
+	snprintf(dir, sizeof(dir), "/proc/sys/net/ipv4/conf/%s", ifname);
+	snap_attrs(s, dir, conf, ARRAY_SIZE(conf));
+}
+
+/* A netdev's upper_X and lower_X links: the netdevs stacked on it (netdev_stacked_on()). */
+static void snap_adjacent(struct snap *s, const char *dir, const char *name)
 {
 	char path[4096];
 
-	if (strncmp(name, "lower_", 6) || !join(path, sizeof(path), dir, name))
-		return;
-	snap_path(s, path, LEAF_LINK);
-	if (join(path, sizeof(path), dir, "uevent"))
-		snap_path(s, path, LEAF_FOLLOW);
+	if ((!strncmp(name, "upper_", 6) || !strncmp(name, "lower_", 6)) &&
+	    join(path, sizeof(path), dir, name))
+		snap_path(s, path, LEAF_LINK);
 }
 
 static void snap_netdev(struct snap *s, const char *dir, const char *name)
 {
-	/* What netdev.c reads with --root, the address, and what says a representor. */
+	/*
+	 * What netdev.c reads with --root, the address, and what says a
+	 * representor; what it is (uevent's DEVTYPE) and, for a bond and its
+	 * slaves, their state (netdev_bond_get()).
+	 */
 	static const char *const attrs[] = {
 		"mtu", "ifindex", "operstate", "flags", "address", "carrier", "phys_port_name",
-		"phys_switch_id",
+		"phys_switch_id", "uevent", "bonding/mode", "bonding/xmit_hash_policy",
+		"bonding/slaves", "bonding/active_slave", "bonding/miimon",
+		"bonding_slave/mii_status", "bonding_slave/state",
 	};
 	char path[4096], link[4096];
 
 	if (!join(path, sizeof(path), dir, name))
 		return;
+	/* bonding_masters: a file, "bond0 bond1", that no check reads. */
+	if (!netdev_class_entry(s->ctx, name))
+		return;
 	snap_attrs(s, path, attrs, ARRAY_SIZE(attrs));
+	snap_each(s, path, NULL, snap_adjacent);
+	snap_ipv4_conf(s, name);
 	/* The eswitch manager of a representor is the PCI function this names. */
 	if (join(link, sizeof(link), path, "device"))
 		snap_path(s, link, LEAF_LINK);
-	snap_each(s, path, NULL, snap_lower);
 	snap_qos(s, path, name);
 }
 
@@ -903,6 +921,34 @@ static void snap_commands(struct snap *s)
 		}
 		free(out);
 	}
+}
+
+/*
+ * The IPv4 rules and routes (route.h), as the node has them or as the
+ * tree recorded them, in ip's words; nothing where a tree has none.
+ */
+static void snap_routes(struct snap *s)
+{
+	struct route_policy rp;
+	char *rules, *routes;
+	int ret = route_policy_load(s->ctx, &rp);
+
+	if (ret) {
+		if (ret != -ENODATA)
+			snap_leftout(s, ROUTE_RECORDED_ROUTES, ret, "cannot dump the rules and routes");
+		return;
+	}
+	rules = route_rules_text(&rp);
+	routes = route_routes_text(&rp);
+	if (rules && routes) {
+		snap_contents(s, ROUTE_RECORDED_RULES, rules, strlen(rules));
+		snap_contents(s, ROUTE_RECORDED_ROUTES, routes, strlen(routes));
+	} else {
+		s->tar.err = -ENOMEM;
+	}
+	free(rules);
+	free(routes);
+	route_policy_free(&rp);
 }
 
 /* The directory @abs, when it is one (its existence is the fact: a loaded module). */
@@ -1026,6 +1072,8 @@ static void snap_node_facts(struct snap *s)
 {
 	static const char *const files[] = {
 		"/proc/sys/kernel/osrelease", "/proc/sys/net/ipv4/ip_local_port_range",
+		/* VLAN IDs (netdev_stack_say()) */
+		"/proc/net/vlan/config",
 		/* gpudirect (check_gpu.c) */
 		"/proc/driver/nvidia/version", "/sys/module/nvidia/version",
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
@@ -1053,6 +1101,8 @@ static void snap_node_facts(struct snap *s)
 	snap_each(s, CM_CONFIGFS, NULL, snap_cm_dev);
 	snap_commands(s);
 	snap_verbs(s);
+	snap_ipv4_conf(s, "all");
+	snap_routes(s);
 }
 
 /*

@@ -113,7 +113,7 @@ OUT=$(bash_complete "rdmactl doctor --only mtu,memlock.l")
 check bash-only-list-last-word [ "$OUT" == "mtu,memlock.login" ]
 # bash splits "--skip=ro" into "--skip" "=" "ro" (COMP_WORDBREAKS has '='), as here.
 OUT=$(bash_complete "rdmactl doctor --skip = ro")
-check bash-skip-equals [ "$OUT" == $'roce\nroce.gid\nroce.ipv4\nroce.qos' ]
+check bash-skip-equals [ "$OUT" == $'roce\nroce.gid\nroce.ipv4\nroce.qos\nroce.route' ]
 # --for's values, for doctor and env alike.
 OUT=$(bash_complete "rdmactl doctor --for ")
 check bash-doctor-for [ "$OUT" == $'mpi\nnccl\nperftest\nucx' ]
@@ -219,7 +219,7 @@ if command -v fish >/dev/null; then
 	check fish-live-devices [ "$OUT" == $'mlx5_0\nmlx5_1' ]
 	common_cases fish
 	OUT=$(fish_complete 'rdmactl doctor --skip=ro')
-	check fish-skip-equals [ "$OUT" == $'--skip=roce\n--skip=roce.gid\n--skip=roce.ipv4\n--skip=roce.qos' ]
+	check fish-skip-equals [ "$OUT" == $'--skip=roce\n--skip=roce.gid\n--skip=roce.ipv4\n--skip=roce.qos\n--skip=roce.route' ]
 	hostile_cases fish
 else
 	skip fish-command "fish not installed (Debian package fish)"

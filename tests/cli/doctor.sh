@@ -21,9 +21,9 @@ unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_R
 # ---- a healthy node ----
 run --root "$OK" -j doctor
 check healthy-rc rc_is 0
-check healthy-one-doc json_ok '.checks | length == 17'
+check healthy-one-doc json_ok '.checks | length == 18'
 check healthy-nothing-failed json_ok '[.checks[] | select(.status == "fail" or .status == "warn")] == []'
-check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 11 and .summary.skipped == 6 and .summary.problems == []'
+check healthy-summary json_ok '.summary.failed == 0 and .summary.warnings == 0 and .summary.ok == 12 and .summary.skipped == 6 and .summary.problems == []'
 check healthy-fix-null json_ok '[.checks[].fix] | all(. == null)'
 check healthy-devices found devices '^mlx5_0 \(mlx5, 1 port\); mlx5_1 \(mlx5, 1 port\); mlx5_10 \(mlx5, 1 port\)$'
 check healthy-ports found ports 'mlx5_0/1 ACTIVE LinkUp \(ens19f0np0\)'
@@ -77,7 +77,7 @@ run --root "$OK" doctor
 check healthy-text-header out_has '^STATUS +CHECK +FOUND$'
 check healthy-text-no-fix-lines bash -c '! grep -q "^ *fix:" <<<"$0"' "$OUT"
 check healthy-text-row out_has '^ok +roce.gid +mlx5_0/1: use GID index 5'
-check healthy-text-summary out_has '^11 ok, 6 skipped: nothing to fix$'
+check healthy-text-summary out_has '^12 ok, 6 skipped: nothing to fix$'
 check healthy-no-color bash -c '! grep -q $'"'"'\033'"'"' <<<"$0"' "$OUT"
 
 run --root "$OK" --color always doctor --only devices
@@ -320,13 +320,13 @@ check ucx-dgid-mlx5-why found ucx.ud_dgid 'mlx5_0/1 is mlx5, whose completions c
 # ---- options ----
 run doctor --list
 check list-rc rc_is 0
-check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid mtu roce.qos memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx ucx.ud_dgid functions gpudirect versions peer " ]' "$OUT"
+check list-all-ids bash -c '[ "$(awk "NR>1 {print \$1}" <<<"$0" | tr "\n" " ")" = "devices ports roce.ipv4 roce.gid roce.route mtu roce.qos memlock.shell memlock.login memlock.systemd firewall env.nccl env.ucx ucx.ud_dgid functions gpudirect versions peer " ]' "$OUT"
 run -j doctor --list
-check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 17'
+check list-json json_ok '[.checks[] | select(.description | length > 10)] | length == 18'
 run --root "$OK" -j doctor --only memlock
 check only-group json_ok '[.checks[].id] == ["memlock.shell", "memlock.login", "memlock.systemd"]'
 run --root "$OK" -j doctor --skip memlock,env,ucx,peer,gpudirect,functions
-check skip-group json_ok '[.checks[].id] == ["devices", "ports", "roce.ipv4", "roce.gid", "mtu", "roce.qos", "firewall", "versions"]'
+check skip-group json_ok '[.checks[].id] == ["devices", "ports", "roce.ipv4", "roce.gid", "roce.route", "mtu", "roce.qos", "firewall", "versions"]'
 run --root "$OK" doctor --only mtus
 check only-typo-rc rc_is 2
 check only-typo err_has "^rdmactl doctor: Unknown check 'mtus' in --only. Did you mean 'mtu'\?"

@@ -211,7 +211,7 @@ fails_with only-skip-same 2 "rdmactl doctor: Failed to select checks: --skip 'po
 	--root "$OK_NODE" doctor --only ports --skip ports
 fails_with only-skip-group 2 "rdmactl doctor: Failed to select checks: --skip 'memlock' removes every check --only 'memlock.login,memlock.shell' picks; leave one of them out" \
 	--root "$OK_NODE" doctor --only memlock.login,memlock.shell --skip memlock
-ALL=devices,ports,roce.ipv4,roce.gid,mtu,roce.qos,memlock,firewall,env.nccl,env.ucx,ucx.ud_dgid,functions,gpudirect,versions,peer
+ALL=devices,ports,roce.ipv4,roce.gid,roce.route,mtu,roce.qos,memlock,firewall,env.nccl,env.ucx,ucx.ud_dgid,functions,gpudirect,versions,peer
 fails_with skip-everything 2 "rdmactl doctor: Failed to select checks: --skip '$ALL' leaves no check to run" \
 	--root "$OK_NODE" doctor --skip "$ALL"
 # A group less one of its checks still runs the rest.

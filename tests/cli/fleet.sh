@@ -24,7 +24,7 @@ run --root "$FIXTURES/doctor-healthy" -j doctor -w "$LIST" --launcher local --rd
 	--fanout $N
 check doctor-rc rc_is 0
 check doctor-every-node json_ok "(.nodes | keys) == ($(names | jq -R . | jq -sc .))"
-check doctor-all-documents json_ok '([.nodes[] | select(.summary.ok == 11)] | length) == 96 and .summary.nodes == 96'
+check doctor-all-documents json_ok '([.nodes[] | select(.summary.ok == 12)] | length) == 96 and .summary.nodes == 96'
 # The run's own facts first: the nodes asked, through what, when, by which rdmactl.
 check doctor-run-facts json_ok '(keys_unsorted[0] == "run") and .run.hostlist == "'"$NODE"'[01-96]" and
 	.run.nodes == 96 and .run.launcher == "local" and (.run.started | test("^20[0-9-]{8}T[0-9:]{8}Z$")) and
@@ -47,7 +47,7 @@ printf '#!/bin/sh\necho ran >>"%s"\nexit 3\n' "$TMPD/decoy-ran" >"$TMPD/decoy/rd
 chmod +x "$TMPD/decoy/rdmactl"
 PATH="$TMPD/decoy:$PATH" run --root "$FIXTURES/doctor-healthy" -j doctor -w "${NODE}s[1-3]" --launcher local
 check self-doctor-rc rc_is 0
-check self-doctor-documents json_ok '.summary.nodes == 3 and .summary.unreachable == 0 and ([.nodes[] | select(.summary.ok == 11)] | length) == 3'
+check self-doctor-documents json_ok '.summary.nodes == 3 and .summary.unreachable == 0 and ([.nodes[] | select(.summary.ok == 12)] | length) == 3'
 check self-doctor-not-path [ ! -e "$TMPD/decoy-ran" ]
 # And with no rdmactl on PATH at all, from another directory.
 OUT=$(cd / && PATH=$(dirname "$(command -v pdsh)"):/usr/bin:/bin "$RDMACTL" --root "$FIXTURES/doctor-healthy" \

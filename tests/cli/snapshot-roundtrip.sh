@@ -70,8 +70,19 @@ snap() {
 }
 
 # --- every fixture, every command with a verdict ---
+# And the trees the fixture scripts write: a VLAN, a bond, a bond with a slave down,
+# rails sharing a subnet wrong and right.
+mkdir -p "$TMPD/gen"
+for g in vlan bond bond-down shared-wrong shared-right; do
+	cp -a "$FIXTURES/doctor-healthy" "$TMPD/gen/$g"
+done
+bash "$FIXTURES/vlan.sh" "$TMPD/gen/vlan"
+bash "$FIXTURES/bond.sh" "$TMPD/gen/bond"
+bash "$FIXTURES/bond.sh" "$TMPD/gen/bond-down" active-backup layer2 ens19f0np0
+bash "$FIXTURES/shared-subnet.sh" "$TMPD/gen/shared-wrong" wrong
+bash "$FIXTURES/shared-subnet.sh" "$TMPD/gen/shared-right" right
 n=0
-for ROOT in "$FIXTURES"/*/; do
+for ROOT in "$FIXTURES"/*/ "$TMPD"/gen/*/; do
 	ROOT=${ROOT%/}
 	fx=$(basename "$ROOT")
 	# Saved cluster runs, not a node's tree.

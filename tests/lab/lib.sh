@@ -8,7 +8,7 @@
 # Environment set by the runner (see README.md): LAB_NODE (a, b, c ...),
 # LAB_ROLE (in a two-guest test, a or b: the pair's first or second guest,
 # whichever pair of the run it is; else LAB_NODE),
-# LAB_GUESTS, LAB_RAILS, LAB_SYSTEMD (the systemd guest's letter, or empty),
+# LAB_GUESTS, LAB_RAILS, LAB_ONE_SWITCH (1 with --one-switch), LAB_SYSTEMD (the systemd guest's letter, or empty),
 # LAB_IP (and LAB_IP1 on rail 1), LAB_PEER_IP (with
 # exactly two guests: the other one's; else empty), LAB_NODES (lab-a,lab-b,...:
 # a host list for ssh loops, pdsh, clush and srun), LAB_HOSTS and LAB_IPS

@@ -77,6 +77,12 @@ static const struct port_spec roce_spread[] = {
 	    { 3, V2, "2001:db8::2" }, { 4, V1, "10.0.1.1" }, { 5, V2, "10.0.1.1" } } },
 	{ NULL },
 };
+/* Two rails sharing 10.0.0.0/24: ens1 10.0.0.1, ens2 10.0.0.2. */
+static const struct port_spec roce_shared[] = {
+	{ "mlx5_0", "mlx5", 1, 4, ETH, 4096, 4096, "ens1", GIDS_V4("10.0.0.1") },
+	{ "mlx5_1", "mlx5", 1, 4, ETH, 4096, 4096, "ens2", GIDS_V4("10.0.0.2") },
+	{ NULL },
+};
 /* Soft-RoCE on eth0 with 10.0.0.1. */
 static const struct port_spec rxe[] = {
 	{ "rxe0", "rxe", 1, 4, ETH, 1024, 4096, "eth0", GIDS_V4("10.0.0.1") },
@@ -96,7 +102,7 @@ struct check_case {
 	enum job_kind target;
 	const struct port_spec *ports;	/* NULL: no RDMA device */
 	const char *env[6];		/* "NAME=VALUE" the job's environment sets */
-	const char *files[8];		/* "PATH=CONTENT" below the root */
+	const char *files[12];		/* "PATH=CONTENT" below the root */
 	int nccl;			/* NCCL release (22103); 0: none installed */
 	int ucx;			/* UCX release (11301); 0: none, UCX_UNKNOWN: release unknown */
 	enum check_status want;
@@ -134,6 +140,19 @@ static const char *const job_vars[] = {
 #define PFC_NONE "0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off"
 #define ECN(p, v) "sys/class/net/ens1/ecn/roce_rp/enable/" p "=" v "\n", \
 	"sys/class/net/ens1/ecn/roce_np/enable/" p "=" v "\n"
+/* The routing the snapshot records (node/route.h), as `ip -4 rule|route show` print it. */
+#define RULES(extra) "run/rdmactl/net/ipv4-rules=0:\tfrom all lookup local\n" extra \
+	"32766:\tfrom all lookup main\n32767:\tfrom all lookup default\n"
+#define ROUTES(extra) "run/rdmactl/net/ipv4-routes=10.0.0.0/24 dev ens1 proto kernel scope link " \
+	"src 10.0.0.1\n10.0.0.0/24 dev ens2 proto kernel scope link src 10.0.0.2\n" extra
+#define PER_RAIL_RULES "32764:\tfrom 10.0.0.2 lookup 103\n32765:\tfrom 10.0.0.1 lookup 102\n"
+#define PER_RAIL_ROUTES "10.0.0.0/24 dev ens1 table 102 scope link src 10.0.0.1\n" \
+	"10.0.0.0/24 dev ens2 table 103 scope link src 10.0.0.2\n"
+#define CONF_ALL "proc/sys/net/ipv4/conf/all/rp_filter=0\n", \
+	"proc/sys/net/ipv4/conf/all/arp_ignore=0\n", "proc/sys/net/ipv4/conf/all/arp_announce=0\n"
+#define CONF(dev, rp, ign, ann) "proc/sys/net/ipv4/conf/" dev "/rp_filter=" rp "\n", \
+	"proc/sys/net/ipv4/conf/" dev "/arp_ignore=" ign "\n", \
+	"proc/sys/net/ipv4/conf/" dev "/arp_announce=" ann "\n"
 #define NFT_NONE "run/rdmactl/cmd/nft-list-ruleset.json={\"nftables\": []}\n"
 
 /* A PF (mlx5_0 on ens1) and its VF 0, bound and with its device. */
@@ -466,6 +485,22 @@ static const struct check_case cases[] = {
 	  { "proc/sys/kernel/osrelease=6.1.0-18-amd64\n" }, 0, 0, CHECK_WARN,
 	  { "libibverbs not found", "apt-get install libibverbs1" } },
 
+	/* ---- roce.route ---- */
+	{ "roce.route-one-rail", check_roce_route, JOB_ANY, roce, {},
+	  { "run/rdmactl/net/ipv4-rules=0:\tfrom all lookup local\n32766:\tfrom all lookup main\n",
+	    "run/rdmactl/net/ipv4-routes=10.0.0.0/24 dev ens1 proto kernel scope link src 10.0.0.1\n" },
+	  0, 0, CHECK_OK, { "ens1" } },
+	{ "roce.route-shared-defaults", check_roce_route, JOB_ANY, roce_shared, {},
+	  { RULES(""), ROUTES(""), CONF("ens1", "1", "0", "0"), CONF("ens2", "1", "0", "0"),
+	  CONF_ALL },
+	  0, 0, CHECK_FAIL, { "leaves by ens1", "ip rule add from 10.0.0.1 table 100;",
+	    "ip rule add from 10.0.0.2 table 101;", "arp_ignore=1" } },
+	{ "roce.route-shared-per-rail", check_roce_route, JOB_ANY, roce_shared, {},
+	  { RULES(PER_RAIL_RULES), ROUTES(PER_RAIL_ROUTES), CONF("ens1", "2", "1", "2"),
+	    CONF("ens2", "2", "1", "2"), CONF_ALL },
+	  0, 0, CHECK_OK, { "10.0.0.2 on ens2 shares 10.0.0.0/24 with ens1, and its traffic leaves and is answered by it" } },
+	{ "roce.route-infiniband", check_roce_route, JOB_ANY, ib, {}, {}, 0, 0, CHECK_SKIP, {} },
+
 	/* ---- roce.qos ---- */
 	{ "roce.qos-nccl-tc-on-pfc", check_roce_qos, JOB_NCCL, roce, { "NCCL_IB_TC=106" },
 	  { DCB_DSCP(PFC_ON_3) }, 22703, 0, CHECK_OK, { "DSCP 26 on priority 3", "lossless by PFC" } },
@@ -642,7 +677,7 @@ static int run_case(const struct check_case *c)
 		       getenv("TEST_PREFIX") ? getenv("TEST_PREFIX") : "", c->name);
 		return 1;
 	}
-	for (k = 0; k < 8 && c->files[k]; k++)
+	for (k = 0; k < 12 && c->files[k]; k++)
 		if (put_file(c->files[k]))
 			bad++;
 	facts_fill(&d, c);

@@ -1,0 +1,118 @@
+#!/bin/bash
+# rxe over a bond of the two rails: on lab-a and lab-b, eth0 and eth1
+# enslaved to bond0 (balance-xor hashing layer3+4, miimon 100), the rail-0
+# address on bond0, rxe0 and rxe1 replaced by rxeb over bond0.  The doctor
+# passes the node and says the bond (mode, hashing, both slaves up);
+# ib_write_bw between the two runs for 6 s over bond0's RoCE v2 GID, and
+# while it runs rail 0 fails (eth0 taken down on both, as a switch that
+# died): the bonds carry on over eth1 and the transfer completes, its late
+# packets counted on eth1; the doctor then warns of the slave down.
+# Not active-backup: there the failover (NETDEV_BONDING_FAILOVER) makes the
+# kernel delete and re-add the bond's GIDs
+# (drivers/infiniband/core/roce_gid_mgmt.c), and Debian 12's rxe failed the running QP ("qp#17
+# Failed allocating skb", ib_write_bw's "Failed status 2") in a run of this
+# test; a hashing bond keeps its GIDs when a slave goes.
+# lab-c and lab-d have nothing to do.
+# lab-timeout: 240
+
+lab_need_guests 2
+((LAB_RAILS == 2)) || skip "needs two rails (tests/lab/lab --guests 4 --rails 2)"
+if [[ $LAB_NODE != [ab] ]]; then
+	# Met at every barrier, so lab-a and lab-b's waits are not cut short by their leaving.
+	lab_barrier bond-ready 120 && lab_barrier bond-flowing 60 && lab_barrier bond-done 120
+	exit
+fi
+PEER=$(lab_ip "$([[ $LAB_NODE == a ]] && echo b || echo a)")
+
+# Take the bond apart whatever happened; the harness puts eth0, eth1, rxe0 and rxe1 back.
+restore() {
+	rdma link delete rxeb 2>/dev/null
+	ip link del bond0 2>/dev/null
+}
+trap restore EXIT
+
+rdma link delete rxe0 && rdma link delete rxe1 || fail "cannot delete rxe0 and rxe1"
+{
+	echo "addr flush dev eth0"
+	echo "addr flush dev eth1"
+	echo "link add bond0 type bond mode balance-xor xmit_hash_policy layer3+4 miimon 100"
+	echo "link set eth0 down"
+	echo "link set eth1 down"
+	echo "link set eth0 master bond0"
+	echo "link set eth1 master bond0"
+	echo "link set bond0 up"
+	echo "addr add $LAB_IP/24 dev bond0"
+} | ip -batch - 2>&1 || fail "cannot make bond0 of eth0 and eth1 (bonding)"
+rdma link add rxeb type rxe netdev bond0 || fail "cannot add rxeb over bond0"
+
+# shellcheck disable=SC2086 # the dots split the address into octets
+WANT=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $LAB_IP)
+PORT=/sys/class/infiniband/rxeb/ports/1
+# bond_gid: rxeb ACTIVE, and the index of its RoCE v2 entry of this address.
+bond_gid() {
+	local f i state
+	read -r state <"$PORT/state" 2>/dev/null && [[ $state == *ACTIVE* ]] || return 1
+	for f in "$PORT"/gids/*; do
+		i=${f##*/}
+		[[ $(<"$f") == "$WANT" && $(<"$PORT/gid_attrs/types/$i") == "RoCE v2" ]] 2>/dev/null || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+# both_up: bond0 has its two slaves up.
+both_up() {
+	[[ $(</sys/class/net/eth0/bonding_slave/mii_status) == up &&
+		$(</sys/class/net/eth1/bonding_slave/mii_status) == up ]] 2>/dev/null
+}
+lab__await "rxeb ACTIVE with the RoCE v2 GID of $LAB_IP" 30 bond_gid >/dev/null || fail "rxeb has no RoCE v2 GID of $LAB_IP"
+lab__await "bond0's two slaves up" 30 both_up || fail "bond0's slaves are not both up"
+IDX=$(bond_gid)
+echo "== bond0 up, rxeb's RoCE v2 IPv4 entry: index $IDX"
+
+rc=0
+"$RDMACTL" doctor --only ports,roce.ipv4,roce.gid,mtu >doctor.out 2>&1 || rc=$?
+cat doctor.out
+check_eq "doctor passes the bonded node" 0 "$rc"
+grep -q 'rxeb/1: bond bond0 balance-xor, xmit_hash_policy layer3+4, slaves eth0 up, eth1 up' doctor.out ||
+	fail "the ports check does not say bond0's mode, hashing and slaves"
+grep -q 'rxeb/1 bond0 has '"$LAB_IP" doctor.out || fail "roce.ipv4 does not find $LAB_IP on bond0"
+
+# ib_write_bw for 6 s, -u 18: a QP timeout of 4.096 us * 2^18, about 1 s,
+# times 7 retries, rides out the moment one bond has failed over and the
+# other not yet.
+rx() { echo $(($(<"/sys/class/net/eth1/statistics/rx_packets"))); }
+qp_up() { rdma resource show qp 2>/dev/null | grep -q 'link rxeb/1 .*type RC'; }
+bw=(ib_write_bw -d rxeb -x "$IDX" -F -s 65536 -D 6 -u 18)
+lab_barrier bond-ready 120
+if [[ $LAB_NODE == a ]]; then
+	lab_timeout 90 "${bw[@]}" >bw.out 2>&1 &
+	lab_wait_listen 18515
+	lab_put bond-server-up 1
+else
+	lab_get bond-server-up >/dev/null || exit 1
+	lab_timeout 90 "${bw[@]}" "$PEER" >bw.out 2>&1 &
+fi
+bw_pid=$!
+lab__await "ib_write_bw's RC QP on rxeb" 30 qp_up || fail "no RC QP of ib_write_bw on rxeb"
+lab_barrier bond-flowing 60
+rx0=$(rx)
+echo "== rail 0 fails: eth0 down, eth1 rx_packets $rx0"
+ip link set eth0 down
+wait "$bw_pid" || fail "ib_write_bw exited with $? across the failover"
+cat bw.out
+[[ $LAB_NODE == b ]] && ! grep -Eq '^ *65536 +[0-9]+ ' bw.out && fail "ib_write_bw client reported no result"
+rx1=$(rx)
+echo "== eth1 rx_packets: $rx0 -> $rx1"
+# Both ends' acks or writes came in on rail 1 after the failover.
+((rx1 - rx0 >= 100)) || fail "eth1 received $((rx1 - rx0)) packets after the failover: the traffic did not move to it"
+
+rc=0
+"$RDMACTL" doctor --only ports >doctor-down.out 2>&1 || rc=$?
+cat doctor-down.out
+check_eq "doctor exits 0 on a warning" 0 "$rc"
+grep -q '^warn *ports' doctor-down.out || fail "the ports check does not warn of the slave down"
+grep -q 'bond bond0 balance-xor, xmit_hash_policy layer3+4, slaves eth0 down, eth1 up: 1 of 2 slaves up (no failover left, and part of its bandwidth)' doctor-down.out ||
+	fail "the ports check does not say eth0 down"
+grep -q 'fix: ip link set eth0 up' doctor-down.out || fail "no fix bringing eth0 up"
+lab_barrier bond-done 120
