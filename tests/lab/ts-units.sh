@@ -386,9 +386,10 @@ plain_side() {
 		>node-exporter.log 2>&1 &
 	# The shipped rules in test time (the header says how); each change
 	# must have taken, or the test would wait on the shipped times.
-	local for_s stale scrape evaluate
-	test_time for_s 2 && test_time stale 30 && test_time scrape 3 && test_time evaluate 2
-	echo "test time: timer and doctor loop every $(test_time p 15 && echo $p) s, for: ${for_s}s," \
+	local for_s stale scrape evaluate period
+	test_time for_s 2 && test_time stale 30 && test_time scrape 3 && test_time evaluate 2 &&
+		test_time period 15
+	echo "test time: timer and doctor loop every $period s, for: ${for_s}s," \
 		"stale after $stale s, scrape every $scrape s, evaluation every $evaluate s"
 	sed -e "s/^\( *for:\) 1[05]m\$/\1 ${for_s}s/" -e "s/ > 900\$/ > $stale/" \
 		"$LAB_SRC/contrib/prometheus/rdmactl-alerts.yml" >/tmp/prom/rules.yml
