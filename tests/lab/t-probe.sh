@@ -7,6 +7,10 @@
 # lab-seconds: 26
 
 lab_need_peer
+# The ACK timeout at this pace: a verdict on a healthy link, not on how
+# fast the guest answers (lib.sh).
+lab_ack_timeout
+echo "RDMACTL_PROBE_ACK_TIMEOUT=$RDMACTL_PROBE_ACK_TIMEOUT at pace ${LAB_PACE:-100}%"
 
 port=18600
 small=(-s 64K -n 100 --lat-iters 10)
