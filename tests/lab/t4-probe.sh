@@ -29,8 +29,8 @@ lab_need_guests 4
 # a healthy link's writes sent again after 67 ms made it look slow one
 # way ("asymmetric ... (rxe0/1 counted 6 retransmissions)", exit 1).
 # Each lossy link loses as many packets, and each loss waits longer: the
-# faults still look as slow, or slower.
-lab_ack_timeout
+# faults still look as slow, or slower.  (Set after the first barrier,
+# where every guest's pace is known.)
 BIN=/run/lab/bin/rdmactl
 mkdir -p /run/lab/bin && ln -sf "$RDMACTL" "$BIN"
 # 5 round trips for the latency, whose findings are warnings no check
@@ -94,6 +94,8 @@ b)
 c) lossy eth0 ;;
 esac
 lab_barrier faults-set 120
+lab_ack_timeout
+[[ $LAB_NODE == a ]] && echo "RDMACTL_PROBE_ACK_TIMEOUT=$RDMACTL_PROBE_ACK_TIMEOUT"
 
 if [[ $LAB_NODE == a ]]; then
 	run faults-srun -w "$LAB_NODES" --launcher srun --rails 1
