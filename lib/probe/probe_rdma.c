@@ -385,7 +385,7 @@ static int qp_to_rtr(struct probe_sess *s, struct rdma_state *r, unsigned int q)
 	return ret ? -ret : 0;
 }
 
-static int qp_to_rts(struct rdma_state *r, unsigned int q)
+static int qp_to_rts(const struct probe_sess *s, struct rdma_state *r, unsigned int q)
 {
 	/*
 	 * timeout 14: 4.096 us * 2^14 = 67 ms per try; 7 retries: a lost path
@@ -394,10 +394,11 @@ static int qp_to_rts(struct rdma_state *r, unsigned int q)
 	 * (--timeout) instead.  6 was tried: it failed the lab's 3%-lossy
 	 * links outright (go-back-N resends whole windows, and one loss in a
 	 * window is likely), which the lab's tests rightly call slow, not down.
+	 * RDMACTL_PROBE_ACK_TIMEOUT (a test aid) sets another.
 	 */
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
-		.timeout = 14,
+		.timeout = s->cfg->ack_timeout ? s->cfg->ack_timeout : 14,
 		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.sq_psn = r->psn[q],
@@ -478,7 +479,7 @@ static int verbs_finish(struct probe_sess *s)
 	for (q = 0; q < r->nqp; q++) {
 		if ((ret = qp_to_rtr(s, r, q)))
 			return transition_fail(s, ret, "RTR", q);
-		if ((ret = qp_to_rts(r, q)))
+		if ((ret = qp_to_rts(s, r, q)))
 			return transition_fail(s, ret, "RTS", q);
 	}
 	s->summary.inline_max = r->max_inline;

@@ -37,6 +37,7 @@ struct probe_cfg {
 	const char *token;		/* --token or RDMACTL_TOKEN; NULL none (probe_auth.h) */
 	int ready_fd;			/* server: > 0, one byte written once it listens */
 	uint32_t tcp_pace_mbps;		/* RDMACTL_PROBE_TCP_PACE (a test aid); 0 none */
+	uint8_t ack_timeout;		/* RDMACTL_PROBE_ACK_TIMEOUT (a test aid); 0 the default */
 };
 
 /* How the ends were set up: printed above the table and in JSON. */

@@ -117,4 +117,15 @@ done
 RDMACTL_PROBE_TCP_PACE=$'\e]0;x\a' fails_with pace-bad-escaped 2 \
 	"rdmactl probe: Failed to use RDMACTL_PROBE_TCP_PACE '\\x1b]0;x\\x07': expected Mb/s, a whole number from 1 to 30000" \
 	probe 127.0.0.1 --port "$PORT" --transport tcp
+# RDMACTL_PROBE_ACK_TIMEOUT (a test aid, the lab's at a slow pace): the
+# RDMA QPs' ACK timeout exponent, 1 to 31; a run with one is a run.
+serve_once
+RDMACTL_PROBE_ACK_TIMEOUT=17 run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 20 --lat-iters 0
+check ack-timeout-rc rc_is 0
+wait "$server"
+for bad in 0 32 abc " 16" 16x; do
+	RDMACTL_PROBE_ACK_TIMEOUT=$bad fails_with "ack-timeout-bad-${bad// /_}" 2 \
+		"rdmactl probe: Failed to use RDMACTL_PROBE_ACK_TIMEOUT '$bad': expected an ACK timeout exponent, a whole number from 1 to 31" \
+		probe 127.0.0.1 --port "$PORT" --transport tcp
+done
 finish

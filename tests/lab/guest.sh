@@ -234,6 +234,9 @@ setup_ssh() {
 		PermitUserEnvironment NCCL_*,UCX_*
 		# The lab's job environment for UCX on rxe (lib.sh).
 		SetEnv UCX_UD_VERBS_ETH_DGID_CHECK=n
+		# The probe's ACK timeout at the guests' pace, for the agents a
+		# test's probe -w starts over ssh, pdsh and clush (lab_ack_timeout).
+		AcceptEnv RDMACTL_PROBE_ACK_TIMEOUT
 	EOF
 	# curve25519 alone: OpenSSH 9.2's first choice, the post-quantum
 	# sntrup761x25519, costs an emulated CPU 1.4 s of each connection's
@@ -243,6 +246,7 @@ setup_ssh() {
 		Host lab-* 10.99.*
 		    BatchMode yes
 		    KexAlgorithms curve25519-sha256
+		    SendEnv RDMACTL_PROBE_ACK_TIMEOUT
 	EOF
 	: >"$d/ssh_known_hosts"
 	mount --bind "$d" /etc/ssh || return

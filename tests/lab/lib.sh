@@ -253,6 +253,25 @@ lab_budget() {
 	printf -v "$1" '%d' $((($2 * ${LAB_PACE:-100} + 99) / 100))
 }
 
+# lab_ack_timeout: export RDMACTL_PROBE_ACK_TIMEOUT for the guests' pace:
+# rdmactl probe's QPs wait 67 ms (2^14 x 4.096 us) for an ACK, then send
+# again; at the slowest guest's pace P% that is doubled until it is at
+# least P% of 67 ms (each guest's pace at this test's start, written by
+# the runner before the test: call it after a barrier).  At half pace
+# (LAB_CPUS=1) a healthy link's writes were sent again a few hundred
+# times a run, and once, with --bidir, Debian 12's rxe refused a write it
+# had had twice as an invalid request.
+lab_ack_timeout() {
+	local t=14 x=100 p=${LAB_PACE:-100} f q
+	for f in "${LAB_RUN-}/pace/${LAB_TEST_ID-}".*; do
+		[[ -r $f ]] && read -r q <"$f" && [[ $q =~ ^[0-9]+$ ]] && ((q > p)) && p=$q
+	done
+	while ((x < p)); do
+		x=$((x * 2)) t=$((t + 1))
+	done
+	export RDMACTL_PROBE_ACK_TIMEOUT=$t
+}
+
 # lab_timeout SECONDS CMD...: timeout(1), its limit SECONDS at this
 # guest's pace (with -k 5: a command that ignores SIGTERM still ends).
 lab_timeout() {

@@ -7,6 +7,11 @@
 # lab-seconds: 26
 
 lab_need_peer
+# The ACK timeout at the slower guest's pace: a verdict on a healthy
+# link, not on how fast the guests answer (lib.sh).
+lab_barrier paced
+lab_ack_timeout
+echo "RDMACTL_PROBE_ACK_TIMEOUT=$RDMACTL_PROBE_ACK_TIMEOUT at pace ${LAB_PACE:-100}%"
 
 port=18600
 small=(-s 64K -n 100 --lat-iters 10)

@@ -45,7 +45,7 @@
 # seconds where it is expected to run, sooner in the fault rounds, where a
 # failing job shows why (see there); after every collective no MPI
 # process is left on any guest.
-# lab-needs: ssh slurm
+# lab-needs: ssh slurm mpi
 # lab-timeout: 900
 
 lab_need_guests 4
@@ -81,12 +81,14 @@ sd=/run/lab/systemd
 rm -rf "$sd" && cp -a /etc/systemd "$sd" && mkdir -p "$sd/system.conf.d"
 printf '[Manager]\nDefaultLimitMEMLOCK=infinity\n' >"$sd/system.conf.d/90-memlock.conf"
 mount --bind "$sd" /etc/systemd
-[[ $LAB_NODE == a ]] && { mpicc -O2 -o "$LAB_SHARE/coll" "$LAB_SRC/tests/lab/coll.c" || fail "mpicc"; }
-lab_barrier built 120
-# The same path on every node, where the jobs' user reaches it.
+# The same path on every node, where the jobs' user reaches it: coll.c
+# as the harness built it on the host (`# lab-needs: mpi`; the guests run
+# the host's libraries).
 COLL=/run/lab/mpi/coll
-mkdir -p /run/lab/mpi && install -m 755 "$LAB_SHARE/coll" $COLL
+mkdir -p /run/lab/mpi
+install -m 755 "$LAB_RUN/coll" $COLL || fail "no coll built by the harness"
 lab_barrier set-up 120
+[[ $LAB_NODE == a ]] && echo "== set-up at $SECONDS s"
 
 # The job's UCX environment: srun hands it to the doctors, mpirun to the ranks.
 export UCX_TLS=rc,self,sm UCX_NET_DEVICES=rxe0:1 UCX_UD_VERBS_ETH_DGID_CHECK=n
@@ -106,18 +108,36 @@ as_job() {
 	(cd /tmp && runuser -u job -- "$@")
 }
 
-# collective NAME HOSTS [LIMIT]: one rank a host under mpirun, killed after
-# LIMIT seconds (COLL_S); prints "passed", "timed out after N s" or
-# "failed: FIRST ERROR LINE" (its output in NAME.out, its seconds in NAME.secs).
+# collective NAME HOSTS [LIMIT [SHOWN]]: one rank a host under mpirun,
+# killed after LIMIT seconds (COLL_S); prints "passed", "timed out after N
+# s" or "failed: FIRST ERROR LINE" (its output in NAME.out, its seconds in
+# NAME.secs).  SHOWN, a command given NAME, ends the job sooner: once it
+# prints why the job cannot run (a look a second), the job is ended and
+# that is its outcome ("ended after N s: WHY").
 collective() {
-	local name=$1 hosts=$2 limit=${3:-$COLL_S} rc=0 start=$SECONDS
+	local name=$1 hosts=$2 limit=${3:-$COLL_S} shown=${4-} rc=0 start=$SECONDS pid why=''
 	as_job timeout -k 5 "$limit" mpirun -H "$hosts" -np "$(tr , '\n' <<<"$hosts" | wc -l)" \
 		--mca pml ucx -x UCX_TLS -x UCX_NET_DEVICES -x UCX_UD_VERBS_ETH_DGID_CHECK \
-		$COLL $COLL_MAX 1 >"$name.out" 2>&1 || rc=$?
+		$COLL $COLL_MAX 1 >"$name.out" 2>&1 &
+	pid=$!
+	while [[ -n $shown ]] && kill -0 $pid 2>/dev/null; do
+		if why=$("$shown" "$name"); then
+			# timeout(1) hands the signal on to mpirun, which ends its
+			# ranks; HOSTS tells this job's from the others'.
+			pkill -TERM -u job -f "^timeout -k 5 $limit mpirun -H $hosts " || why=''
+			break
+		fi
+		lab_sleep 1
+	done
+	wait $pid || rc=$?
 	sed "s/^/$name: /" "$name.out" >&2
-	echo "$name: exit $rc in $((SECONDS - start)) s" >&2
+	echo "$name: exit $rc in $((SECONDS - start)) s${why:+, ended: $why}" >&2
 	echo $((SECONDS - start)) >"$name.secs"
-	outcome "$name" $rc "$limit"
+	if [[ -n $why ]] && ! grep -q '^coll ok on' "$name.out"; then
+		echo "ended after $((SECONDS - start)) s: $why"
+	else
+		outcome "$name" $rc "$limit"
+	fi
 }
 
 # srun_job NAME LIMIT ARGS...: srun --mpi=pmix ARGS as the jobs' user, its
@@ -184,12 +204,14 @@ outcome() {
 
 # doctor NAME: the cluster doctor for UCX jobs through srun, its JSON in NAME.json.
 doctor() {
+	local start=$SECONDS
 	lab_timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --for ucx --user job \
 		>"$1.json" 2>"$1.err" || true
 	cp "$1.json" "$LAB_SHARE/doctor-$1.json"
 	sed "s/^/$1 stderr: /" "$1.err"
 	jq -r '.checks[] | select((.status | ascii_downcase) == "fail" or .status == "warn") |
 		"\(.status) \(.id) \(.nodes): \(.found)"' "$1.json" | sed "s/^/$1: /"
+	echo "$1: doctor -w took $((SECONDS - start)) s"
 }
 
 # verdict NAME NODE [IDS]: the doctor's word on NODE: FAIL/warn and the
@@ -222,13 +244,17 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "healthy: the four-rank srun step ends" passed "$(outcome healthy-srun "$rc" $COLL_S)"
 	no_mpi_left healthy-srun
 	# The figures side by side: busbw of the largest allreduce, ucx_perftest
-	# lab-a -> lab-b, probe -w's ring.
+	# lab-a -> lab-b (200 writes of 64 KiB, 2 s; 1 000 took 9 s for the
+	# same figure), probe -w's ring.
 	busbw=$(awk '$1 == "allreduce" { v = $(NF - 1) } END { print v }' healthy-mpirun.out)
+	step=$SECONDS
 	lab_put perftest-up 1
 	lab_get perftest-ready 60 >/dev/null
-	lab_timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 1000 \
+	lab_timeout 60 ucx_perftest -d rxe0:1 -x rc_verbs -t put_bw -D zcopy -s 65536 -n 200 \
 		"$(lab_ip b)" >perftest.out 2>&1 || fail "ucx_perftest lab-a -> lab-b"
 	cat perftest.out
+	echo "perftest: took $((SECONDS - step)) s"
+	step=$SECONDS
 	# Final: ITER  lat...  bandwidth(MB/s) average overall  msgrate...
 	perf=$(awk '$1 == "Final:" { print $(NF - 2) }' perftest.out)
 	# Exit 1 is a finding (a link the emulation slowed): the median stands.
@@ -239,6 +265,7 @@ if [[ $LAB_NODE == a ]]; then
 	jq -r '.findings[]? | "ring: \(.kind): \(.text)"' ring.json
 	((rc <= 1)) || fail "probe -w ring exited with $rc"
 	ring=$(jq -r '.median_gbps' ring.json)
+	echo "ring: took $((SECONDS - step)) s"
 	echo "FIGURES allreduce busbw ${busbw:-?} GB/s (4 ranks, 2 MiB); ucx_perftest put_bw ${perf:-?} MB/s" \
 		"(64 KiB, lab-a -> lab-b); probe -w ring median ${ring:-?} Gb/s"
 	[[ -n $busbw && -n $perf && $ring != null ]] || fail "a figure is missing"
@@ -256,6 +283,7 @@ if [[ $LAB_NODE == b ]]; then
 	wait
 fi
 lab_barrier healthy-done 600
+[[ $LAB_NODE == a ]] && echo "== healthy-done at $SECONDS s"
 
 # ---- 2. one fault a node
 case $LAB_NODE in
@@ -267,6 +295,7 @@ d) printf '%s\n' '* soft memlock 64' '* hard memlock 64' \
 	'root soft memlock unlimited' 'root hard memlock unlimited' >/etc/security/limits.d/99-rdma.conf ;;
 esac
 lab_barrier faults-set 120
+[[ $LAB_NODE == a ]] && echo "== faults-set at $SECONDS s"
 
 # fssh ARGS...: ssh as fix() uses it, one connection a node kept for the
 # test (ControlPersist): a handshake costs an emulated CPU 1.5 s, and a
@@ -329,11 +358,12 @@ if [[ $LAB_NODE == a ]]; then
 	# bind): lab-c blocked, no other node named but lab-b, whose smaller
 	# MTU the probe may call slow (links alone are not asserted: the
 	# emulated links vary).
-	rc=0
+	rc=0 step=$SECONDS
 	"$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rdmactl "$BIN" --pattern triage --rails 1 \
 		-D 1 --timeout 5 --lat-iters 0 --slow 0.5 >faults-probe.json 2>faults-probe.err || rc=$?
 	sed 's/^/faults-probe stderr: /' faults-probe.err
 	jq -r '.findings[]? | "faults-probe: \(.kind) \(.node): \(.text)"' faults-probe.json
+	echo "faults-probe: took $((SECONDS - step)) s"
 	check_eq "faults: probe -w exits 1" 1 "$rc"
 	check_eq "faults: probe -w finds lab-c blocked" roce_blocked \
 		"$(jq -r '.findings[] | select(.kind == "blocked_node" and .node == "lab-c") | .cause' faults-probe.json)"
@@ -348,20 +378,29 @@ if [[ $LAB_NODE == a ]]; then
 	((hung_s >= 60)) || hung_s=60
 	# The fault round's failing jobs spin on both their CPUs until they
 	# are ended, and the three jobs share the host's two: lab-c's and
-	# lab-d's, which the doctor fails, are ended at twice the healthy
-	# four-rank job's time (half a minute at least), by when each has
-	# shown why it cannot run, not only that it did not end (checked
-	# below: lab-c's firewall dropped its RoCE packets, every one of which
-	# it drops; lab-d's registrations were refused).  lab-b's, whose
+	# lab-d's, which the doctor fails, are ended once each has shown why
+	# it cannot run, not only that it did not end: lab-c's firewall
+	# dropped its RoCE packets (every one of which it drops: lab-c says
+	# so), lab-d's registrations were refused (checked again below).
+	# They were ended at twice the healthy job's time (38 s of a quiet
+	# run's round), spinning until then; each has shown its reason well
+	# before.  Twice the healthy four-rank job's time (half a minute at
+	# least) stays the guard.  lab-b's, whose
 	# fault is a warning, has COLL_S as every job expected to run.
 	fault_s=$((2 * $(<healthy-mpirun.secs)))
 	((fault_s >= 30)) || fault_s=30
+	c_shown() { lab_has fault-c-dropping && echo "lab-c's firewall dropped its RoCE packets"; }
+	d_shown() {
+		grep -q 'ibv_reg_mr.*failed: Cannot allocate memory' "$1.out" &&
+			echo "lab-d refused its registrations (memlock)"
+	}
+	declare -A shown=([b]='' [c]=c_shown [d]=d_shown)
 	lab_put fault-jobs 1
 	drops0=$(lab_get fault-c-drops0 60)
 	for n in b c d; do
 		limit=$fault_s
 		[[ $n == b ]] && limit=$COLL_S
-		collective "fault-$n" "lab-a,lab-$n" $limit >"fault-$n.outcome" &
+		collective "fault-$n" "lab-a,lab-$n" $limit "${shown[$n]}" >"fault-$n.outcome" &
 	done
 	wait
 	lab_put fault-jobs-done 1
@@ -372,9 +411,11 @@ if [[ $LAB_NODE == a ]]; then
 	check_eq "lab-d: the collective's registrations refused (memlock)" yes \
 		"$(grep -q 'ibv_reg_mr.*failed: Cannot allocate memory' fault-d.out && echo yes)"
 	no_mpi_left faults
+	step=$SECONDS
 	for n in b c d; do
 		fix "lab-$n" faults || fail "no fix printed for lab-$n"
 	done
+	echo "fixes: took $((SECONDS - step)) s"
 	# Every node fixed: one four-rank collective holds each fix (it
 	# connects every pair; three two-rank ones side by side took lab-a's
 	# one CPU twice as long).
@@ -396,11 +437,18 @@ if [[ $LAB_NODE == c ]]; then
 	# What lab-c's firewall drops while lab-a's fault round runs (only
 	# lab-c's own job sends it RoCE then).
 	lab_get fault-jobs 600 >/dev/null
-	lab_put fault-c-drops0 "$(lab_roce_drops)"
+	drops0=$(lab_roce_drops)
+	lab_put fault-c-drops0 "$drops0"
+	# Said as soon as the firewall drops the job's packets: lab-a ends the
+	# job then.
+	dropping() { (($(lab_roce_drops) > drops0)); }
+	lab__await "lab-c's firewall dropping the fault round's RoCE" 60 dropping &&
+		lab_put fault-c-dropping 1
 	lab_get fault-jobs-done 600 >/dev/null
 	lab_put fault-c-drops "$(lab_roce_drops)"
 fi
 lab_barrier fixed-done 600
+[[ $LAB_NODE == a ]] && echo "== fixed-done at $SECONDS s"
 
 # ---- 3. faults of the job's own setting, one a node, run one after the
 # other (Slurm gives each guest one CPU):
@@ -436,6 +484,7 @@ d)
 	;;
 esac
 lab_barrier env-set 120
+[[ $LAB_NODE == a ]] && echo "== env-set at $SECONDS s"
 if [[ $LAB_NODE == a ]]; then
 	doctor setting
 	# The job environment's faults under srun (the TaskProlog's), the
@@ -456,10 +505,12 @@ if [[ $LAB_NODE == a ]]; then
 	scollective set-bc lab-a,lab-b,lab-c $COLL_S >set-bc.outcome
 	cp set-bc.outcome set-b.outcome && cp set-bc.outcome set-c.outcome
 	no_mpi_left set-bc
-	collective set-d lab-a,lab-d >set-d.outcome
-	no_mpi_left set-d
-	UCX_NET_DEVICES=rxe1:1 collective set-ip lab-a,lab-b >set-ip.outcome
-	no_mpi_left set-ip
+	# lab-d's firewall and lab-b's rail 1 fixed: one mpirun job on rail 1
+	# across both (and lab-a) holds the two fixes (mpirun's daemons
+	# connect over eth0 whichever rail the ranks use).
+	UCX_NET_DEVICES=rxe1:1 collective set-dip lab-a,lab-b,lab-d >set-dip.outcome
+	cp set-dip.outcome set-d.outcome && cp set-dip.outcome set-ip.outcome
+	no_mpi_left set-dip
 	# lab-b has two faults here: each row holds the checks of its own.
 	declare -A node=([b]=lab-b [c]=lab-c [d]=lab-d [ip]=lab-b) ids=([b]=^env [c]=. [d]=. [ip]=^roce)
 	row "lab-b UCX_NET_DEVICES=mlx_1" "$(verdict setting lab-b "${ids[b]}")" "$(<setting-b.outcome)" \
@@ -474,6 +525,7 @@ if [[ $LAB_NODE == a ]]; then
 	done
 fi
 lab_barrier setting-done 900
+[[ $LAB_NODE == a ]] && echo "== setting-done at $SECONDS s"
 rm -f /run/lab/task.env
 nft delete table inet bootfw 2>/dev/null || true
 [[ $LAB_NODE == b ]] && ip addr replace "$(lab_ip b 1)/24" dev eth1
@@ -499,6 +551,7 @@ fi
 # rdmactl above); RDMACTL_ENV_FOR=none turns it off.
 install -m 755 "$LAB_SRC/contrib/slurm/rdmactl-taskprolog" /run/lab/taskprolog
 lab_barrier order-set 120
+[[ $LAB_NODE == a ]] && echo "== order-set at $SECONDS s"
 if [[ $LAB_NODE == a ]]; then
 	# The job's environment, the TaskProlog off (its srun tasks would get
 	# each node's own values).
@@ -530,6 +583,7 @@ if [[ $LAB_NODE == a ]]; then
 		"$env_out (rdmactl env in TaskProlog)"
 fi
 lab_barrier order-done 600
+[[ $LAB_NODE == a ]] && echo "== order-done at $SECONDS s"
 if [[ $LAB_NODE == d ]]; then
 	# Back to the order the other tests know: IPv4 at index 1.
 	ip addr del "$LAB_IP/24" dev eth0 && ip -6 addr del fd99::4/64 dev eth0 &&
@@ -567,15 +621,18 @@ fi
 printf '#!/bin/sh\nvars=$(%s env --for mpi) && eval "$vars" && exec "$@"\n' "$BIN" >/run/lab/mpi/envrun
 chmod 755 /run/lab/mpi/envrun
 lab_barrier rails-set 120
+[[ $LAB_NODE == a ]] && echo "== rails-set at $SECONDS s"
 if [[ $LAB_NODE == a ]]; then
 	# rails_doctor NAME: the doctor of the GID and env checks for Open MPI
 	# jobs, given the job's environment as it stands (its srun steps are
 	# tasks too: the TaskProlog off, or it would judge them first).
 	rails_doctor() {
+		local start=$SECONDS
 		RDMACTL_ENV_FOR=none lab_timeout 300 "$RDMACTL" -j doctor -w "$LAB_NODES" --launcher srun \
 			--rdmactl "$BIN" --for mpi --only roce,env >"$1.json" 2>"$1.err" || true
 		sed "s/^/$1 stderr: /" "$1.err"
 		jq -r '.checks[] | "\(.status) \(.id) \(.nodes // ""): \(.found)"' "$1.json" | sed "s/^/$1: /"
+		echo "$1: doctor -w took $((SECONDS - start)) s"
 	}
 	# rxe_pkts DEV: packets lab-a's rxe DEV sent.
 	rxe_pkts() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
@@ -657,6 +714,7 @@ if [[ $LAB_NODE == a ]]; then
 	done
 fi
 lab_barrier all-done 600
+[[ $LAB_NODE == a ]] && echo "== all-done at $SECONDS s"
 rm -f /run/lab/taskprolog
 if [[ $LAB_NODE == d ]]; then
 	ip addr del "$LAB_IP1/24" dev eth1 && ip -6 addr del fd99:1::4/64 dev eth1 &&

@@ -9,7 +9,8 @@
 # Prometheus that scrapes both with the shipped alert rules: each alert
 # must fire for lab-b alone, and clear.  The test copy of the rules fires
 # after 2 s (for: 10m/15m) and calls metrics stale after 30 s (900 s), and
-# the timer runs every 15 s (a drop-in): the same rules, in test time.
+# the timer runs every 15 s (a drop-in): the same rules, in test time,
+# whose seconds are stretched by the slower guest's pace (test_time).
 # Last, disable and purge leave nothing behind, the purge made with the
 # units running.  What an operator sees (systemctl status, systemd-analyze
 # security, the firing alerts) is kept in the test's share, and README.md's
@@ -27,6 +28,23 @@ prom=http://127.0.0.1:9090
 # Prometheus's instance labels: the systemd guest's, the plain one's.
 inst_b=$(lab_ip "$LAB_SYSTEMD"):$ne
 [[ $LAB_NODE == "$LAB_SYSTEMD" ]] && inst_a=$LAB_PEER_IP:$ne || inst_a=$LAB_IP:$ne
+
+# The schedule in test time (the timer's period and lab-a's doctor loop,
+# the rules' for: and staleness, Prometheus's scrape and evaluation) is
+# a pace, not a guard: metrics are stale once older than two periods, so
+# a doctor run must take less than one.  At the lab's own pace it takes a
+# few seconds of the 15; under LAB_CPUS=1 the systemd guest's took about
+# a minute (pace 800%), its metrics were 75 s old at the baseline, and
+# its node_exporter missed the 3 s scrapes.  So every one of those
+# seconds is stretched by the slower guest's pace, as the budgets are.
+lab_put "pace-$LAB_NODE" "${LAB_PACE:-100}"
+# test_time VAR SECONDS: VAR is SECONDS at the slower guest's pace.
+test_time() {
+	local p=${LAB_PACE:-100} q
+	q=$(lab_get "pace-$LAB_PEER" 60) || exit 1
+	((q > p)) && p=$q
+	printf -v "$1" '%d' $((($2 * p + 99) / 100))
+}
 
 # Both guests at MTU 9000: rxe's active MTU is then its largest (4096), so
 # RdmactlMtuBelowNetdev has nothing to say until lab-b's is lowered.
@@ -210,9 +228,10 @@ systemd_side() {
 		fail "doctor timer: nothing scheduled and never run (next '$next', last '$last')"
 	# In test time: due now and every 15 s (a drop-in, as an operator
 	# would change it).
+	test_time period 15
 	mkdir -p /etc/systemd/system/rdmactl-doctor.timer.d
-	printf '[Timer]\nOnBootSec=\nOnActiveSec=1s\nOnUnitActiveSec=15s\nRandomizedDelaySec=0\nAccuracySec=1s\n' \
-		>/etc/systemd/system/rdmactl-doctor.timer.d/lab.conf
+	printf '[Timer]\nOnBootSec=\nOnActiveSec=1s\nOnUnitActiveSec=%ds\nRandomizedDelaySec=0\nAccuracySec=1s\n' \
+		"$period" >/etc/systemd/system/rdmactl-doctor.timer.d/lab.conf
 	timer_since=$(awk '{printf "%d", $1 * 1000000}' /proc/uptime)
 	systemctl daemon-reload && systemctl restart rdmactl-doctor.timer || fail "cannot restart the timer"
 	lab__await "the timer's doctor run and its textfile" 90 textfile_from_timer ||
@@ -326,12 +345,14 @@ metrics_in() {
 }
 
 # doctor_loop: what the timer does on lab-b, by hand: the doctor's metrics
-# for this guest's node_exporter every 15 s.  This guest runs no systemd,
-# so no service limit (memlock.systemd) to judge.
+# for this guest's node_exporter every 15 s of test time.  This guest runs
+# no systemd, so no service limit (memlock.systemd) to judge.
 doctor_loop() {
+	local period
+	test_time period 15
 	while :; do
 		"$RDMACTL" doctor --metrics --skip memlock.shell,memlock.systemd -o /tmp/ne/rdmactl.prom
-		lab_sleep 15
+		lab_sleep "$period"
 	done
 }
 
@@ -365,15 +386,21 @@ plain_side() {
 		>node-exporter.log 2>&1 &
 	# The shipped rules in test time (the header says how); each change
 	# must have taken, or the test would wait on the shipped times.
-	sed -e 's/^\( *for:\) 1[05]m$/\1 2s/' -e 's/ > 900$/ > 30/' \
+	local for_s stale scrape evaluate period
+	test_time for_s 2 && test_time stale 30 && test_time scrape 3 && test_time evaluate 2 &&
+		test_time period 15
+	echo "test time: timer and doctor loop every $period s, for: ${for_s}s," \
+		"stale after $stale s, scrape every $scrape s, evaluation every $evaluate s"
+	sed -e "s/^\( *for:\) 1[05]m\$/\1 ${for_s}s/" -e "s/ > 900\$/ > $stale/" \
 		"$LAB_SRC/contrib/prometheus/rdmactl-alerts.yml" >/tmp/prom/rules.yml
 	check_eq "test rules: every for: shortened" 0 "$(grep -c 'for: 1[05]m' /tmp/prom/rules.yml)"
-	check_eq "test rules: staleness shortened" 1 "$(grep -c ' > 30$' /tmp/prom/rules.yml)"
+	check_eq "test rules: staleness shortened" 1 "$(grep -c " > $stale\$" /tmp/prom/rules.yml)"
 	promtool check rules /tmp/prom/rules.yml || fail "promtool check rules: the test copy"
 	cat >/tmp/prom/prometheus.yml <<-EOF
 		global:
-		  scrape_interval: 3s
-		  evaluation_interval: 2s
+		  scrape_interval: ${scrape}s
+		  scrape_timeout: ${scrape}s
+		  evaluation_interval: ${evaluate}s
 		rule_files: [/tmp/prom/rules.yml]
 		scrape_configs:
 		  - job_name: node
