@@ -521,7 +521,7 @@ check metrics-healthy-rc rc_is 0
 check metrics-version metric "rdmactl_info{version=\"$("$RDMACTL" --version | cut -d' ' -f2)\"} 1"
 check metrics-check-ok metric 'rdmactl_check_status{check="mtu",status="ok"} 1'
 check metrics-check-skip metric 'rdmactl_check_status{check="peer",status="skip"} 1'
-check metrics-one-per-check bash -c '[ "$(grep -c "^rdmactl_check_status{" <<<"$0")" -eq 17 ]' "$OUT"
+check metrics-one-per-check bash -c '[ "$(grep -c "^rdmactl_check_status{" <<<"$0")" -eq 18 ]' "$OUT"
 check metrics-port-state metric 'rdmactl_port_state{device="mlx5_0",port="1",state="ACTIVE",phys_state="LinkUp"} 1'
 check metrics-active-mtu metric 'rdmactl_port_active_mtu_bytes{device="mlx5_0",port="1"} 4096'
 check metrics-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="mlx5_0",port="1",netdev="ens19f0np0"} 9000'

@@ -56,7 +56,7 @@ check cells-slow bash -c '[ "$1" = 4 ]' _ "$(grep -c 'class="q[0-9] slow' <<<"$O
 check cells-ok bash -c '[ "$1" = 4 ]' _ "$(grep -o '<td class="q9"' <<<"$OUT" | wc -l)"
 check cell-title has 'title="lab-c &#8594; lab-a: 2'
 check doctor-grid has '<td class="st-fail" title="ports: FAIL'
-check doctor-unreachable has '<tr class="unreach"><th>lab-f</th><td class="st-unreach" colspan="17">unreachable: '
+check doctor-unreachable has '<tr class="unreach"><th>lab-f</th><td class="st-unreach" colspan="18">unreachable: '
 check doctor-drift has '<h3>Drift: facts that differ from the majority</h3>'
 check doctor-fix has '<td class="fix">ip link set eth0 up</td>'
 
