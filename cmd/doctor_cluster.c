@@ -28,7 +28,7 @@ static int set_num(const struct ctx *ctx, const char *name, const char *val, lon
 	return -EINVAL;
 }
 
-int doctor_cluster_opt(const struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+int doctor_cluster_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
 	struct cluster_args *c = &a->c;
 
@@ -79,7 +79,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 	argv[k] = NULL;
 }
 
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes)
+int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
 	struct launch l = { .fanout = (unsigned int)a->c.fanout,
 			    .node_timeout = (unsigned int)a->c.node_timeout };
@@ -89,6 +89,7 @@ int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struc
 	struct outfile of;
 	int ret;
 
+	(void)sel;	/* each node selects its own, from --only and --skip passed on */
 	if (launch_pick(ctx, a->c.launcher, &l.launcher))
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
@@ -96,7 +97,7 @@ int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struc
 	/* The page's file is checked before any node is asked, and written at the end. */
 	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", a->c.force ? OUTFILE_FORCE : 0))
 		return of.refused ? RC_USAGE : RC_PROBLEM;
-	ret = fanout_doctor(ctx, nodes, &l, &counts, a->c.html ? &doc : NULL);
+	ret = fanout_doctor(ctx, &a->nodes, &l, &counts, a->c.html ? &doc : NULL);
 	if (a->c.html && ret)
 		outfile_discard(&of);
 	else if (a->c.html)

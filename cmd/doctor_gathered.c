@@ -14,14 +14,16 @@
 #include "fleet/gather.h"
 #include "fleet/summary.h"
 
-/* The report of the documents in @path (a file, "-" or a directory). */
-int doctor_gathered_run(struct ctx *ctx, const char *path)
+/* The report of the documents in --gathered's path (a file, "-" or a directory). */
+int doctor_gathered_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
+	const char *path = a->gathered;
 	struct fleet_counts counts;
 	struct fleet cl;
 	char err[512];
 	int ret;
 
+	(void)sel;
 	fleet_init(&cl);
 	ret = fleet_read_gathered(&cl, path, err, sizeof(err));
 	if (!ret)

@@ -20,11 +20,11 @@
 #include "doctor/doc.h"
 #include "doctor_mode.h"
 
-int doctor_health_opt(struct doctor_args *a, int opt, const char *val)
+int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	(void)val;
+	(void)ctx, (void)val;
 	switch (opt) {
-	case OPT_SLURM_HEALTH: a->health = true; return 0;
+	case OPT_SLURM_HEALTH: return 0;
 	case OPT_DRAIN: a->drain = true; return 0;
 	case OPT_DRY_RUN: a->dry_run = true; return 0;
 	}

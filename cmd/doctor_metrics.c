@@ -16,10 +16,11 @@
 #include "doctor_mode.h"
 #include "doctor/metrics.h"
 
-int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val)
+int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
+	(void)ctx;
 	switch (opt) {
-	case OPT_METRICS: a->metrics = true; return 0;
+	case OPT_METRICS: return 0;
 	case 'o': a->output = val; return 0;
 	}
 	return -ENOENT;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdmactl doctor's modes, each a file of its own, and what they share:
- * doctor.c parses the line, picks the mode, refuses the options of
+ * doctor.c parses the line, picks the mode from its mode table
+ * (name, options, run: a mode added in one row), refuses the options of
  * another (opt_mode_check()) and calls the mode; doctor_node.c runs this
  * node's checks (the node mode, and --list); doctor_cluster.c runs -w,
  * doctor_gathered.c reads what many nodes printed, doctor_metrics.c and
@@ -21,16 +22,6 @@
 
 struct ctx;
 struct table;
-
-/* The modes, as bits of struct opt.modes; doctor.c chooses in the reverse order. */
-enum doctor_mode { DOCTOR_NODE, DOCTOR_CLUSTER, DOCTOR_LIST, DOCTOR_GATHERED, DOCTOR_METRICS,
-		   DOCTOR_HEALTH };
-#define M_NODE (1u << DOCTOR_NODE)
-#define M_CLUSTER (1u << DOCTOR_CLUSTER)
-#define M_LIST (1u << DOCTOR_LIST)
-#define M_GATHERED (1u << DOCTOR_GATHERED)
-#define M_METRICS (1u << DOCTOR_METRICS)
-#define M_HEALTH (1u << DOCTOR_HEALTH)
 
 enum {
 	OPT_PEER = OPT_LONG_BASE,
@@ -64,6 +55,7 @@ struct cluster_args {
 
 struct doctor_args {
 	struct cluster_args c;
+	struct hostlist nodes;	/* -w's, or the Slurm allocation's */
 	const char *peer;
 	const char *user;	/* --user: the job's user, for memlock.login */
 	const char *only, *skip;
@@ -71,19 +63,19 @@ struct doctor_args {
 	enum job_kind target;
 	long port;
 	bool port_given;
-	bool list, local, health, drain, dry_run, metrics;
+	bool local, drain, dry_run;
 	const char *output;	/* -o, with --metrics */
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];
 };
 
 /*
- * Handlers of one mode's options (doctor.c tries them in turn): 0, -EINVAL
- * (message printed), or -ENOENT when @opt is none of theirs.
+ * Handlers of one mode's options (doctor.c's mode table tries them in
+ * turn): 0, -EINVAL (message printed), or -ENOENT when @opt is none of theirs.
  */
-int doctor_cluster_opt(const struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
-int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val);
-int doctor_health_opt(struct doctor_args *a, int opt, const char *val);
+int doctor_cluster_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
 
 /*
  * How a run of this node's checks ends: its results (@t, used up) in the
@@ -99,11 +91,14 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
 		       struct table *t, const struct doctor_counts *counts);
 
-/* Each mode, once chosen and its options checked; an exit code. */
+/*
+ * Each mode, once chosen and its options checked, with the checks --only
+ * and --skip select (NULL for the modes that run none); an exit code.
+ */
 int doctor_node_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
-int doctor_list_run(struct ctx *ctx);
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes);
-int doctor_gathered_run(struct ctx *ctx, const char *path);
+int doctor_list_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_gathered_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_metrics_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_health_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 

@@ -28,11 +28,12 @@ static const struct column list_cols[] = {
 	{ 0 }
 };
 
-int doctor_list_run(struct ctx *ctx)
+int doctor_list_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
 	struct table *t = table_new(list_cols);
 	size_t i;
 
+	(void)a, (void)sel;
 	if (!t)
 		return RC_PROBLEM;
 	for (i = 0; doctor_checks[i].id; i++) {

@@ -88,8 +88,12 @@ static const char *const probe_mode_names[] = {
 	[PROBE_SERVER] = "probe --server",
 	[PROBE_CLUSTER] = "probe -w",
 	[PROBE_AGENT] = "probe --agent",
-	NULL
 };
+
+static const char *probe_mode_name(unsigned int mode)
+{
+	return mode < sizeof(probe_mode_names) / sizeof(probe_mode_names[0]) ? probe_mode_names[mode] : NULL;
+}
 
 /*
  * The words of a refusal, where the mode gives a reason; other pairs get
@@ -107,7 +111,7 @@ static const struct opt_refusal probe_refusals[] = {
 	{ 0 }
 };
 
-const struct opt_modes probe_modes = { probe_mode_names, probe_refusals };
+const struct opt_modes probe_modes = { probe_mode_name, probe_refusals };
 
 static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
 {

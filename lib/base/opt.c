@@ -404,13 +404,9 @@ int opt_next(struct optparser *p)
 
 const char *opt_mode_name(const struct command *cmd, unsigned int mode)
 {
-	const char *const *names = cmd->modes ? cmd->modes->names : NULL;
-	unsigned int i;
+	const char *name = cmd->modes ? cmd->modes->name(mode) : NULL;
 
-	for (i = 0; names && names[i]; i++)
-		if (i == mode)
-			return names[i];
-	return cmd->name;
+	return name ? name : cmd->name;
 }
 
 /* @line with every "{opt}" replaced by @typed, into @buf. */
@@ -462,6 +458,16 @@ static void refuse(const struct optparser *p, const struct opt *o, const char *t
 	mode_list(cmd, o->modes, owners, sizeof(owners));
 	log_err(p->ctx, "Failed to use %s with %s: it is an option of %s", typed,
 		opt_mode_name(cmd, mode), owners);
+}
+
+bool opt_given(const struct optparser *p, int val)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngiven; i++)
+		if (p->given[i].val == val)
+			return true;
+	return false;
 }
 
 int opt_mode_check(const struct optparser *p, unsigned int mode)

@@ -82,7 +82,8 @@ struct opt_refusal {
  * refuses an option of another.
  */
 struct opt_modes {
-	const char *const *names;	/* mode i as the user knows it: "probe -w"; NULL-terminated */
+	/* Mode @mode as the user knows it ("probe -w"); NULL past the last: the command's mode table. */
+	const char *(*name)(unsigned int mode);
 	const struct opt_refusal *refusals;	/* first that fits; NULL-line terminated */
 };
 
@@ -182,6 +183,8 @@ const char *opt_mode_name(const struct command *cmd, unsigned int mode);
  * Returns 0 or -EINVAL.
  */
 int opt_check_args(struct optparser *p);
+/* True when option @val (a short letter or OPT_LONG_BASE + n) is on the line opt_next() read. */
+bool opt_given(const struct optparser *p, int val);
 
 /*
  * --root and RDMACTL_ROOT (@from, for the message): check @dir is a
