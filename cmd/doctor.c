@@ -50,16 +50,16 @@ const struct opt doctor_opts[] = {
 	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks", NULL, M_CHECKS },
 	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out", NULL, M_CHECKS },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M(LIST) },
-	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
+	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
 	  NULL, M(CLUSTER) },
 	/* No -x: it is the GID index in probe, as in perftest (rdmactl gids --recommend prints it). */
-	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M(CLUSTER) },
-	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M(CLUSTER) },
+	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
 	  "srun pdsh clush ssh local", M(CLUSTER) },
-	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M(CLUSTER) },
-	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
+	{ "fanout", LAUNCH_OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M(CLUSTER) },
+	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
 	  NULL, M(CLUSTER) },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
+	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
 	  NULL, M(CLUSTER) },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
 	  NULL, M(CLUSTER) },
@@ -180,7 +180,7 @@ static const struct doctor_mode_row doctor_mode_table[DOCTOR_MODES] = {
 	[DOCTOR_METRICS] = { "doctor --metrics", OPT_METRICS, doctor_metrics_opt, doctor_metrics_run, true },
 	[DOCTOR_HEALTH] = { "doctor --slurm-health", OPT_SLURM_HEALTH, doctor_health_opt,
 			    doctor_health_run, true },
-	[DOCTOR_CLUSTER] = { "doctor -w", 'w', doctor_cluster_opt, doctor_cluster_run, true },
+	[DOCTOR_CLUSTER] = { "doctor -w", LAUNCH_OPT_NODES, doctor_cluster_opt, doctor_cluster_run, true },
 };
 
 static const char *doctor_mode_name(unsigned int mode)
@@ -210,8 +210,7 @@ static int parse_args(struct ctx *ctx, struct optparser *p, int argc, char **arg
 	memset(a, 0, sizeof(*a));
 	hostlist_init(&a->nodes);
 	a->port = PROBE_DEFAULT_PORT;
-	a->c.fanout = 32;
-	a->c.node_timeout = 60;
+	launch_args_init(&a->c.launch);
 	if (opt_init(p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(p)) != OPT_END) {
@@ -294,21 +293,11 @@ static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, si
 /*
  * No -w inside a Slurm allocation, and no mode of this node alone: the
  * allocation's nodes, said on the first line, for a doctor that turns into
- * -w without being asked.  1 with @nodes, 0 when it is not that, -EINVAL (said).
+ * -w without being asked.
  */
-static int slurm_cluster(struct ctx *ctx, const struct doctor_args *a, struct hostlist *nodes)
-{
-	const char *job = getenv("SLURM_JOB_ID");
-
-	if (launch_nodes(ctx, NULL, a->c.x, nodes))
-		return -EINVAL;
-	if (!nodes->n)
-		return 0;
-	log_note(ctx, "no -w inside Slurm allocation%s%s: checking its nodes (doctor -w %s); --local "
-		 "checks this node alone", job && *job ? " " : "", job && *job ? job : "",
-		 getenv("SLURM_JOB_NODELIST"));
-	return 1;
-}
+static const struct launch_allocation_note allocation_note = {
+	"-w", "checking", "doctor -w", "; --local checks this node alone"
+};
 
 /*
  * The mode the line asks for (enum doctor_mode: the first picked; a->nodes
@@ -323,12 +312,12 @@ static int choose_mode(struct ctx *ctx, const struct optparser *p, struct doctor
 		if (opt_given(p, doctor_mode_table[m].picked_by))
 			break;
 	if (m == DOCTOR_CLUSTER)
-		return launch_nodes(ctx, a->c.w, a->c.x, &a->nodes) ? -RC_USAGE : DOCTOR_CLUSTER;
+		return launch_nodes(ctx, a->c.launch.w, a->c.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_CLUSTER;
 	if (m < DOCTOR_MODES)
 		return (int)m;
 	if (a->local)
 		return DOCTOR_NODE;
-	ret = slurm_cluster(ctx, a, &a->nodes);
+	ret = launch_allocation(ctx, a->c.launch.x, &allocation_note, &a->nodes);
 	if (ret < 0)
 		return -RC_USAGE;
 	return ret ? DOCTOR_CLUSTER : DOCTOR_NODE;

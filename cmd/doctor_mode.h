@@ -18,6 +18,7 @@
 #include "base/opt.h"
 #include "doctor/doctor.h"
 #include "launch/hostlist.h"
+#include "launch/nodes.h"
 #include "probe/probe_auth.h"
 
 struct ctx;
@@ -32,11 +33,6 @@ enum {
 	OPT_PORT,
 	OPT_TOKEN,
 	OPT_GATHERED,
-	OPT_EXCLUDE,
-	OPT_LAUNCHER,
-	OPT_FANOUT,
-	OPT_NODE_TIMEOUT,
-	OPT_RDMACTL,
 	OPT_LOCAL,
 	OPT_SLURM_HEALTH,
 	OPT_DRAIN,
@@ -48,8 +44,8 @@ enum {
 
 /* The cluster run's options (-w); see lib/fleet/fanout.h. */
 struct cluster_args {
-	const char *w, *x, *launcher, *rdmactl, *html;
-	long fanout, node_timeout;
+	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
+	const char *html;
 	bool force;		/* -f: --html may replace a regular file */
 };
 

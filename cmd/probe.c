@@ -48,14 +48,14 @@ const struct opt probe_opts[] = {
 	/* -w's own check refuses it, from the line or RDMACTL_TOKEN alike (probe_cluster.c). */
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "shared secret both ends must hold (prefer RDMACTL_TOKEN)",
 	  NULL, M_CLIENT | M_SERVER | M_CLUSTER },
-	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)",
+	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)",
 	  NULL, M_CLUSTER },
-	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
-	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
+	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
 	  "srun pdsh clush ssh local", M_CLUSTER },
-	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)",
+	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)",
 	  NULL, M_CLUSTER },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
+	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
 	  NULL, M_CLUSTER },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
 	  "pairs ring quick triage", M_CLUSTER },
@@ -212,7 +212,7 @@ static void args_defaults(struct probe_args *a)
 	a->sweep_max = 8u << 20;
 	a->cl.slow = 0.8;
 	a->cl.retest = true;
-	a->cl.launch.node_timeout = 60;
+	launch_args_init(&a->launch);
 }
 
 /*
@@ -248,24 +248,9 @@ static int parse_line(struct ctx *ctx, struct probe_args *a, struct optparser *p
 /*
  * No PEER, no --server, and inside a Slurm allocation: the allocation's
  * nodes, said on the first line, for a probe that turns into -w without
- * being asked.  1 with @nodes, 0 when it is not that, or -EINVAL (said).
+ * being asked.
  */
-static int slurm_cluster(struct ctx *ctx, const struct probe_args *a, const char *peer,
-			 struct hostlist *nodes)
-{
-	const char *job = getenv("SLURM_JOB_ID");
-
-	hostlist_init(nodes);
-	if (a->w || a->agent || peer || a->server)
-		return 0;
-	if (launch_nodes(ctx, NULL, a->x, nodes))
-		return -EINVAL;
-	if (!nodes->n)
-		return 0;
-	log_note(ctx, "no PEER inside Slurm allocation%s%s: measuring its nodes (probe -w %s)",
-		 job && *job ? " " : "", job && *job ? job : "", getenv("SLURM_JOB_NODELIST"));
-	return 1;
-}
+static const struct launch_allocation_note allocation_note = { "PEER", "measuring", "probe -w", "" };
 
 /* The mode the line asks for (@nodes filled for an implicit -w); -rc when it cannot be told. */
 static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *peer,
@@ -275,19 +260,23 @@ static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *
 
 	if (a->agent)
 		return PROBE_AGENT;
-	if (a->w)
+	if (a->launch.w)
 		return PROBE_CLUSTER;
-	ret = slurm_cluster(ctx, a, peer, nodes);
-	if (ret)
-		return ret > 0 ? PROBE_CLUSTER : -RC_USAGE;
-	return a->server ? PROBE_SERVER : PROBE_CLIENT;
+	if (a->server)
+		return PROBE_SERVER;
+	if (peer)
+		return PROBE_CLIENT;
+	ret = launch_allocation(ctx, a->launch.x, &allocation_note, nodes);
+	if (ret < 0)
+		return -RC_USAGE;
+	return ret ? PROBE_CLUSTER : PROBE_CLIENT;
 }
 
 /* -w: its nodes (@nodes, unless Slurm's are there already), then the run. */
 static int run_cluster(struct ctx *ctx, struct probe_args *a, struct hostlist *nodes,
 		       const char *peer)
 {
-	if (!nodes->n && launch_nodes(ctx, a->w, a->x, nodes))
+	if (!nodes->n && launch_nodes(ctx, a->launch.w, a->launch.x, nodes))
 		return RC_USAGE;
 	return probe_cluster_run(ctx, a, nodes, peer);
 }

@@ -29,10 +29,6 @@ int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *
 	long l;
 
 	switch (c) {
-	case 'w': a->w = val; return 0;
-	case OPT_EXCLUDE: a->x = val; return 0;
-	case OPT_LAUNCHER: a->launcher = val; return 0;
-	case OPT_RDMACTL: cl->rdmactl = val; return 0;
 	case OPT_PAIRS: cl->pairs_file = val; return 0;
 	case OPT_RENDEZVOUS: cl->rendezvous = val; return 0;
 	case OPT_NO_RETEST: cl->retest = false; return 0;
@@ -40,11 +36,6 @@ int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *
 	case OPT_SAVE: cl->save = val; return 0;
 	case OPT_FROM: a->from = val; return 0;
 	case 'f': a->force = true; return 0;
-	case OPT_NODE_TIMEOUT:
-		if (probe_set_long(ctx, "--node-timeout", val, 1, 3600, &l))
-			return -EINVAL;
-		cl->launch.node_timeout = (unsigned int)l;
-		return 0;
 	case OPT_RAILS:
 		if (probe_set_long(ctx, "--rails", val, 1, 16, &l))
 			return -EINVAL;
@@ -58,7 +49,7 @@ int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *
 		return probe_parse_number(val, 0.01, 0.99, &cl->slow)
 		       ? probe_bad_value(ctx, "--slow", val, "expected a fraction of the median, 0.01 to 0.99") : 0;
 	}
-	return -ENOENT;
+	return launch_opt(ctx, &a->launch, c, val);
 }
 
 /* Options of the test itself: every agent of -w gets them as given. */
@@ -248,8 +239,10 @@ int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostli
 	struct resume rs = { 0 };
 	int lock = -1, ret;
 
+	a->cl.rdmactl = a->launch.rdmactl;
+	a->cl.launch.node_timeout = (unsigned int)a->launch.node_timeout;
 	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
-	    launch_pick(ctx, a->launcher, &a->cl.launch.launcher))
+	    launch_pick(ctx, a->launch.launcher, &a->cl.launch.launcher))
 		return RC_USAGE;
 	if (nodes->n < 2) {
 		log_err(ctx, "Failed to probe a cluster of one: -w '%s' names one node; give two or more",

@@ -19,6 +19,7 @@
 
 #include "base/opt.h"
 #include "launch/hostlist.h"
+#include "launch/nodes.h"
 #include "mesh/coord.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
@@ -50,10 +51,6 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_LAT_ITERS,
 	OPT_TOKEN,
-	OPT_EXCLUDE,
-	OPT_LAUNCHER,
-	OPT_NODE_TIMEOUT,
-	OPT_RDMACTL,
 	OPT_PATTERN,
 	OPT_PAIRS,
 	OPT_SLOW,
@@ -75,7 +72,8 @@ struct probe_args {
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
 	/* The cluster probe (-w) and its agents (--agent). */
 	struct coord_cfg cl;
-	const char *w, *x, *launcher, *agent, *html, *from;
+	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
+	const char *agent, *html, *from;
 	bool force;		/* -f: --save and --html may replace a regular file */
 	bool pattern_given;	/* --pattern, which --pairs replaces */
 	char *fwd[40];		/* the test's options, for every agent */
