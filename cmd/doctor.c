@@ -14,6 +14,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "doctor_mode.h"
 #include "launch/nodes.h"

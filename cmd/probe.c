@@ -10,6 +10,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "launch/nodes.h"
 #include "probe_mode.h"
@@ -168,7 +169,7 @@ static int opt_link(struct ctx *ctx, struct probe_args *a, int c, const char *va
 
 	switch (c) {
 	case OPT_PORT:
-		if (probe_set_long(ctx, "--port", val, 1, 65535, &l))
+		if (opt_long(ctx, "--port", val, 1, 65535, &l))
 			return -EINVAL;
 		cfg->port = (uint16_t)l;
 		return 0;

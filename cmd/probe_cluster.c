@@ -37,7 +37,7 @@ int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *
 	case OPT_FROM: a->from = val; return 0;
 	case 'f': a->force = true; return 0;
 	case OPT_RAILS:
-		if (probe_set_long(ctx, "--rails", val, 1, 16, &l))
+		if (opt_long(ctx, "--rails", val, 1, 16, &l))
 			return -EINVAL;
 		cl->rails = (unsigned int)l;
 		return 0;

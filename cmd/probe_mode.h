@@ -100,9 +100,6 @@ int probe_forward_done(struct probe_args *a, int rc);
 
 /* The values of the options (probe_test.c).  "Failed to parse OPT 'VAL': WHAT"; -EINVAL. */
 int probe_bad_value(const struct ctx *ctx, const char *opt, const char *val, const char *what);
-/* A whole number of @opt in [min, max], or its message; 0 or -EINVAL. */
-int probe_set_long(const struct ctx *ctx, const char *opt, const char *val, long min, long max,
-		   long *out);
 /* A decimal number in [min, max] (seconds, Gb/s, a fraction); 0 or -EINVAL, nothing said. */
 int probe_parse_number(const char *s, double min, double max, double *out);
 /* "64K", "1M", "2GiB", "4096": bytes in [1, 2^31]; 0 or -EINVAL, nothing said. */

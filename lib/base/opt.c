@@ -12,6 +12,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
+#include "base/text.h"
 
 enum {
 	OPT_COLOR = OPT_LONG_BASE + 0x80,
@@ -531,19 +532,14 @@ int opt_check_args(struct optparser *p)
 	return 0;
 }
 
-int parse_long(const char *s, long min, long max, long *out)
+int opt_long(const struct ctx *ctx, const char *name, const char *val, long min, long max,
+	     long *out)
 {
-	char *end;
-	long v;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!parse_long(val, min, max, out))
+		return 0;
+	log_err(ctx, "Failed to parse %s '%s': expected a whole number from %ld to %ld", name, val, min,
+		max);
+	return -EINVAL;
 }
 
 /* Optimal string alignment distance: a swap of two letters counts as one edit. */

@@ -201,8 +201,13 @@ bool color_auto(void);
 /* Usage of @cmd (or of rdmactl when NULL) on @f. */
 void usage_print(FILE *f, const struct command *cmd);
 
-/* Parse a whole decimal number in [min, max]; 0 or -EINVAL. */
-int parse_long(const char *s, long min, long max, long *out);
+/*
+ * Option @name's value @val, a whole number in [min, max] (parse_long()),
+ * or the line that says what it should be: "Failed to parse --fanout '0':
+ * expected a whole number from 1 to 4096".  0 or -EINVAL.
+ */
+int opt_long(const struct ctx *ctx, const char *name, const char *val, long min, long max,
+	     long *out);
 
 /* "Did you mean": the closest of @n @words to @word, or NULL if none is close. */
 const char *closest_word(const char *word, const char *const *words, size_t n);

@@ -12,17 +12,6 @@ void launch_args_init(struct launch_args *l)
 	*l = (struct launch_args){ .fanout = 32, .node_timeout = 60 };
 }
 
-/* A whole number of option @name in [lo, hi], or its message; 0 or -EINVAL. */
-static int set_num(const struct ctx *ctx, const char *name, const char *val, long lo, long hi,
-		   long *out)
-{
-	if (!parse_long(val, lo, hi, out))
-		return 0;
-	log_err(ctx, "Failed to read %s '%s': expected a whole number from %ld to %ld", name, val, lo,
-		hi);
-	return -EINVAL;
-}
-
 int launch_opt(const struct ctx *ctx, struct launch_args *l, int opt, const char *val)
 {
 	switch (opt) {
@@ -30,8 +19,8 @@ int launch_opt(const struct ctx *ctx, struct launch_args *l, int opt, const char
 	case LAUNCH_OPT_EXCLUDE: l->x = val; return 0;
 	case LAUNCH_OPT_LAUNCHER: l->launcher = val; return 0;
 	case LAUNCH_OPT_RDMACTL: l->rdmactl = val; return 0;
-	case LAUNCH_OPT_FANOUT: return set_num(ctx, "--fanout", val, 1, 4096, &l->fanout);
-	case LAUNCH_OPT_NODE_TIMEOUT: return set_num(ctx, "--node-timeout", val, 1, 3600, &l->node_timeout);
+	case LAUNCH_OPT_FANOUT: return opt_long(ctx, "--fanout", val, 1, 4096, &l->fanout);
+	case LAUNCH_OPT_NODE_TIMEOUT: return opt_long(ctx, "--node-timeout", val, 1, 3600, &l->node_timeout);
 	}
 	return -ENOENT;
 }

@@ -9,6 +9,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
+#include "base/text.h"
 #include "base/output.h"
 #include "test.h"
 
