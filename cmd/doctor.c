@@ -29,18 +29,18 @@
  * belongs to in a refusal ("an option of doctor, doctor --metrics or ...").
  */
 enum doctor_mode { DOCTOR_NODE, DOCTOR_GATHERED, DOCTOR_LIST, DOCTOR_METRICS, DOCTOR_HEALTH,
-		   DOCTOR_CLUSTER, DOCTOR_MODES };
+		   DOCTOR_FLEET, DOCTOR_MODES };
 #define M(mode) (1u << DOCTOR_##mode)
 #define M_ALL ((1u << DOCTOR_MODES) - 1)
 /* What picks and shapes this node's checks: the node runs them, -w hands them to every node. */
-#define M_CHECKS (M(NODE) | M(CLUSTER) | M(METRICS) | M(HEALTH))
+#define M_CHECKS (M(NODE) | M(FLEET) | M(METRICS) | M(HEALTH))
 /* Modes that run this node's checks. */
 #define M_LOCAL (M(NODE) | M(METRICS) | M(HEALTH))
 
 /* In the order of the usage; .modes says which modes take each. */
 const struct opt doctor_opts[] = {
 	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)",
-	  NULL, M(NODE) | M(CLUSTER) | M(METRICS) },
+	  NULL, M(NODE) | M(FLEET) | M(METRICS) },
 	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)", NULL, M_CHECKS },
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)",
 	  NULL, M(NODE) | M(METRICS) },
@@ -52,20 +52,20 @@ const struct opt doctor_opts[] = {
 	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out", NULL, M_CHECKS },
 	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M(LIST) },
 	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
-	  NULL, M(CLUSTER) },
+	  NULL, M(FLEET) },
 	/* No -x: it is the GID index in probe, as in perftest (rdmactl gids --recommend prints it). */
-	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M(CLUSTER) },
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M(FLEET) },
 	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
-	  "srun pdsh clush ssh local", M(CLUSTER) },
-	{ "fanout", LAUNCH_OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M(CLUSTER) },
+	  "srun pdsh clush ssh local", M(FLEET) },
+	{ "fanout", LAUNCH_OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M(FLEET) },
 	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
-	  NULL, M(CLUSTER) },
+	  NULL, M(FLEET) },
 	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
-	  NULL, M(CLUSTER) },
+	  NULL, M(FLEET) },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
-	  NULL, M(CLUSTER) },
+	  NULL, M(FLEET) },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)",
-	  NULL, M(CLUSTER) },
+	  NULL, M(FLEET) },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation", NULL, M_LOCAL },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
 	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command", NULL, M(HEALTH) },
@@ -88,24 +88,24 @@ const struct opt doctor_opts[] = {
  * fits); other pairs get opt_mode_check()'s own line.
  */
 static const struct opt_refusal doctor_refusals[] = {
-	{ M(CLUSTER), M(GATHERED), "Failed to use {opt} with --gathered: one runs the nodes, the other reads "
+	{ M(FLEET), M(GATHERED), "Failed to use {opt} with --gathered: one runs the nodes, the other reads "
 				 "what they printed" },
 	{ M_ALL, M(GATHERED), "Failed to use {opt} with --gathered: the documents were made with the options "
 			     "their nodes ran; give {opt} to rdmactl doctor there" },
 	{ M_ALL, M(LIST), "Failed to list the checks: --list runs none, so {opt} would do nothing; leave one "
 			 "of them out" },
-	{ M(CLUSTER) | M(HEALTH), M(METRICS), "Failed to use --metrics with --slurm-health, -w, --gathered or "
+	{ M(FLEET) | M(HEALTH), M(METRICS), "Failed to use --metrics with --slurm-health, -w, --gathered or "
 					   "--list: it reports this node's checks" },
-	{ M(METRICS), M(NODE) | M(CLUSTER) | M(HEALTH), "Failed to use {opt} without --metrics: the table and "
+	{ M(METRICS), M(NODE) | M(FLEET) | M(HEALTH), "Failed to use {opt} without --metrics: the table and "
 						    "JSON go to standard output" },
-	{ M(CLUSTER), M(HEALTH), "Failed to use --slurm-health with {opt}: it checks this node alone" },
-	{ M(NODE) | M(CLUSTER) | M(METRICS), M(HEALTH), "Failed to use --slurm-health with {opt}: it runs the "
+	{ M(FLEET), M(HEALTH), "Failed to use --slurm-health with {opt}: it checks this node alone" },
+	{ M(NODE) | M(FLEET) | M(METRICS), M(HEALTH), "Failed to use --slurm-health with {opt}: it runs the "
 						    "local checks" },
-	{ M(HEALTH), M(NODE) | M(CLUSTER), "Failed to use {opt} without --slurm-health, which decides when "
+	{ M(HEALTH), M(NODE) | M(FLEET), "Failed to use {opt} without --slurm-health, which decides when "
 					"to drain" },
-	{ M(CLUSTER), M(NODE), "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
+	{ M(FLEET), M(NODE), "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
 	/* --token alone: the nodes' command lines are anyone's to read. */
-	{ M(NODE) | M(METRICS), M(CLUSTER), "Failed to use {opt} with -w: it would show in every node's "
+	{ M(NODE) | M(METRICS), M(FLEET), "Failed to use {opt} with -w: it would show in every node's "
 					 "process list; give the nodes RDMACTL_TOKEN in their environment" },
 	{ 0 }
 };
@@ -181,7 +181,7 @@ static const struct doctor_mode_row doctor_mode_table[DOCTOR_MODES] = {
 	[DOCTOR_METRICS] = { "doctor --metrics", OPT_METRICS, doctor_metrics_opt, doctor_metrics_run, true },
 	[DOCTOR_HEALTH] = { "doctor --slurm-health", OPT_SLURM_HEALTH, doctor_health_opt,
 			    doctor_health_run, true },
-	[DOCTOR_CLUSTER] = { "doctor -w", LAUNCH_OPT_NODES, doctor_cluster_opt, doctor_cluster_run, true },
+	[DOCTOR_FLEET] = { "doctor -w", LAUNCH_OPT_NODES, doctor_fleet_opt, doctor_fleet_run, true },
 };
 
 static const char *doctor_mode_name(unsigned int mode)
@@ -312,8 +312,8 @@ static int choose_mode(struct ctx *ctx, const struct optparser *p, struct doctor
 	for (m = DOCTOR_NODE + 1; m < DOCTOR_MODES; m++)
 		if (opt_given(p, doctor_mode_table[m].picked_by))
 			break;
-	if (m == DOCTOR_CLUSTER)
-		return launch_nodes(ctx, a->c.launch.w, a->c.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_CLUSTER;
+	if (m == DOCTOR_FLEET)
+		return launch_nodes(ctx, a->c.launch.w, a->c.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_FLEET;
 	if (m < DOCTOR_MODES)
 		return (int)m;
 	if (a->local)
@@ -321,7 +321,7 @@ static int choose_mode(struct ctx *ctx, const struct optparser *p, struct doctor
 	ret = launch_allocation(ctx, a->c.launch.x, &allocation_note, &a->nodes);
 	if (ret < 0)
 		return -RC_USAGE;
-	return ret ? DOCTOR_CLUSTER : DOCTOR_NODE;
+	return ret ? DOCTOR_FLEET : DOCTOR_NODE;
 }
 
 /* The mode's run, its options checked; an exit code. */

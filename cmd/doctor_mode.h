@@ -4,7 +4,7 @@
  * doctor.c parses the line, picks the mode from its mode table
  * (name, options, run: a mode added in one row), refuses the options of
  * another (opt_mode_check()) and calls the mode; doctor_node.c runs this
- * node's checks (the node mode, and --list); doctor_cluster.c runs -w,
+ * node's checks (the node mode, and --list); doctor_fleet.c runs -w,
  * doctor_gathered.c reads what many nodes printed, doctor_metrics.c and
  * doctor_health.c give this node's checks (doctor_node.c's doctor_here())
  * to Prometheus and to Slurm.  No .c bears this name: the modes never
@@ -42,15 +42,15 @@ enum {
 	OPT_USER,
 };
 
-/* The cluster run's options (-w); see lib/fleet/fanout.h. */
-struct cluster_args {
+/* The fleet run's options (-w); see lib/fleet/fanout.h. */
+struct fleet_args {
 	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
 	const char *html;
 	bool force;		/* -f: --html may replace a regular file */
 };
 
 struct doctor_args {
-	struct cluster_args c;
+	struct fleet_args c;
 	struct hostlist nodes;	/* -w's, or the Slurm allocation's */
 	const char *peer;
 	const char *user;	/* --user: the job's user, for memlock.login */
@@ -69,7 +69,7 @@ struct doctor_args {
  * Handlers of one mode's options (doctor.c's mode table tries them in
  * turn): 0, -EINVAL (message printed), or -ENOENT when @opt is none of theirs.
  */
-int doctor_cluster_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+int doctor_fleet_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
 int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
 int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
 
@@ -93,7 +93,7 @@ int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doct
  */
 int doctor_node_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_list_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_gathered_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_metrics_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_health_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);

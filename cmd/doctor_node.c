@@ -75,7 +75,7 @@ int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doct
 	(void)a;
 	table_emit(ctx, t, DOC_CHECKS);
 	print_summary(ctx, counts);
-	/* What a cluster report compares across nodes (doctor -w). */
+	/* What the fleet report compares across nodes (doctor -w). */
 	if (ctx->json)
 		json_attach(ctx, DOC_NODE, node_facts_json(ctx, d->node_err ? NULL : &d->node,
 							 NODE_FACTS_FULL));

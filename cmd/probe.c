@@ -16,7 +16,7 @@
 #include "probe_mode.h"
 
 /* The test itself: the client runs it, -w hands it to every agent, which runs it. */
-#define M_TEST (M_CLIENT | M_CLUSTER | M_AGENT)
+#define M_TEST (M_CLIENT | M_FLEET | M_AGENT)
 
 /* In the order of the usage; .modes says which modes take each (0: all). */
 const struct opt probe_opts[] = {
@@ -46,38 +46,38 @@ const struct opt probe_opts[] = {
 	{ "max-size", OPT_MAX_SIZE, ARG_STR, "SIZE", "server: refuse tests whose buffers exceed SIZE (default 1G)",
 	  NULL, M_SERVER | M_AGENT },
 	{ "lat-iters", OPT_LAT_ITERS, ARG_INT, "N", "ping-pong round trips per size (0: no latency)", NULL, M_TEST },
-	/* -w's own check refuses it, from the line or RDMACTL_TOKEN alike (probe_cluster.c). */
+	/* -w's own check refuses it, from the line or RDMACTL_TOKEN alike (probe_fleet.c). */
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "shared secret both ends must hold (prefer RDMACTL_TOKEN)",
-	  NULL, M_CLIENT | M_SERVER | M_CLUSTER },
+	  NULL, M_CLIENT | M_SERVER | M_FLEET },
 	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)",
-	  NULL, M_CLUSTER },
-	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
+	  NULL, M_FLEET },
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_FLEET },
 	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
-	  "srun pdsh clush ssh local", M_CLUSTER },
+	  "srun pdsh clush ssh local", M_FLEET },
 	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
-	  "pairs ring quick triage", M_CLUSTER },
+	  "pairs ring quick triage", M_FLEET },
 	{ "pairs", OPT_PAIRS, ARG_FILE, "FILE", "with -w: the schedule, one 'ROUND NODE_A NODE_B' a line",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "slow", OPT_SLOW, ARG_STR, "FRACTION", "with -w: a link below this part of the median is slow (default 0.8)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "rendezvous", OPT_RENDEZVOUS, ARG_STR, "ADDR[:PORT]", "with -w: this host's address the agents connect to",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "save", OPT_SAVE, ARG_FILE, "FILE", "with -w: write the -j document to FILE as the run goes (kept if it is cut short)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "from", OPT_FROM, ARG_FILE, "FILE", "with -w: resume a saved run: test only what FILE left open or suspect",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --save or --html FILE (only ever a regular file)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	/* Internal: what -w starts on every node (probe_agent.c); not for the user's eye. */
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there",
 	  NULL, M_AGENT, OPT_HIDDEN },
@@ -87,7 +87,7 @@ const struct opt probe_opts[] = {
 static const char *const probe_mode_names[] = {
 	[PROBE_CLIENT] = "probe PEER",
 	[PROBE_SERVER] = "probe --server",
-	[PROBE_CLUSTER] = "probe -w",
+	[PROBE_FLEET] = "probe -w",
 	[PROBE_AGENT] = "probe --agent",
 };
 
@@ -101,13 +101,13 @@ static const char *probe_mode_name(unsigned int mode)
  * opt_mode_check()'s own line ("... it is an option of probe -w").
  */
 static const struct opt_refusal probe_refusals[] = {
-	{ M_CLUSTER, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
+	{ M_FLEET, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
 					  "HOSTLIST too" },
 	{ M_TEST, M_SERVER, "Failed to start the server: {opt} is a client option (the client chooses "
 			    "the test); give it to the client, not with --server" },
 	{ M_SERVER | M_AGENT, M_CLIENT, "Failed to start the client: {opt} is a server option; give it with "
 					"--server on the other node" },
-	{ M_SERVER | M_AGENT, M_CLUSTER, "Failed to use {opt} with -w: the nodes' agents serve as the "
+	{ M_SERVER | M_AGENT, M_FLEET, "Failed to use {opt} with -w: the nodes' agents serve as the "
 					 "schedule says" },
 	{ 0 }
 };
@@ -187,7 +187,7 @@ static int opt_link(struct ctx *ctx, struct probe_args *a, int c, const char *va
 static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
 	static int (*const groups[])(struct ctx *, struct probe_args *, int, const char *) = {
-		opt_link, probe_test_opt, probe_server_opt, probe_cluster_opt, probe_agent_opt,
+		opt_link, probe_test_opt, probe_server_opt, probe_fleet_opt, probe_agent_opt,
 	};
 	size_t i;
 	int ret;
@@ -211,8 +211,8 @@ static void args_defaults(struct probe_args *a)
 	a->cfg.req.depth = PROBE_DEFAULT_DEPTH;
 	a->size = PROBE_DEFAULT_SIZE;
 	a->sweep_max = 8u << 20;
-	a->cl.slow = 0.8;
-	a->cl.retest = true;
+	a->coord.slow = 0.8;
+	a->coord.retest = true;
 	launch_args_init(&a->launch);
 }
 
@@ -262,7 +262,7 @@ static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *
 	if (a->agent)
 		return PROBE_AGENT;
 	if (a->launch.w)
-		return PROBE_CLUSTER;
+		return PROBE_FLEET;
 	if (a->server)
 		return PROBE_SERVER;
 	if (peer)
@@ -270,16 +270,16 @@ static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *
 	ret = launch_allocation(ctx, a->launch.x, &allocation_note, nodes);
 	if (ret < 0)
 		return -RC_USAGE;
-	return ret ? PROBE_CLUSTER : PROBE_CLIENT;
+	return ret ? PROBE_FLEET : PROBE_CLIENT;
 }
 
 /* -w: its nodes (@nodes, unless Slurm's are there already), then the run. */
-static int run_cluster(struct ctx *ctx, struct probe_args *a, struct hostlist *nodes,
+static int run_fleet(struct ctx *ctx, struct probe_args *a, struct hostlist *nodes,
 		       const char *peer)
 {
 	if (!nodes->n && launch_nodes(ctx, a->launch.w, a->launch.x, nodes))
 		return RC_USAGE;
-	return probe_cluster_run(ctx, a, nodes, peer);
+	return probe_fleet_run(ctx, a, nodes, peer);
 }
 
 static int run_mode(struct ctx *ctx, struct probe_args *a, const struct optparser *p,
@@ -296,8 +296,8 @@ static int run_mode(struct ctx *ctx, struct probe_args *a, const struct optparse
 		rc = RC_USAGE;
 	else if (mode == PROBE_AGENT)
 		rc = probe_agent_run(ctx, a, peer);
-	else if (mode == PROBE_CLUSTER)
-		rc = run_cluster(ctx, a, &nodes, peer);
+	else if (mode == PROBE_FLEET)
+		rc = run_fleet(ctx, a, &nodes, peer);
 	else if (mode == PROBE_SERVER)
 		rc = probe_server_run(ctx, a, peer);
 	else

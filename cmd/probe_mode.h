@@ -4,7 +4,7 @@
  * probe.c parses the line, picks the mode, refuses the options of another
  * (opt_mode_check()) and calls the mode; probe_client.c (PEER) and
  * probe_server.c (--server) run the two-node test, whose table both ends
- * print through probe_session.c; probe_cluster.c runs -w, probe_agent.c
+ * print through probe_session.c; probe_fleet.c runs -w, probe_agent.c
  * what -w starts on every node.  probe_test.c, below them all, holds the
  * test's options and the readers of every mode's option values.  No .c
  * bears this name: the modes never call back into probe.c, which calls
@@ -27,10 +27,10 @@
 struct ctx;
 
 /* The modes, as bits of struct opt.modes. */
-enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_CLUSTER, PROBE_AGENT };
+enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_FLEET, PROBE_AGENT };
 #define M_CLIENT (1u << PROBE_CLIENT)
 #define M_SERVER (1u << PROBE_SERVER)
-#define M_CLUSTER (1u << PROBE_CLUSTER)
+#define M_FLEET (1u << PROBE_FLEET)
 #define M_AGENT (1u << PROBE_AGENT)
 
 enum {
@@ -70,8 +70,8 @@ struct probe_args {
 	uint64_t size, sweep_max;
 	char token[PROBE_TOKEN_MAX + 1];
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
-	/* The cluster probe (-w) and its agents (--agent). */
-	struct coord_cfg cl;
+	/* The fleet probe (-w: lib/mesh) and its agents (--agent). */
+	struct coord_cfg coord;
 	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
 	const char *agent, *html, *from;
 	bool force;		/* -f: --save and --html may replace a regular file */
@@ -86,7 +86,7 @@ struct probe_args {
  */
 int probe_test_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_server_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
-int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
+int probe_fleet_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_agent_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 
 /*
@@ -114,7 +114,7 @@ int probe_session(struct ctx *ctx, struct probe_args *a, const char *peer);
 /* Each mode, once chosen and its options checked; an exit code. */
 int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 int probe_server_run(struct ctx *ctx, struct probe_args *a, const char *peer);
-int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
+int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
 		      const char *peer);
 int probe_agent_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The nodes of a cluster run: -w, SLURM_JOB_NODELIST, --exclude, and their options (nodes.h). */
+/* The nodes of a fleet run: -w, SLURM_JOB_NODELIST, --exclude, and their options (nodes.h). */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The nodes a cluster run reaches, as Slurm's and pdsh's users name them:
+ * The nodes a fleet run (doctor -w, probe -w) reaches, as Slurm's and pdsh's users name them:
  * -w HOSTLIST (or @FILE), else the allocation's SLURM_JOB_NODELIST, less
  * --exclude.  Both `doctor -w` and `probe -w` choose their nodes here.
  */
@@ -64,7 +64,7 @@ int launch_allocation(const struct ctx *ctx, const char *x, const struct launch_
 		      struct hostlist *nodes);
 
 /*
- * The nodes of a cluster run: @w (-w, "@FILE" too) or, when NULL, the
+ * The nodes of a fleet run: @w (-w, "@FILE" too) or, when NULL, the
  * allocation's SLURM_JOB_NODELIST (not inside a job step: srun's tasks see
  * it too); less @x (-x).  0 with @nodes empty when there is no cluster;
  * -EINVAL (message printed) for a bad list or one left empty.

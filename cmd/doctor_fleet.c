@@ -18,9 +18,9 @@
 #include "fleet/summary.h"
 #include "report/html.h"
 
-int doctor_cluster_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+int doctor_fleet_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	struct cluster_args *c = &a->c;
+	struct fleet_args *c = &a->c;
 
 	switch (opt) {
 	case OPT_HTML: c->html = val; return 0;
@@ -63,7 +63,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 	argv[k] = NULL;
 }
 
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
+int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
 	struct launch l = { .fanout = (unsigned int)a->c.launch.fanout,
 			    .node_timeout = (unsigned int)a->c.launch.node_timeout };
