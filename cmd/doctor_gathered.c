@@ -11,7 +11,8 @@
 #include "base/log.h"
 #include "cmds.h"
 #include "doctor_mode.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "fleet/summary.h"
 
 /* The report of the documents in --gathered's path (a file, "-" or a directory). */

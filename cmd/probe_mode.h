@@ -4,7 +4,7 @@
  * probe.c parses the line, picks the mode, refuses the options of another
  * (opt_mode_check()) and calls the mode; probe_client.c (PEER) and
  * probe_server.c (--server) run the two-node test, whose table both ends
- * print through probe_session.c; probe_fleet.c runs -w, probe_agent.c
+ * print through probe_table.c; probe_fleet.c runs -w, probe_agent.c
  * what -w starts on every node.  probe_test.c, below them all, holds the
  * test's options and the readers of every mode's option values.  No .c
  * bears this name: the modes never call back into probe.c, which calls
@@ -109,7 +109,7 @@ int probe_parse_size(const char *s, uint64_t *out);
 int probe_test_finish(struct ctx *ctx, struct probe_args *a);
 
 /* The two-node test as client or server, its table printed; an exit code. */
-int probe_session(struct ctx *ctx, struct probe_args *a, const char *peer);
+int probe_table_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 
 /* Each mode, once chosen and its options checked; an exit code. */
 int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer);

@@ -10,7 +10,7 @@
 
 #include "doctor/doc.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 
 /* A hostlist this long or shorter is named in a fix ("as on lab-[a-b]"). */
 #define FIX_NODES_MAX 40

@@ -11,7 +11,7 @@
 #include "base/output.h"
 #include "base/progress.h"
 #include "fleet/fanout.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 
 /* The run as the launcher's lines fill it. */

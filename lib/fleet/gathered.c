@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Output gathered before: `rdmactl doctor --gathered FILE|-|DIR` (see
- * gather.h).  The lines of pdsh, clush and srun -l, one prefix each:
+ * gathered.h).  The lines of pdsh, clush and srun -l, one prefix each:
  *
  *   lab-a: {"checks":[...                         pdsh, clush: the host
  *   lab-a:   "status": "ok",                      (a pretty document too)
@@ -25,7 +25,8 @@
 
 #include "base/file.h"
 #include "base/text.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "launch/hostlist.h"
 
 #define QUOTE_MAX 64		/* a bad value quoted in a message */

@@ -15,7 +15,7 @@
 #include "base/text.h"
 #include "doctor/doc.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One report for a whole fleet, from its nodes' doctor documents
- * (gather.h, once fleet_finish()ed):
+ * (fleet.h, once fleet_finish()ed):
  *
  *   checks       per check, the nodes of each status folded into hostlists;
  *                failing and warning nodes grouped by their fix, given once

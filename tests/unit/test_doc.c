@@ -19,7 +19,7 @@
 #include "base/output.h"
 #include "doctor/doc.h"
 #include "doctor/doctor.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 #include "node/nodeinfo.h"
 #include "node/rdma.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Gathering a cluster (lib/fleet/gather.c, gathered.c): each form of
+ * Gathering a fleet (lib/fleet/fleet.c, gathered.c): each form of
  * gathered output with exact results, junk, bad input, duplicates, and
  * 10 000 nodes by name.
  */
@@ -15,7 +15,8 @@
 
 #include <json-c/json.h>
 
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "test.h"
 
 static char err[1024];

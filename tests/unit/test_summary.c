@@ -17,7 +17,7 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 #include "test.h"
 

@@ -7,15 +7,15 @@
  *    causes it sees itself (a timeout, ssh refused, exit code 127):
  *      fleet_feed_line(fleet, "lab-c", "{\"checks\": [");
  *      fleet_node_fail(fleet, "lab-e", "ssh: connect: Connection refused");
- *  - fleet_read_gathered(), from output gathered before by any tool
- *    (`rdmactl doctor --gathered FILE|-|DIR`).
+ *  - fleet_read_gathered() (gathered.h), from output gathered before by
+ *    any tool (`rdmactl doctor --gathered FILE|-|DIR`).
  *
  * Then fleet_finish() parses each node's text, and summary.h judges the
  * whole.  Nothing a node sent is trusted: a node whose text is not a
  * doctor document is failed with the reason, never dropped.
  */
-#ifndef RDMACTL_GATHER_H
-#define RDMACTL_GATHER_H
+#ifndef RDMACTL_FLEET_FLEET_H
+#define RDMACTL_FLEET_FLEET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -145,34 +145,6 @@ size_t fleet_reached(const struct fleet *fleet);
  * malloc'd; NULL when out of memory.
  */
 char *fleet_fold(const struct fleet *fleet, const size_t *idx, size_t n);
-
-/*
- * Read output gathered before into @fleet (then fleet_finish() it): @path
- * is a file, "-" for stdin, or a directory of HOST.json files (one
- * document each; other names are not read).  Each line of a file or
- * stream is one of
- *   HOST: TEXT       pdsh, clush (without -b), pdsh -S
- *   N: TEXT          srun -l: task N (leading blanks and zeros as srun pads)
- *   pdsh@LOCAL: HOST: MSG, clush: HOSTLIST: MSG,
- *   srun: error: HOST: task N: MSG
- *                    a launcher's word on a node (with 2>&1): its exit
- *                    code, or the cause of its failure
- * Blank lines are skipped.  0.  -EINVAL for input that is not such output
- * (no prefix, a name that is no host name, a NUL byte, a line longer than
- * FLEET_DOC_MAX, a second document for one node, a directory without a
- * HOST.json), -E2BIG past FLEET_NODES_MAX, -ENOSPC past
- * FLEET_TOTAL_MAX (the input too), -errno when @path cannot be
- * read, -ENOMEM; each with one line in @err naming the bad value and its
- * line number.
- */
-int fleet_read_gathered(struct fleet *fleet, const char *path, char *err, size_t errlen);
-
-/*
- * One line of such output (without its newline), as the reader takes it:
- * @lineno names it in messages.  Same results as fleet_read_gathered().
- */
-int fleet_feed_output(struct fleet *fleet, const char *line, unsigned long lineno, char *err,
-			size_t errlen);
 
 /* A host name as hostlist.h takes it: letters, digits, '.', '_', '-', not first '-'. */
 bool fleet_host_ok(const char *s, size_t len);

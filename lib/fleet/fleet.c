@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The fleet in memory: nodes by name, their text, their documents (see gather.h). */
+/* The fleet in memory: nodes by name, their text, their documents (see fleet.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include "base/text.h"
 #include "doctor/doc.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 
 /* The longest reason kept for a node: one line of the report. */
 #define ERROR_MAX 512
