@@ -12,11 +12,9 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
-#include "base/sysfs.h"
 #include "doctor_mode.h"
 #include "node/limits.h"
 #include "node/nodeinfo.h"
-#include "node/rdma_load.h"
 
 /* What each reads, fails it and fixes it: -j only (doc/checks.md is made from it). */
 static const struct column list_cols[] = {
@@ -94,15 +92,11 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	if (a->user && (ret = limits_user_known(ctx, a->user)))
 		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
 	ret = RC_PROBLEM;
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
-	d.target = a->target;
+	doctor_load(&d, ctx, a->target, NULL);
 	d.user = a->user;
 	d.peer = a->peer;
 	d.peer_port = (unsigned int)a->port;
 	d.token = a->have_token ? a->token : NULL;
-	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
-	d.node_warnings = read_warnings(ctx);
 	t = table_new(doc_check_cols);
 	if (t) {
 		/* A long FOUND folds under itself, within the terminal. */
@@ -112,8 +106,6 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	}
 	doctor_peer_free(&d);
 	doctor_free(&d);
-	if (!d.node_err)
-		rdma_node_free(&d.node);
 	return ret;
 }
 

@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/sysfs.h"
 #include "base/text.h"
 #include "doctor/check.h"
 #include "node/limits.h"
+#include "node/rdma_load.h"
 #include "node/versions.h"
 
 /*
@@ -261,8 +263,26 @@ const struct rdma_netns *doctor_netns(struct doctor *d)
 	return &d->ns;
 }
 
+void doctor_load(struct doctor *d, struct ctx *ctx, enum job_kind target,
+		 const struct rdma_node *node)
+{
+	memset(d, 0, sizeof(*d));
+	d->ctx = ctx;
+	d->target = target;
+	if (node) {
+		d->node = *node;
+		return;
+	}
+	d->node_err = rdma_node_load(ctx, &d->node, RDMA_LOAD_GIDS);
+	d->node_owned = !d->node_err;
+	d->node_warnings = read_warnings(ctx);
+}
+
 void doctor_free(struct doctor *d)
 {
 	fn_free(&d->fns);
 	d->fns_loaded = false;
+	if (d->node_owned)
+		rdma_node_free(&d->node);
+	d->node_owned = false;
 }

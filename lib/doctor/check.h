@@ -56,6 +56,7 @@ struct doctor {
 	unsigned int peer_port;		/* the probe server's TCP port */
 	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
 	struct rdma_node node;		/* devices, ports and GIDs */
+	bool node_owned;		/* doctor_load() loaded @node: doctor_free() frees it */
 	int node_err;			/* rdma_node_load()'s result */
 	size_t node_warnings;		/* read warnings up to the end of the load */
 	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */
@@ -123,7 +124,17 @@ const struct fn_node *doctor_fns(struct doctor *d);
 const struct rep *doctor_rep(struct doctor *d, const char *netdev);
 /* The RDMA netns mode and the devices of other namespaces, read on first use. */
 const struct rdma_netns *doctor_netns(struct doctor *d);
-/* What the helpers above loaded. */
+/*
+ * The one loader of @d, for the doctor's checks and for what env and gids
+ * print through jobenv.h: every field zero but @ctx, the job kind
+ * @target and the node's model.  That is @node when the caller has it
+ * loaded (a copy; still the caller's to free), else loaded here with its
+ * GIDs, its result in d->node_err and the read warnings up to its end in
+ * d->node_warnings.  The rest is loaded on first use, by the helpers above.
+ */
+void doctor_load(struct doctor *d, struct ctx *ctx, enum job_kind target,
+		 const struct rdma_node *node);
+/* What doctor_load() and the helpers above loaded. */
 void doctor_free(struct doctor *d);
 
 #endif
