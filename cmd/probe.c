@@ -84,18 +84,6 @@ const struct opt probe_opts[] = {
 	{ 0 }
 };
 
-static const char *const probe_mode_names[] = {
-	[PROBE_CLIENT] = "probe PEER",
-	[PROBE_SERVER] = "probe --server",
-	[PROBE_FLEET] = "probe -w",
-	[PROBE_AGENT] = "probe --agent",
-};
-
-static const char *probe_mode_name(unsigned int mode)
-{
-	return mode < sizeof(probe_mode_names) / sizeof(probe_mode_names[0]) ? probe_mode_names[mode] : NULL;
-}
-
 /*
  * The words of a refusal, where the mode gives a reason; other pairs get
  * opt_mode_check()'s own line ("... it is an option of probe -w").
@@ -111,8 +99,6 @@ static const struct opt_refusal probe_refusals[] = {
 					 "schedule says" },
 	{ 0 }
 };
-
-const struct opt_modes probe_modes = { probe_mode_name, probe_refusals };
 
 static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
 {
@@ -183,26 +169,51 @@ static int opt_link(struct ctx *ctx, struct probe_args *a, int c, const char *va
 	return -ENOENT;
 }
 
+/* One mode of probe: a row of probe_mode_table[]. */
+struct probe_mode_row {
+	const char *name;	/* as the user knows it, in messages: "probe -w" */
+	int picked_by;		/* the option that picks it (enum probe_mode says in which order) */
+	/* Its options: 0, -EINVAL (said), or -ENOENT when @c is another mode's. */
+	int (*opt)(struct ctx *ctx, struct probe_args *a, int c, const char *val);
+	/* The mode, chosen and its options checked: an exit code. */
+	int (*run)(struct ctx *ctx, struct probe_args *a, const char *peer);
+};
+
+/*
+ * Every mode of probe, each in a file of its own (probe_mode.h): a new
+ * mode is a row here, its name in enum probe_mode and its bit on its
+ * options in probe_opts[].  The client's options are the test's, which
+ * -w and --agent take too.
+ */
+static const struct probe_mode_row probe_mode_table[PROBE_MODES] = {
+	[PROBE_CLIENT] = { "probe PEER", 0, probe_test_opt, probe_client_run },
+	[PROBE_SERVER] = { "probe --server", OPT_SERVER, probe_server_opt, probe_server_run },
+	[PROBE_FLEET] = { "probe -w", LAUNCH_OPT_NODES, probe_fleet_opt, probe_fleet_run },
+	[PROBE_AGENT] = { "probe --agent", OPT_AGENT, probe_agent_opt, probe_agent_run },
+};
+
+static const char *probe_mode_name(unsigned int mode)
+{
+	return mode < PROBE_MODES ? probe_mode_table[mode].name : NULL;
+}
+
+const struct opt_modes probe_modes = { probe_mode_name, probe_refusals };
+
 /* One option, whatever its mode (opt_mode_check() judges that later); 0 or -EINVAL (said). */
 static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
-	static int (*const groups[])(struct ctx *, struct probe_args *, int, const char *) = {
-		opt_link, probe_test_opt, probe_server_opt, probe_fleet_opt, probe_agent_opt,
-	};
-	size_t i;
-	int ret;
+	unsigned int m;
+	int ret = opt_link(ctx, a, c, val);
 
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		ret = groups[i](ctx, a, c, val);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	return -EINVAL;
+	for (m = 0; m < PROBE_MODES && ret == -ENOENT; m++)
+		ret = probe_mode_table[m].opt(ctx, a, c, val);
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 static void args_defaults(struct probe_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	hostlist_init(&a->nodes);
 	a->cfg.port = PROBE_DEFAULT_PORT;
 	a->cfg.max_size = PROBE_DEFAULT_MAX_SIZE;
 	a->cfg.timeout_ms = PROBE_DEFAULT_TIMEOUT_MS;
@@ -253,56 +264,40 @@ static int parse_line(struct ctx *ctx, struct probe_args *a, struct optparser *p
  */
 static const struct launch_allocation_note allocation_note = { "PEER", "measuring", "probe -w", "" };
 
-/* The mode the line asks for (@nodes filled for an implicit -w); -rc when it cannot be told. */
-static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *peer,
-		       struct hostlist *nodes)
+/*
+ * The mode the line asks for (enum probe_mode: the last picked; a->nodes
+ * filled for an implicit -w); -rc when it cannot be told.
+ */
+static int choose_mode(struct ctx *ctx, const struct optparser *p, struct probe_args *a,
+		       const char *peer)
 {
+	unsigned int m;
 	int ret;
 
-	if (a->agent)
-		return PROBE_AGENT;
-	if (a->launch.w)
-		return PROBE_FLEET;
-	if (a->server)
-		return PROBE_SERVER;
+	for (m = PROBE_MODES - 1; m > PROBE_CLIENT; m--)
+		if (opt_given(p, probe_mode_table[m].picked_by))
+			return (int)m;
 	if (peer)
 		return PROBE_CLIENT;
-	ret = launch_allocation(ctx, a->launch.x, &allocation_note, nodes);
+	ret = launch_allocation(ctx, a->launch.x, &allocation_note, &a->nodes);
 	if (ret < 0)
 		return -RC_USAGE;
 	return ret ? PROBE_FLEET : PROBE_CLIENT;
 }
 
-/* -w: its nodes (@nodes, unless Slurm's are there already), then the run. */
-static int run_fleet(struct ctx *ctx, struct probe_args *a, struct hostlist *nodes,
-		       const char *peer)
-{
-	if (!nodes->n && launch_nodes(ctx, a->launch.w, a->launch.x, nodes))
-		return RC_USAGE;
-	return probe_fleet_run(ctx, a, nodes, peer);
-}
-
 static int run_mode(struct ctx *ctx, struct probe_args *a, const struct optparser *p,
 		    const char *peer)
 {
-	struct hostlist nodes;
 	int mode, rc;
 
-	hostlist_init(&nodes);
-	mode = choose_mode(ctx, a, peer, &nodes);
+	mode = choose_mode(ctx, p, a, peer);
 	if (mode < 0)
 		rc = -mode;
 	else if (opt_mode_check(p, (unsigned int)mode))
 		rc = RC_USAGE;
-	else if (mode == PROBE_AGENT)
-		rc = probe_agent_run(ctx, a, peer);
-	else if (mode == PROBE_FLEET)
-		rc = run_fleet(ctx, a, &nodes, peer);
-	else if (mode == PROBE_SERVER)
-		rc = probe_server_run(ctx, a, peer);
 	else
-		rc = probe_client_run(ctx, a, peer);
-	hostlist_free(&nodes);
+		rc = probe_mode_table[mode].run(ctx, a, peer);
+	hostlist_free(&a->nodes);
 	return rc;
 }
 

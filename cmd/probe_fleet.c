@@ -232,12 +232,16 @@ static int save_check(struct ctx *ctx, const struct probe_args *a)
 	return 0;
 }
 
-int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
-		      const char *peer)
+int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
+	const struct hostlist *nodes = &a->nodes;
 	struct html_out h = { .ctx = ctx };
 	struct resume rs = { 0 };
 	int lock = -1, ret;
+
+	/* -w's nodes, unless the Slurm allocation's are there already. */
+	if (!nodes->n && launch_nodes(ctx, a->launch.w, a->launch.x, &a->nodes))
+		return RC_USAGE;
 
 	a->coord.rdmactl = a->launch.rdmactl;
 	a->coord.launch.node_timeout = (unsigned int)a->launch.node_timeout;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdmactl probe's modes, each a file of its own, and what they share:
- * probe.c parses the line, picks the mode, refuses the options of another
+ * probe.c parses the line, picks the mode from its mode table (name,
+ * options, run: a mode added in one row), refuses the options of another
  * (opt_mode_check()) and calls the mode; probe_client.c (PEER) and
  * probe_server.c (--server) run the two-node test, whose table both ends
  * print through probe_table.c; probe_fleet.c runs -w, probe_agent.c
@@ -26,8 +27,12 @@
 
 struct ctx;
 
-/* The modes, as bits of struct opt.modes. */
-enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_FLEET, PROBE_AGENT };
+/*
+ * The modes, as probe.c's mode table is indexed: bit i of struct
+ * opt.modes is mode i.  The last whose option is given is the mode
+ * (--agent over -w over --server); none, the client.
+ */
+enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_FLEET, PROBE_AGENT, PROBE_MODES };
 #define M_CLIENT (1u << PROBE_CLIENT)
 #define M_SERVER (1u << PROBE_SERVER)
 #define M_FLEET (1u << PROBE_FLEET)
@@ -73,6 +78,7 @@ struct probe_args {
 	/* The fleet probe (-w: lib/mesh) and its agents (--agent). */
 	struct coord_cfg coord;
 	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
+	struct hostlist nodes;		/* -w's, or the Slurm allocation's */
 	const char *agent, *html, *from;
 	bool force;		/* -f: --save and --html may replace a regular file */
 	bool pattern_given;	/* --pattern, which --pairs replaces */
@@ -81,7 +87,7 @@ struct probe_args {
 };
 
 /*
- * Handlers of one mode's options (probe.c tries them in turn): 0, -EINVAL
+ * Handlers of one mode's options (probe.c's mode table tries them in turn): 0, -EINVAL
  * (message printed), or -ENOENT when @c is none of theirs.
  */
 int probe_test_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
@@ -114,8 +120,7 @@ int probe_table_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 /* Each mode, once chosen and its options checked; an exit code. */
 int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 int probe_server_run(struct ctx *ctx, struct probe_args *a, const char *peer);
-int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
-		      const char *peer);
+int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 int probe_agent_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 
 #endif
