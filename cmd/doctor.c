@@ -211,7 +211,7 @@ static int parse_args(struct ctx *ctx, struct optparser *p, int argc, char **arg
 	memset(a, 0, sizeof(*a));
 	hostlist_init(&a->nodes);
 	a->port = PROBE_DEFAULT_PORT;
-	launch_args_init(&a->c.launch);
+	launch_args_init(&a->fleet.launch);
 	if (opt_init(p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(p)) != OPT_END) {
@@ -313,12 +313,12 @@ static int choose_mode(struct ctx *ctx, const struct optparser *p, struct doctor
 		if (opt_given(p, doctor_mode_table[m].picked_by))
 			break;
 	if (m == DOCTOR_FLEET)
-		return launch_nodes(ctx, a->c.launch.w, a->c.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_FLEET;
+		return launch_nodes(ctx, a->fleet.launch.w, a->fleet.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_FLEET;
 	if (m < DOCTOR_MODES)
 		return (int)m;
 	if (a->local)
 		return DOCTOR_NODE;
-	ret = launch_allocation(ctx, a->c.launch.x, &allocation_note, &a->nodes);
+	ret = launch_allocation(ctx, a->fleet.launch.x, &allocation_note, &a->nodes);
 	if (ret < 0)
 		return -RC_USAGE;
 	return ret ? DOCTOR_FLEET : DOCTOR_NODE;

@@ -20,13 +20,13 @@
 
 int doctor_fleet_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	struct fleet_args *c = &a->c;
+	struct fleet_args *fleet = &a->fleet;
 
 	switch (opt) {
-	case OPT_HTML: c->html = val; return 0;
-	case 'f': c->force = true; return 0;
+	case OPT_HTML: fleet->html = val; return 0;
+	case 'f': fleet->force = true; return 0;
 	}
-	return launch_opt(ctx, &c->launch, opt, val);
+	return launch_opt(ctx, &fleet->launch, opt, val);
 }
 
 
@@ -40,7 +40,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 {
 	size_t k = 0;
 
-	argv[k++] = (char *)launch_rdmactl(l, a->c.launch.rdmactl);
+	argv[k++] = (char *)launch_rdmactl(l, a->fleet.launch.rdmactl);
 	argv[k++] = "-j";
 	if (l == LAUNCHER_SRUN)
 		argv[k++] = "-p";
@@ -65,8 +65,8 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 
 int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
-	struct launch l = { .fanout = (unsigned int)a->c.launch.fanout,
-			    .node_timeout = (unsigned int)a->c.launch.node_timeout };
+	struct launch l = { .fanout = (unsigned int)a->fleet.launch.fanout,
+			    .node_timeout = (unsigned int)a->fleet.launch.node_timeout };
 	struct fleet_counts counts;
 	struct json_object *doc = NULL;
 	char *argv[24], port[16];
@@ -74,17 +74,17 @@ int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *s
 	int ret;
 
 	(void)sel;	/* each node selects its own, from --only and --skip passed on */
-	if (launch_pick(ctx, a->c.launch.launcher, &l.launcher))
+	if (launch_pick(ctx, a->fleet.launch.launcher, &l.launcher))
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;
 	/* The page's file is checked before any node is asked, and written at the end. */
-	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", a->c.force ? OUTFILE_FORCE : 0))
+	if (a->fleet.html && outfile_open(ctx, &of, a->fleet.html, "report", a->fleet.force ? OUTFILE_FORCE : 0))
 		return of.refused ? RC_USAGE : RC_PROBLEM;
-	ret = fanout_doctor(ctx, &a->nodes, &l, &counts, a->c.html ? &doc : NULL);
-	if (a->c.html && ret)
+	ret = fanout_doctor(ctx, &a->nodes, &l, &counts, a->fleet.html ? &doc : NULL);
+	if (a->fleet.html && ret)
 		outfile_discard(&of);
-	else if (a->c.html)
+	else if (a->fleet.html)
 		ret = html_write_doctor(ctx, &of, doc);
 	json_object_put(doc);
 	return ret ? RC_PROBLEM : fleet_rc(&counts);

@@ -50,7 +50,7 @@ struct fleet_args {
 };
 
 struct doctor_args {
-	struct fleet_args c;
+	struct fleet_args fleet;
 	struct hostlist nodes;	/* -w's, or the Slurm allocation's */
 	const char *peer;
 	const char *user;	/* --user: the job's user, for memlock.login */
