@@ -298,7 +298,7 @@ static int health_report(struct ctx *ctx, struct table *t, const struct doctor_a
 /* ---- metrics for Prometheus ---- */
 
 /* The verdict, and with -j the node's whole report beside it; an exit code. */
-static int health_done(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+static int health_done(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts)
 {
 	int rc = health_report(ctx, t, a);

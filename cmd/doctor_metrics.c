@@ -32,7 +32,7 @@ int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const ch
  * collector never reads half a file (it reads only names ending in .prom,
  * and the temporary name does not).  An exit code.
  */
-static int write_metrics(struct ctx *ctx, struct doctor *d, const struct table *t,
+static int write_metrics(struct ctx *ctx, struct node_facts *d, const struct table *t,
 			 const char *path)
 {
 	struct outfile of;
@@ -64,7 +64,7 @@ err_buf:
 }
 
 /* The metrics of this node's checks, the table used up; an exit code. */
-static int metrics_done(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+static int metrics_done(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 			struct table *t, const struct doctor_counts *counts)
 {
 	int ret = write_metrics(ctx, d, t, a->output);

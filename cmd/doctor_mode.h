@@ -77,14 +77,14 @@ int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const cha
  * How a run of this node's checks ends: its results (@t, used up) in the
  * form the mode gives them; an exit code.
  */
-typedef int (*doctor_report_fn)(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+typedef int (*doctor_report_fn)(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 				struct table *t, const struct doctor_counts *counts);
 
 /* This node's checks (@sel of them), reported by @report; an exit code (doctor_node.c). */
 int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 		doctor_report_fn report);
 /* The node mode's report: the table, the summary and, with -j, the node's facts; an exit code. */
-int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts);
 
 /*

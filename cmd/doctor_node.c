@@ -67,7 +67,7 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 		       warn == 1 ? "" : "s", c->problems, color_off(ctx));
 }
 
-int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts)
 {
 	(void)a;
@@ -84,7 +84,7 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 		doctor_report_fn report)
 {
 	struct doctor_counts counts;
-	struct doctor d;
+	struct node_facts d;
 	struct table *t;
 	int ret = RC_PROBLEM;
 

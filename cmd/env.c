@@ -204,7 +204,7 @@ static void tell_left_out(const struct ctx *ctx, const struct jobenv *e)
 
 static int env_here(struct ctx *ctx, const struct env_args *a)
 {
-	struct doctor d;
+	struct node_facts d;
 	struct jobenv e;
 	int ret, rc = RC_OK;
 

@@ -395,7 +395,7 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 	static struct jobenv_var v[JOBENV_VARS_MAX];
 	static char line[2 * JOBENV_VALUE_MAX];
 	struct jobenv_pick pick = { .port = f->port };
-	struct doctor d;
+	struct node_facts d;
 	struct jobenv e;
 	size_t i, k, nv;
 

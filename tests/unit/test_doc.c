@@ -34,7 +34,7 @@ static struct json_object *written(const char *fixture, struct doctor_counts *co
 {
 	static char path[4096];
 	const char *dir = getenv("FIXTURES");
-	struct doctor d = { 0 };
+	struct node_facts d = { 0 };
 	bool sel[64] = { 0 };
 	struct table *t;
 	size_t i;

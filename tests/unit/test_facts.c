@@ -29,7 +29,7 @@ static void root(const char *name)
 /* A recorded node: its devices loaded, the job kind set, the rest left for first use. */
 static void loads_the_node(void)
 {
-	struct doctor d;
+	struct node_facts d;
 
 	root("doctor-healthy");
 	d.fns_loaded = true;	/* garbage before the load: every field starts from zero */
@@ -48,7 +48,7 @@ static void loads_the_node(void)
 static void takes_a_loaded_node(void)
 {
 	struct rdma_node node;
-	struct doctor d;
+	struct node_facts d;
 
 	root("doctor-healthy");
 	CHECK_INT(rdma_node_load(&ctx, &node, RDMA_LOAD_GIDS), 0);
