@@ -16,6 +16,7 @@
 #include "base/run.h"
 #include "base/root.h"
 #include "base/sysfs.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 

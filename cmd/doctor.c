@@ -14,71 +14,73 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "doctor_mode.h"
 #include "launch/nodes.h"
 #include "probe/probe_proto.h"
 
+/*
+ * The modes, as doctor_mode_table[] below is indexed: bit i of struct
+ * opt.modes is mode i.  The order is the line's judge: the first mode after
+ * DOCTOR_NODE whose option is given is the mode (--gathered over --list,
+ * --metrics over --slurm-health); none given, this node's checks, or -w's
+ * run on a Slurm allocation's nodes.  It also orders the modes an option
+ * belongs to in a refusal ("an option of doctor, doctor --metrics or ...").
+ */
+enum doctor_mode { DOCTOR_NODE, DOCTOR_GATHERED, DOCTOR_LIST, DOCTOR_METRICS, DOCTOR_HEALTH,
+		   DOCTOR_FLEET, DOCTOR_MODES };
+#define M(mode) (1u << DOCTOR_##mode)
+#define M_ALL ((1u << DOCTOR_MODES) - 1)
 /* What picks and shapes this node's checks: the node runs them, -w hands them to every node. */
-#define M_CHECKS (M_NODE | M_CLUSTER | M_METRICS | M_HEALTH)
+#define M_CHECKS (M(NODE) | M(FLEET) | M(METRICS) | M(HEALTH))
 /* Modes that run this node's checks. */
-#define M_LOCAL (M_NODE | M_METRICS | M_HEALTH)
-#define M_ALL (M_NODE | M_CLUSTER | M_LIST | M_GATHERED | M_METRICS | M_HEALTH)
+#define M_LOCAL (M(NODE) | M(METRICS) | M(HEALTH))
 
 /* In the order of the usage; .modes says which modes take each. */
 const struct opt doctor_opts[] = {
 	{ "peer", OPT_PEER, ARG_HOST, "HOST", "also check the path to HOST (runs rdmactl probe --server)",
-	  NULL, M_NODE | M_CLUSTER | M_METRICS },
+	  NULL, M(NODE) | M(FLEET) | M(METRICS) },
 	{ "port", OPT_PORT, ARG_INT, "PORT", "the peer's probe control port (default 18600)", NULL, M_CHECKS },
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "the peer's probe token (prefer RDMACTL_TOKEN)",
-	  NULL, M_NODE | M_METRICS },
+	  NULL, M(NODE) | M(METRICS) },
 	{ "for", OPT_FOR, ARG_CHOICE, "JOB", "check for this kind of job (mpi: Open MPI over UCX)",
 	  NULL, M_CHECKS, 0, &job_kinds_doctor },
 	{ "user", OPT_USER, ARG_STR, "NAME", "the user whose login limit memlock.login checks (default: you)",
 	  NULL, M_CHECKS },
 	{ "only", OPT_ONLY, ARG_CHECKS, "ID,...", "run only these checks", NULL, M_CHECKS },
 	{ "skip", OPT_SKIP, ARG_CHECKS, "ID,...", "leave these checks out", NULL, M_CHECKS },
-	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M_LIST },
-	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
-	  NULL, M_CLUSTER },
+	{ "list", OPT_LIST, ARG_NONE, NULL, "list the checks and what each looks at", NULL, M(LIST) },
+	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "check these nodes (node[01-64], @FILE) and report on all",
+	  NULL, M(FLEET) },
 	/* No -x: it is the GID index in probe, as in perftest (rdmactl gids --recommend prints it). */
-	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
-	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
-	  "srun pdsh clush ssh local", M_CLUSTER },
-	{ "fanout", OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M_CLUSTER },
-	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
-	  NULL, M_CLUSTER },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
-	  NULL, M_CLUSTER },
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M(FLEET) },
+	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to reach the nodes",
+	  "srun pdsh clush ssh local", M(FLEET) },
+	{ "fanout", LAUNCH_OPT_FANOUT, ARG_INT, "N", "with -w: nodes at once (default 32)", NULL, M(FLEET) },
+	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time one node may take (default 60)",
+	  NULL, M(FLEET) },
+	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
+	  NULL, M(FLEET) },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
-	  NULL, M_CLUSTER },
+	  NULL, M(FLEET) },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --html FILE (only ever a regular file)",
-	  NULL, M_CLUSTER },
+	  NULL, M(FLEET) },
 	{ "local", OPT_LOCAL, ARG_NONE, NULL, "this node only, even inside a Slurm allocation", NULL, M_LOCAL },
 	{ "slurm-health", OPT_SLURM_HEALTH, ARG_NONE, NULL,
-	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command", NULL, M_HEALTH },
+	  "Slurm HealthCheckProgram/prolog mode: local checks, one line, the drain command", NULL, M(HEALTH) },
 	{ "drain", OPT_DRAIN, ARG_NONE, NULL,
 	  "with --slurm-health: drain when a check fails, resume rdmactl's drain when all pass",
-	  NULL, M_HEALTH },
+	  NULL, M(HEALTH) },
 	{ "dry-run", OPT_DRY_RUN, ARG_NONE, NULL,
-	  "with --slurm-health: say what --drain would do, do nothing", NULL, M_HEALTH },
+	  "with --slurm-health: say what --drain would do, do nothing", NULL, M(HEALTH) },
 	{ "metrics", OPT_METRICS, ARG_NONE, NULL,
-	  "print Prometheus metrics (node_exporter's textfile collector) instead of the table", NULL, M_METRICS },
+	  "print Prometheus metrics (node_exporter's textfile collector) instead of the table", NULL, M(METRICS) },
 	{ "output", 'o', ARG_FILE, "FILE", "with --metrics: write them to FILE, replacing it whole",
-	  NULL, M_METRICS },
+	  NULL, M(METRICS) },
 	{ "gathered", OPT_GATHERED, ARG_FILE, "FILE|-|DIR",
-	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)", NULL, M_GATHERED },
+	  "report on documents gathered from many nodes (pdsh, clush, srun -l, HOST.json)", NULL, M(GATHERED) },
 	{ 0 }
-};
-
-static const char *const doctor_mode_names[] = {
-	[DOCTOR_NODE] = "doctor",
-	[DOCTOR_CLUSTER] = "doctor -w",
-	[DOCTOR_LIST] = "doctor --list",
-	[DOCTOR_GATHERED] = "doctor --gathered",
-	[DOCTOR_METRICS] = "doctor --metrics",
-	[DOCTOR_HEALTH] = "doctor --slurm-health",
-	NULL
 };
 
 /*
@@ -86,29 +88,27 @@ static const char *const doctor_mode_names[] = {
  * fits); other pairs get opt_mode_check()'s own line.
  */
 static const struct opt_refusal doctor_refusals[] = {
-	{ M_CLUSTER, M_GATHERED, "Failed to use {opt} with --gathered: one runs the nodes, the other reads "
+	{ M(FLEET), M(GATHERED), "Failed to use {opt} with --gathered: one runs the nodes, the other reads "
 				 "what they printed" },
-	{ M_ALL, M_GATHERED, "Failed to use {opt} with --gathered: the documents were made with the options "
+	{ M_ALL, M(GATHERED), "Failed to use {opt} with --gathered: the documents were made with the options "
 			     "their nodes ran; give {opt} to rdmactl doctor there" },
-	{ M_ALL, M_LIST, "Failed to list the checks: --list runs none, so {opt} would do nothing; leave one "
+	{ M_ALL, M(LIST), "Failed to list the checks: --list runs none, so {opt} would do nothing; leave one "
 			 "of them out" },
-	{ M_CLUSTER | M_HEALTH, M_METRICS, "Failed to use --metrics with --slurm-health, -w, --gathered or "
+	{ M(FLEET) | M(HEALTH), M(METRICS), "Failed to use --metrics with --slurm-health, -w, --gathered or "
 					   "--list: it reports this node's checks" },
-	{ M_METRICS, M_NODE | M_CLUSTER | M_HEALTH, "Failed to use {opt} without --metrics: the table and "
+	{ M(METRICS), M(NODE) | M(FLEET) | M(HEALTH), "Failed to use {opt} without --metrics: the table and "
 						    "JSON go to standard output" },
-	{ M_CLUSTER, M_HEALTH, "Failed to use --slurm-health with {opt}: it checks this node alone" },
-	{ M_NODE | M_CLUSTER | M_METRICS, M_HEALTH, "Failed to use --slurm-health with {opt}: it runs the "
+	{ M(FLEET), M(HEALTH), "Failed to use --slurm-health with {opt}: it checks this node alone" },
+	{ M(NODE) | M(FLEET) | M(METRICS), M(HEALTH), "Failed to use --slurm-health with {opt}: it runs the "
 						    "local checks" },
-	{ M_HEALTH, M_NODE | M_CLUSTER, "Failed to use {opt} without --slurm-health, which decides when "
+	{ M(HEALTH), M(NODE) | M(FLEET), "Failed to use {opt} without --slurm-health, which decides when "
 					"to drain" },
-	{ M_CLUSTER, M_NODE, "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
+	{ M(FLEET), M(NODE), "Failed to use {opt}: it is for a run on many nodes; give -w HOSTLIST too" },
 	/* --token alone: the nodes' command lines are anyone's to read. */
-	{ M_NODE | M_METRICS, M_CLUSTER, "Failed to use {opt} with -w: it would show in every node's "
+	{ M(NODE) | M(METRICS), M(FLEET), "Failed to use {opt} with -w: it would show in every node's "
 					 "process list; give the nodes RDMACTL_TOKEN in their environment" },
 	{ 0 }
 };
-
-const struct opt_modes doctor_modes = { doctor_mode_names, doctor_refusals };
 
 /* What to check and against which peer; -ENOENT when @opt is none of them. */
 static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
@@ -142,29 +142,63 @@ static int check_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char
 	return -ENOENT;
 }
 
-/* The modes that are one option each; -ENOENT when @opt is none of them. */
-static int mode_opt(struct doctor_args *a, int opt, const char *val)
+/* --list and --gathered, the modes that are one option each; -ENOENT for another. */
+static int list_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	switch (opt) {
-	case OPT_LIST: a->list = true; return 0;
-	case OPT_GATHERED: a->gathered = val; return 0;
-	}
-	return -ENOENT;
+	(void)ctx, (void)a, (void)val;
+	return opt == OPT_LIST ? 0 : -ENOENT;
 }
+
+static int gathered_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
+{
+	(void)ctx;
+	if (opt != OPT_GATHERED)
+		return -ENOENT;
+	a->gathered = val;
+	return 0;
+}
+
+/* One mode of doctor: a row of doctor_mode_table[]. */
+struct doctor_mode_row {
+	const char *name;	/* as the user knows it, in messages: "doctor -w" */
+	int picked_by;		/* the option that picks it (enum doctor_mode says in which order) */
+	/* Its options: 0, -EINVAL (said), or -ENOENT when @opt is another mode's. */
+	int (*opt)(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+	/* The mode, chosen and its options checked: an exit code. */
+	int (*run)(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+	bool checks;		/* it runs checks: --only and --skip read, --peer's token found first */
+};
+
+/*
+ * Every mode of doctor, each in a file of its own (doctor_mode.h): a new
+ * mode is a row here, its name in enum doctor_mode and its options'
+ * M(NAME) in doctor_opts[].
+ */
+static const struct doctor_mode_row doctor_mode_table[DOCTOR_MODES] = {
+	[DOCTOR_NODE] = { "doctor", 0, check_opt, doctor_node_run, true },
+	[DOCTOR_GATHERED] = { "doctor --gathered", OPT_GATHERED, gathered_opt, doctor_gathered_run, false },
+	[DOCTOR_LIST] = { "doctor --list", OPT_LIST, list_opt, doctor_list_run, false },
+	[DOCTOR_METRICS] = { "doctor --metrics", OPT_METRICS, doctor_metrics_opt, doctor_metrics_run, true },
+	[DOCTOR_HEALTH] = { "doctor --slurm-health", OPT_SLURM_HEALTH, doctor_health_opt,
+			    doctor_health_run, true },
+	[DOCTOR_FLEET] = { "doctor -w", LAUNCH_OPT_NODES, doctor_fleet_opt, doctor_fleet_run, true },
+};
+
+static const char *doctor_mode_name(unsigned int mode)
+{
+	return mode < DOCTOR_MODES ? doctor_mode_table[mode].name : NULL;
+}
+
+const struct opt_modes doctor_modes = { doctor_mode_name, doctor_refusals };
 
 /* One option, whatever its mode (opt_mode_check() judges that later); 0 or -EINVAL (said). */
 static int doctor_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	int ret = doctor_cluster_opt(ctx, a, opt, val);
+	unsigned int m;
+	int ret = -ENOENT;
 
-	if (ret == -ENOENT)
-		ret = doctor_metrics_opt(a, opt, val);
-	if (ret == -ENOENT)
-		ret = doctor_health_opt(a, opt, val);
-	if (ret == -ENOENT)
-		ret = mode_opt(a, opt, val);
-	if (ret == -ENOENT)
-		ret = check_opt(ctx, a, opt, val);
+	for (m = 0; m < DOCTOR_MODES && ret == -ENOENT; m++)
+		ret = doctor_mode_table[m].opt(ctx, a, opt, val);
 	return ret == -ENOENT ? -EINVAL : ret;
 }
 
@@ -175,9 +209,9 @@ static int parse_args(struct ctx *ctx, struct optparser *p, int argc, char **arg
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	hostlist_init(&a->nodes);
 	a->port = PROBE_DEFAULT_PORT;
-	a->c.fanout = 32;
-	a->c.node_timeout = 60;
+	launch_args_init(&a->fleet.launch);
 	if (opt_init(p, ctx, command_find("doctor"), argc, argv))
 		return -RC_USAGE;
 	while ((c = opt_next(p)) != OPT_END) {
@@ -260,56 +294,46 @@ static int selection(struct ctx *ctx, const struct doctor_args *a, bool *sel, si
 /*
  * No -w inside a Slurm allocation, and no mode of this node alone: the
  * allocation's nodes, said on the first line, for a doctor that turns into
- * -w without being asked.  1 with @nodes, 0 when it is not that, -EINVAL (said).
+ * -w without being asked.
  */
-static int slurm_cluster(struct ctx *ctx, const struct doctor_args *a, struct hostlist *nodes)
-{
-	const char *job = getenv("SLURM_JOB_ID");
+static const struct launch_allocation_note allocation_note = {
+	"-w", "checking", "doctor -w", "; --local checks this node alone"
+};
 
-	if (launch_nodes(ctx, NULL, a->c.x, nodes))
-		return -EINVAL;
-	if (!nodes->n)
-		return 0;
-	log_note(ctx, "no -w inside Slurm allocation%s%s: checking its nodes (doctor -w %s); --local "
-		 "checks this node alone", job && *job ? " " : "", job && *job ? job : "",
-		 getenv("SLURM_JOB_NODELIST"));
-	return 1;
-}
-
-/* The mode the line asks for (@nodes filled for -w); -rc when it cannot be told. */
-static int choose_mode(struct ctx *ctx, const struct doctor_args *a, struct hostlist *nodes)
+/*
+ * The mode the line asks for (enum doctor_mode: the first picked; a->nodes
+ * filled for -w); -rc when it cannot be told.
+ */
+static int choose_mode(struct ctx *ctx, const struct optparser *p, struct doctor_args *a)
 {
+	unsigned int m;
 	int ret;
 
-	if (a->gathered)
-		return DOCTOR_GATHERED;
-	if (a->list)
-		return DOCTOR_LIST;
-	if (a->metrics)
-		return DOCTOR_METRICS;
-	if (a->health)
-		return DOCTOR_HEALTH;
-	if (a->c.w)
-		return launch_nodes(ctx, a->c.w, a->c.x, nodes) ? -RC_USAGE : DOCTOR_CLUSTER;
+	for (m = DOCTOR_NODE + 1; m < DOCTOR_MODES; m++)
+		if (opt_given(p, doctor_mode_table[m].picked_by))
+			break;
+	if (m == DOCTOR_FLEET)
+		return launch_nodes(ctx, a->fleet.launch.w, a->fleet.launch.x, &a->nodes) ? -RC_USAGE : DOCTOR_FLEET;
+	if (m < DOCTOR_MODES)
+		return (int)m;
 	if (a->local)
 		return DOCTOR_NODE;
-	ret = slurm_cluster(ctx, a, nodes);
+	ret = launch_allocation(ctx, a->fleet.launch.x, &allocation_note, &a->nodes);
 	if (ret < 0)
 		return -RC_USAGE;
-	return ret ? DOCTOR_CLUSTER : DOCTOR_NODE;
+	return ret ? DOCTOR_FLEET : DOCTOR_NODE;
 }
 
 /* The mode's run, its options checked; an exit code. */
-static int run_mode(struct ctx *ctx, struct doctor_args *a, int mode, const struct hostlist *nodes)
+static int run_mode(struct ctx *ctx, struct doctor_args *a, unsigned int mode)
 {
+	const struct doctor_mode_row *row = &doctor_mode_table[mode];
 	size_t n = doctor_count();
 	bool *sel;
 	int ret;
 
-	if (mode == DOCTOR_GATHERED)
-		return doctor_gathered_run(ctx, a->gathered);
-	if (mode == DOCTOR_LIST)
-		return doctor_list_run(ctx);
+	if (!row->checks)
+		return row->run(ctx, a, NULL);
 	if (token_check(ctx, a))
 		return RC_USAGE;
 	sel = calloc(n, sizeof(*sel));
@@ -320,14 +344,8 @@ static int run_mode(struct ctx *ctx, struct doctor_args *a, int mode, const stru
 	 * would refuse them too, and a typo became one error row per node.
 	 */
 	ret = -selection(ctx, a, sel, n);
-	if (!ret && mode == DOCTOR_CLUSTER)
-		ret = doctor_cluster_run(ctx, a, nodes);
-	else if (!ret && mode == DOCTOR_METRICS)
-		ret = doctor_metrics_run(ctx, a, sel);
-	else if (!ret && mode == DOCTOR_HEALTH)
-		ret = doctor_health_run(ctx, a, sel);
-	else if (!ret)
-		ret = doctor_node_run(ctx, a, sel);
+	if (!ret)
+		ret = row->run(ctx, a, sel);
 	free(sel);
 	return ret;
 }
@@ -336,20 +354,18 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_args a;
 	struct optparser p;
-	struct hostlist nodes;
 	int mode, ret;
 
 	ret = parse_args(ctx, &p, argc, argv, &a);
 	if (ret <= 0)
 		return -ret;
-	hostlist_init(&nodes);
-	mode = choose_mode(ctx, &a, &nodes);
+	mode = choose_mode(ctx, &p, &a);
 	if (mode < 0)
 		ret = -mode;
 	else if (opt_mode_check(&p, (unsigned int)mode))
 		ret = RC_USAGE;
 	else
-		ret = run_mode(ctx, &a, mode, &nodes);
-	hostlist_free(&nodes);
+		ret = run_mode(ctx, &a, (unsigned int)mode);
+	hostlist_free(&a.nodes);
 	return ret;
 }

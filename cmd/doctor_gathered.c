@@ -11,29 +11,32 @@
 #include "base/log.h"
 #include "cmds.h"
 #include "doctor_mode.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "fleet/summary.h"
 
-/* The report of the documents in @path (a file, "-" or a directory). */
-int doctor_gathered_run(struct ctx *ctx, const char *path)
+/* The report of the documents in --gathered's path (a file, "-" or a directory). */
+int doctor_gathered_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
+	const char *path = a->gathered;
 	struct fleet_counts counts;
-	struct fleet cl;
+	struct fleet fleet;
 	char err[512];
 	int ret;
 
-	fleet_init(&cl);
-	ret = fleet_read_gathered(&cl, path, err, sizeof(err));
+	(void)sel;
+	fleet_init(&fleet);
+	ret = fleet_read_gathered(&fleet, path, err, sizeof(err));
 	if (!ret)
-		ret = fleet_finish(&cl, err, sizeof(err));
+		ret = fleet_finish(&fleet, err, sizeof(err));
 	if (ret) {
 		log_err_errno(ctx, ret, "Failed to read gathered output '%s': %s", path,
 			      ret == -ENOMEM ? strerror(ENOMEM) : err);
-		fleet_free(&cl);
+		fleet_free(&fleet);
 		return ret == -ENOMEM ? RC_PROBLEM : RC_USAGE;
 	}
-	ret = fleet_summary(ctx, &cl, &counts);
-	fleet_free(&cl);
+	ret = fleet_summary(ctx, &fleet, &counts);
+	fleet_free(&fleet);
 	if (ret) {
 		log_err_errno(ctx, ret, "Failed to make the report: %s", strerror(-ret));
 		return RC_PROBLEM;

@@ -20,11 +20,11 @@
 #include "doctor/doc.h"
 #include "doctor_mode.h"
 
-int doctor_health_opt(struct doctor_args *a, int opt, const char *val)
+int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	(void)val;
+	(void)ctx, (void)val;
 	switch (opt) {
-	case OPT_SLURM_HEALTH: a->health = true; return 0;
+	case OPT_SLURM_HEALTH: return 0;
 	case OPT_DRAIN: a->drain = true; return 0;
 	case OPT_DRY_RUN: a->dry_run = true; return 0;
 	}
@@ -298,7 +298,7 @@ static int health_report(struct ctx *ctx, struct table *t, const struct doctor_a
 /* ---- metrics for Prometheus ---- */
 
 /* The verdict, and with -j the node's whole report beside it; an exit code. */
-static int health_done(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+static int health_done(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts)
 {
 	int rc = health_report(ctx, t, a);

@@ -16,10 +16,11 @@
 #include "doctor_mode.h"
 #include "doctor/metrics.h"
 
-int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val)
+int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
+	(void)ctx;
 	switch (opt) {
-	case OPT_METRICS: a->metrics = true; return 0;
+	case OPT_METRICS: return 0;
 	case 'o': a->output = val; return 0;
 	}
 	return -ENOENT;
@@ -31,7 +32,7 @@ int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val)
  * collector never reads half a file (it reads only names ending in .prom,
  * and the temporary name does not).  An exit code.
  */
-static int write_metrics(struct ctx *ctx, struct doctor *d, const struct table *t,
+static int write_metrics(struct ctx *ctx, struct node_facts *d, const struct table *t,
 			 const char *path)
 {
 	struct outfile of;
@@ -63,7 +64,7 @@ err_buf:
 }
 
 /* The metrics of this node's checks, the table used up; an exit code. */
-static int metrics_done(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+static int metrics_done(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 			struct table *t, const struct doctor_counts *counts)
 {
 	int ret = write_metrics(ctx, d, t, a->output);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdmactl doctor's modes, each a file of its own, and what they share:
- * doctor.c parses the line, picks the mode, refuses the options of
+ * doctor.c parses the line, picks the mode from its mode table
+ * (name, options, run: a mode added in one row), refuses the options of
  * another (opt_mode_check()) and calls the mode; doctor_node.c runs this
- * node's checks (the node mode, and --list); doctor_cluster.c runs -w,
+ * node's checks (the node mode, and --list); doctor_fleet.c runs -w,
  * doctor_gathered.c reads what many nodes printed, doctor_metrics.c and
  * doctor_health.c give this node's checks (doctor_node.c's doctor_here())
  * to Prometheus and to Slurm.  No .c bears this name: the modes never
@@ -17,20 +18,11 @@
 #include "base/opt.h"
 #include "doctor/doctor.h"
 #include "launch/hostlist.h"
+#include "launch/nodes.h"
 #include "probe/probe_auth.h"
 
 struct ctx;
 struct table;
-
-/* The modes, as bits of struct opt.modes; doctor.c chooses in the reverse order. */
-enum doctor_mode { DOCTOR_NODE, DOCTOR_CLUSTER, DOCTOR_LIST, DOCTOR_GATHERED, DOCTOR_METRICS,
-		   DOCTOR_HEALTH };
-#define M_NODE (1u << DOCTOR_NODE)
-#define M_CLUSTER (1u << DOCTOR_CLUSTER)
-#define M_LIST (1u << DOCTOR_LIST)
-#define M_GATHERED (1u << DOCTOR_GATHERED)
-#define M_METRICS (1u << DOCTOR_METRICS)
-#define M_HEALTH (1u << DOCTOR_HEALTH)
 
 enum {
 	OPT_PEER = OPT_LONG_BASE,
@@ -41,11 +33,6 @@ enum {
 	OPT_PORT,
 	OPT_TOKEN,
 	OPT_GATHERED,
-	OPT_EXCLUDE,
-	OPT_LAUNCHER,
-	OPT_FANOUT,
-	OPT_NODE_TIMEOUT,
-	OPT_RDMACTL,
 	OPT_LOCAL,
 	OPT_SLURM_HEALTH,
 	OPT_DRAIN,
@@ -55,15 +42,16 @@ enum {
 	OPT_USER,
 };
 
-/* The cluster run's options (-w); see lib/fleet/fanout.h. */
-struct cluster_args {
-	const char *w, *x, *launcher, *rdmactl, *html;
-	long fanout, node_timeout;
+/* The fleet run's options (-w); see lib/fleet/fanout.h. */
+struct fleet_args {
+	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
+	const char *html;
 	bool force;		/* -f: --html may replace a regular file */
 };
 
 struct doctor_args {
-	struct cluster_args c;
+	struct fleet_args fleet;
+	struct hostlist nodes;	/* -w's, or the Slurm allocation's */
 	const char *peer;
 	const char *user;	/* --user: the job's user, for memlock.login */
 	const char *only, *skip;
@@ -71,39 +59,42 @@ struct doctor_args {
 	enum job_kind target;
 	long port;
 	bool port_given;
-	bool list, local, health, drain, dry_run, metrics;
+	bool local, drain, dry_run;
 	const char *output;	/* -o, with --metrics */
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];
 };
 
 /*
- * Handlers of one mode's options (doctor.c tries them in turn): 0, -EINVAL
- * (message printed), or -ENOENT when @opt is none of theirs.
+ * Handlers of one mode's options (doctor.c's mode table tries them in
+ * turn): 0, -EINVAL (message printed), or -ENOENT when @opt is none of theirs.
  */
-int doctor_cluster_opt(const struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
-int doctor_metrics_opt(struct doctor_args *a, int opt, const char *val);
-int doctor_health_opt(struct doctor_args *a, int opt, const char *val);
+int doctor_fleet_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+int doctor_metrics_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
+int doctor_health_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val);
 
 /*
  * How a run of this node's checks ends: its results (@t, used up) in the
  * form the mode gives them; an exit code.
  */
-typedef int (*doctor_report_fn)(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+typedef int (*doctor_report_fn)(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 				struct table *t, const struct doctor_counts *counts);
 
 /* This node's checks (@sel of them), reported by @report; an exit code (doctor_node.c). */
 int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 		doctor_report_fn report);
 /* The node mode's report: the table, the summary and, with -j, the node's facts; an exit code. */
-int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts);
 
-/* Each mode, once chosen and its options checked; an exit code. */
+/*
+ * Each mode, once chosen and its options checked, with the checks --only
+ * and --skip select (NULL for the modes that run none); an exit code.
+ */
 int doctor_node_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
-int doctor_list_run(struct ctx *ctx);
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes);
-int doctor_gathered_run(struct ctx *ctx, const char *path);
+int doctor_list_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
+int doctor_gathered_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_metrics_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 int doctor_health_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel);
 

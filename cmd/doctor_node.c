@@ -12,11 +12,9 @@
 
 #include "base/ctx.h"
 #include "base/output.h"
-#include "base/sysfs.h"
 #include "doctor_mode.h"
 #include "node/limits.h"
 #include "node/nodeinfo.h"
-#include "node/rdma_load.h"
 
 /* What each reads, fails it and fixes it: -j only (doc/checks.md is made from it). */
 static const struct column list_cols[] = {
@@ -28,11 +26,12 @@ static const struct column list_cols[] = {
 	{ 0 }
 };
 
-int doctor_list_run(struct ctx *ctx)
+int doctor_list_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
 	struct table *t = table_new(list_cols);
 	size_t i;
 
+	(void)a, (void)sel;
 	if (!t)
 		return RC_PROBLEM;
 	for (i = 0; doctor_checks[i].id; i++) {
@@ -71,13 +70,13 @@ static void print_summary(struct ctx *ctx, const struct doctor_counts *c)
 	print_folded(ctx, !fail && !warn ? COLOR_GREEN : fail ? COLOR_RED : COLOR_YELLOW, 2, line);
 }
 
-int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct doctor *d,
+int doctor_node_report(struct ctx *ctx, const struct doctor_args *a, struct node_facts *d,
 		       struct table *t, const struct doctor_counts *counts)
 {
 	(void)a;
 	table_emit(ctx, t, DOC_CHECKS);
 	print_summary(ctx, counts);
-	/* What a cluster report compares across nodes (doctor -w). */
+	/* What the fleet report compares across nodes (doctor -w). */
 	if (ctx->json)
 		json_attach(ctx, DOC_NODE, node_facts_json(ctx, d->node_err ? NULL : &d->node,
 							 NODE_FACTS_FULL));
@@ -88,7 +87,7 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 		doctor_report_fn report)
 {
 	struct doctor_counts counts;
-	struct doctor d;
+	struct node_facts d;
 	struct table *t;
 	int ret = RC_PROBLEM;
 
@@ -96,15 +95,11 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	if (a->user && (ret = limits_user_known(ctx, a->user)))
 		return ret == -ENOENT ? RC_USAGE : RC_PROBLEM;
 	ret = RC_PROBLEM;
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
-	d.target = a->target;
+	doctor_load(&d, ctx, a->target, NULL);
 	d.user = a->user;
 	d.peer = a->peer;
 	d.peer_port = (unsigned int)a->port;
 	d.token = a->have_token ? a->token : NULL;
-	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
-	d.node_warnings = read_warnings(ctx);
 	t = table_new(doc_check_cols);
 	if (t) {
 		doctor_run(&d, sel, t, &counts);
@@ -112,8 +107,6 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	}
 	doctor_peer_free(&d);
 	doctor_free(&d);
-	if (!d.node_err)
-		rdma_node_free(&d.node);
 	return ret;
 }
 

@@ -13,13 +13,11 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
-#include "base/sysfs.h"
 #include "base/text.h"
 #include "cmds.h"
 #include "doctor/doctor.h"
 #include "doctor/jobenv.h"
 #include "node/gids.h"
-#include "node/rdma_load.h"
 
 enum {
 	OPT_FOR = OPT_LONG_BASE,
@@ -206,15 +204,12 @@ static void tell_left_out(const struct ctx *ctx, const struct jobenv *e)
 
 static int env_here(struct ctx *ctx, const struct env_args *a)
 {
-	struct doctor d;
+	struct node_facts d;
 	struct jobenv e;
 	int ret, rc = RC_OK;
 
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
-	d.target = a->target;	/* the doctor's checks of that kind judge the job's own variables */
-	d.node_err = rdma_node_load(ctx, &d.node, RDMA_LOAD_GIDS);
-	d.node_warnings = read_warnings(ctx);
+	/* The doctor's checks of that kind judge the job's own variables. */
+	doctor_load(&d, ctx, a->target, NULL);
 	ret = jobenv_build(&d, a->target, a->picks, a->n, &e);
 	if (ret) {
 		char why[sizeof(e.why) + 256];
@@ -235,8 +230,6 @@ static int env_here(struct ctx *ctx, const struct env_args *a)
 	}
 	jobenv_free(&e);
 	doctor_free(&d);
-	if (!d.node_err)
-		rdma_node_free(&d.node);
 	return rc;
 }
 

@@ -395,9 +395,11 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 	static struct jobenv_var v[JOBENV_VARS_MAX];
 	static char line[2 * JOBENV_VALUE_MAX];
 	struct jobenv_pick pick = { .port = f->port };
-	struct doctor d = { .ctx = ctx, .node = *node };
+	struct node_facts d;
 	struct jobenv e;
 	size_t i, k, nv;
+
+	doctor_load(&d, ctx, JOB_ANY, node);
 
 	snprintf(pick.dev, sizeof(pick.dev), "%s", f->dev);
 	print_text(ctx, "The ports need different GID indexes: no one NCCL_IB_GID_INDEX or "
@@ -405,7 +407,7 @@ static void rails_differ(struct ctx *ctx, struct rdma_node *node, const struct f
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct json_object *o = json_object_new_object();
 
-		d.target = kinds[k];
+		d.target = kinds[k];	/* what jobenv_build() reads, as env --for KIND */
 		print_text(ctx, "rdmactl env --for %s:\n", job_kind_name(kinds[k]));
 		if (jobenv_build(&d, kinds[k], &pick, f->dev[0] ? 1 : 0, &e)) {
 			print_text(ctx, "  refused: %s\n", e.why);

@@ -12,6 +12,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/output.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "node/limits.h"
 

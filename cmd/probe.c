@@ -10,12 +10,13 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "cmds.h"
 #include "launch/nodes.h"
 #include "probe_mode.h"
 
 /* The test itself: the client runs it, -w hands it to every agent, which runs it. */
-#define M_TEST (M_CLIENT | M_CLUSTER | M_AGENT)
+#define M_TEST (M_CLIENT | M_FLEET | M_AGENT)
 
 /* In the order of the usage; .modes says which modes take each (0: all). */
 const struct opt probe_opts[] = {
@@ -45,50 +46,42 @@ const struct opt probe_opts[] = {
 	{ "max-size", OPT_MAX_SIZE, ARG_STR, "SIZE", "server: refuse tests whose buffers exceed SIZE (default 1G)",
 	  NULL, M_SERVER | M_AGENT },
 	{ "lat-iters", OPT_LAT_ITERS, ARG_INT, "N", "ping-pong round trips per size (0: no latency)", NULL, M_TEST },
-	/* -w's own check refuses it, from the line or RDMACTL_TOKEN alike (probe_cluster.c). */
+	/* -w's own check refuses it, from the line or RDMACTL_TOKEN alike (probe_fleet.c). */
 	{ "token", OPT_TOKEN, ARG_STR, "SECRET", "shared secret both ends must hold (prefer RDMACTL_TOKEN)",
-	  NULL, M_CLIENT | M_SERVER | M_CLUSTER },
-	{ "nodes", 'w', ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)",
-	  NULL, M_CLUSTER },
-	{ "exclude", OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_CLUSTER },
-	{ "launcher", OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
-	  "srun pdsh clush ssh local", M_CLUSTER },
-	{ "node-timeout", OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)",
-	  NULL, M_CLUSTER },
-	{ "rdmactl", OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
-	  NULL, M_CLUSTER },
+	  NULL, M_CLIENT | M_SERVER | M_FLEET },
+	{ "nodes", LAUNCH_OPT_NODES, ARG_HOSTLIST, "HOSTLIST", "measure every pair of these nodes (node[01-64], @FILE)",
+	  NULL, M_FLEET },
+	{ "exclude", LAUNCH_OPT_EXCLUDE, ARG_HOSTLIST, "HOSTLIST", "with -w: leave these nodes out", NULL, M_FLEET },
+	{ "launcher", LAUNCH_OPT_LAUNCHER, ARG_CHOICE, "NAME", "with -w: how to start the nodes' agents",
+	  "srun pdsh clush ssh local", M_FLEET },
+	{ "node-timeout", LAUNCH_OPT_NODE_TIMEOUT, ARG_INT, "SECONDS", "with -w: time every node's agent has to join (default 60)",
+	  NULL, M_FLEET },
+	{ "rdmactl", LAUNCH_OPT_RDMACTL, ARG_STR, "PATH", "with -w: rdmactl on the nodes (default: their PATH's; local: this one)",
+	  NULL, M_FLEET },
 	{ "pattern", OPT_PATTERN, ARG_CHOICE, "NAME", "with -w: which pairs, when (default pairs)",
-	  "pairs ring quick triage", M_CLUSTER },
+	  "pairs ring quick triage", M_FLEET },
 	{ "pairs", OPT_PAIRS, ARG_FILE, "FILE", "with -w: the schedule, one 'ROUND NODE_A NODE_B' a line",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "slow", OPT_SLOW, ARG_STR, "FRACTION", "with -w: a link below this part of the median is slow (default 0.8)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "rails", OPT_RAILS, ARG_INT, "N", "with -w: rails probed at once (default: every active port)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "rendezvous", OPT_RENDEZVOUS, ARG_STR, "ADDR[:PORT]", "with -w: this host's address the agents connect to",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "html", OPT_HTML, ARG_FILE, "FILE", "with -w: also write the report as one HTML page (rdmactl-report(8))",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "save", OPT_SAVE, ARG_FILE, "FILE", "with -w: write the -j document to FILE as the run goes (kept if it is cut short)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "from", OPT_FROM, ARG_FILE, "FILE", "with -w: resume a saved run: test only what FILE left open or suspect",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --save or --html FILE (only ever a regular file)",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node",
-	  NULL, M_CLUSTER },
+	  NULL, M_FLEET },
 	/* Internal: what -w starts on every node (probe_agent.c); not for the user's eye. */
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there",
 	  NULL, M_AGENT, OPT_HIDDEN },
 	{ 0 }
-};
-
-static const char *const probe_mode_names[] = {
-	[PROBE_CLIENT] = "probe PEER",
-	[PROBE_SERVER] = "probe --server",
-	[PROBE_CLUSTER] = "probe -w",
-	[PROBE_AGENT] = "probe --agent",
-	NULL
 };
 
 /*
@@ -96,18 +89,16 @@ static const char *const probe_mode_names[] = {
  * opt_mode_check()'s own line ("... it is an option of probe -w").
  */
 static const struct opt_refusal probe_refusals[] = {
-	{ M_CLUSTER, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
+	{ M_FLEET, M_CLIENT | M_SERVER, "Failed to use {opt}: it is for a run on many nodes; give -w "
 					  "HOSTLIST too" },
 	{ M_TEST, M_SERVER, "Failed to start the server: {opt} is a client option (the client chooses "
 			    "the test); give it to the client, not with --server" },
 	{ M_SERVER | M_AGENT, M_CLIENT, "Failed to start the client: {opt} is a server option; give it with "
 					"--server on the other node" },
-	{ M_SERVER | M_AGENT, M_CLUSTER, "Failed to use {opt} with -w: the nodes' agents serve as the "
+	{ M_SERVER | M_AGENT, M_FLEET, "Failed to use {opt} with -w: the nodes' agents serve as the "
 					 "schedule says" },
 	{ 0 }
 };
-
-const struct opt_modes probe_modes = { probe_mode_names, probe_refusals };
 
 static int opt_token(struct ctx *ctx, struct probe_args *a, const char *val)
 {
@@ -188,7 +179,7 @@ static int opt_link(struct ctx *ctx, struct probe_args *a, int c, const char *va
 
 	switch (c) {
 	case OPT_PORT:
-		if (probe_set_long(ctx, "--port", val, 1, 65535, &l))
+		if (opt_long(ctx, "--port", val, 1, 65535, &l))
 			return -EINVAL;
 		cfg->port = (uint16_t)l;
 		return 0;
@@ -202,26 +193,51 @@ static int opt_link(struct ctx *ctx, struct probe_args *a, int c, const char *va
 	return -ENOENT;
 }
 
+/* One mode of probe: a row of probe_mode_table[]. */
+struct probe_mode_row {
+	const char *name;	/* as the user knows it, in messages: "probe -w" */
+	int picked_by;		/* the option that picks it (enum probe_mode says in which order) */
+	/* Its options: 0, -EINVAL (said), or -ENOENT when @c is another mode's. */
+	int (*opt)(struct ctx *ctx, struct probe_args *a, int c, const char *val);
+	/* The mode, chosen and its options checked: an exit code. */
+	int (*run)(struct ctx *ctx, struct probe_args *a, const char *peer);
+};
+
+/*
+ * Every mode of probe, each in a file of its own (probe_mode.h): a new
+ * mode is a row here, its name in enum probe_mode and its bit on its
+ * options in probe_opts[].  The client's options are the test's, which
+ * -w and --agent take too.
+ */
+static const struct probe_mode_row probe_mode_table[PROBE_MODES] = {
+	[PROBE_CLIENT] = { "probe PEER", 0, probe_test_opt, probe_client_run },
+	[PROBE_SERVER] = { "probe --server", OPT_SERVER, probe_server_opt, probe_server_run },
+	[PROBE_FLEET] = { "probe -w", LAUNCH_OPT_NODES, probe_fleet_opt, probe_fleet_run },
+	[PROBE_AGENT] = { "probe --agent", OPT_AGENT, probe_agent_opt, probe_agent_run },
+};
+
+static const char *probe_mode_name(unsigned int mode)
+{
+	return mode < PROBE_MODES ? probe_mode_table[mode].name : NULL;
+}
+
+const struct opt_modes probe_modes = { probe_mode_name, probe_refusals };
+
 /* One option, whatever its mode (opt_mode_check() judges that later); 0 or -EINVAL (said). */
 static int probe_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
-	static int (*const groups[])(struct ctx *, struct probe_args *, int, const char *) = {
-		opt_link, probe_test_opt, probe_server_opt, probe_cluster_opt, probe_agent_opt,
-	};
-	size_t i;
-	int ret;
+	unsigned int m;
+	int ret = opt_link(ctx, a, c, val);
 
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		ret = groups[i](ctx, a, c, val);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	return -EINVAL;
+	for (m = 0; m < PROBE_MODES && ret == -ENOENT; m++)
+		ret = probe_mode_table[m].opt(ctx, a, c, val);
+	return ret == -ENOENT ? -EINVAL : ret;
 }
 
 static void args_defaults(struct probe_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	hostlist_init(&a->nodes);
 	a->cfg.port = PROBE_DEFAULT_PORT;
 	a->cfg.max_size = PROBE_DEFAULT_MAX_SIZE;
 	a->cfg.timeout_ms = PROBE_DEFAULT_TIMEOUT_MS;
@@ -230,9 +246,9 @@ static void args_defaults(struct probe_args *a)
 	a->cfg.req.depth = PROBE_DEFAULT_DEPTH;
 	a->size = PROBE_DEFAULT_SIZE;
 	a->sweep_max = 8u << 20;
-	a->cl.slow = 0.8;
-	a->cl.retest = true;
-	a->cl.launch.node_timeout = 60;
+	a->coord.slow = 0.8;
+	a->coord.retest = true;
+	launch_args_init(&a->launch);
 }
 
 /*
@@ -268,71 +284,44 @@ static int parse_line(struct ctx *ctx, struct probe_args *a, struct optparser *p
 /*
  * No PEER, no --server, and inside a Slurm allocation: the allocation's
  * nodes, said on the first line, for a probe that turns into -w without
- * being asked.  1 with @nodes, 0 when it is not that, or -EINVAL (said).
+ * being asked.
  */
-static int slurm_cluster(struct ctx *ctx, const struct probe_args *a, const char *peer,
-			 struct hostlist *nodes)
-{
-	const char *job = getenv("SLURM_JOB_ID");
+static const struct launch_allocation_note allocation_note = { "PEER", "measuring", "probe -w", "" };
 
-	hostlist_init(nodes);
-	if (a->w || a->agent || peer || a->server)
-		return 0;
-	if (launch_nodes(ctx, NULL, a->x, nodes))
-		return -EINVAL;
-	if (!nodes->n)
-		return 0;
-	log_note(ctx, "no PEER inside Slurm allocation%s%s: measuring its nodes (probe -w %s)",
-		 job && *job ? " " : "", job && *job ? job : "", getenv("SLURM_JOB_NODELIST"));
-	return 1;
-}
-
-/* The mode the line asks for (@nodes filled for an implicit -w); -rc when it cannot be told. */
-static int choose_mode(struct ctx *ctx, const struct probe_args *a, const char *peer,
-		       struct hostlist *nodes)
-{
-	int ret;
-
-	if (a->agent)
-		return PROBE_AGENT;
-	if (a->w)
-		return PROBE_CLUSTER;
-	ret = slurm_cluster(ctx, a, peer, nodes);
-	if (ret)
-		return ret > 0 ? PROBE_CLUSTER : -RC_USAGE;
-	return a->server ? PROBE_SERVER : PROBE_CLIENT;
-}
-
-/* -w: its nodes (@nodes, unless Slurm's are there already), then the run. */
-static int run_cluster(struct ctx *ctx, struct probe_args *a, struct hostlist *nodes,
+/*
+ * The mode the line asks for (enum probe_mode: the last picked; a->nodes
+ * filled for an implicit -w); -rc when it cannot be told.
+ */
+static int choose_mode(struct ctx *ctx, const struct optparser *p, struct probe_args *a,
 		       const char *peer)
 {
-	if (!nodes->n && launch_nodes(ctx, a->w, a->x, nodes))
-		return RC_USAGE;
-	return probe_cluster_run(ctx, a, nodes, peer);
+	unsigned int m;
+	int ret;
+
+	for (m = PROBE_MODES - 1; m > PROBE_CLIENT; m--)
+		if (opt_given(p, probe_mode_table[m].picked_by))
+			return (int)m;
+	if (peer)
+		return PROBE_CLIENT;
+	ret = launch_allocation(ctx, a->launch.x, &allocation_note, &a->nodes);
+	if (ret < 0)
+		return -RC_USAGE;
+	return ret ? PROBE_FLEET : PROBE_CLIENT;
 }
 
 static int run_mode(struct ctx *ctx, struct probe_args *a, const struct optparser *p,
 		    const char *peer)
 {
-	struct hostlist nodes;
 	int mode, rc;
 
-	hostlist_init(&nodes);
-	mode = choose_mode(ctx, a, peer, &nodes);
+	mode = choose_mode(ctx, p, a, peer);
 	if (mode < 0)
 		rc = -mode;
 	else if (opt_mode_check(p, (unsigned int)mode))
 		rc = RC_USAGE;
-	else if (mode == PROBE_AGENT)
-		rc = probe_agent_run(ctx, a, peer);
-	else if (mode == PROBE_CLUSTER)
-		rc = run_cluster(ctx, a, &nodes, peer);
-	else if (mode == PROBE_SERVER)
-		rc = probe_server_run(ctx, a, peer);
 	else
-		rc = probe_client_run(ctx, a, peer);
-	hostlist_free(&nodes);
+		rc = probe_mode_table[mode].run(ctx, a, peer);
+	hostlist_free(&a->nodes);
 	return rc;
 }
 

@@ -18,5 +18,5 @@ int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 	}
 	if (probe_test_finish(ctx, a))
 		return RC_USAGE;
-	return probe_session(ctx, a, peer);
+	return probe_table_run(ctx, a, peer);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdmactl probe's modes, each a file of its own, and what they share:
- * probe.c parses the line, picks the mode, refuses the options of another
+ * probe.c parses the line, picks the mode from its mode table (name,
+ * options, run: a mode added in one row), refuses the options of another
  * (opt_mode_check()) and calls the mode; probe_client.c (PEER) and
  * probe_server.c (--server) run the two-node test, whose table both ends
- * print through probe_session.c; probe_cluster.c runs -w, probe_agent.c
+ * print through probe_table.c; probe_fleet.c runs -w, probe_agent.c
  * what -w starts on every node.  probe_test.c, below them all, holds the
  * test's options and the readers of every mode's option values.  No .c
  * bears this name: the modes never call back into probe.c, which calls
@@ -19,17 +20,22 @@
 
 #include "base/opt.h"
 #include "launch/hostlist.h"
+#include "launch/nodes.h"
 #include "mesh/coord.h"
 #include "probe/probe.h"
 #include "probe/probe_auth.h"
 
 struct ctx;
 
-/* The modes, as bits of struct opt.modes. */
-enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_CLUSTER, PROBE_AGENT };
+/*
+ * The modes, as probe.c's mode table is indexed: bit i of struct
+ * opt.modes is mode i.  The last whose option is given is the mode
+ * (--agent over -w over --server); none, the client.
+ */
+enum probe_mode { PROBE_CLIENT, PROBE_SERVER, PROBE_FLEET, PROBE_AGENT, PROBE_MODES };
 #define M_CLIENT (1u << PROBE_CLIENT)
 #define M_SERVER (1u << PROBE_SERVER)
-#define M_CLUSTER (1u << PROBE_CLUSTER)
+#define M_FLEET (1u << PROBE_FLEET)
 #define M_AGENT (1u << PROBE_AGENT)
 
 enum {
@@ -50,10 +56,6 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_LAT_ITERS,
 	OPT_TOKEN,
-	OPT_EXCLUDE,
-	OPT_LAUNCHER,
-	OPT_NODE_TIMEOUT,
-	OPT_RDMACTL,
 	OPT_PATTERN,
 	OPT_PAIRS,
 	OPT_SLOW,
@@ -73,9 +75,11 @@ struct probe_args {
 	uint64_t size, sweep_max;
 	char token[PROBE_TOKEN_MAX + 1];
 	char sweep_opt[32];	/* "--sweep" or "--sweep-max", as given first */
-	/* The cluster probe (-w) and its agents (--agent). */
-	struct coord_cfg cl;
-	const char *w, *x, *launcher, *agent, *html, *from;
+	/* The fleet probe (-w: lib/mesh) and its agents (--agent). */
+	struct coord_cfg coord;
+	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
+	struct hostlist nodes;		/* -w's, or the Slurm allocation's */
+	const char *agent, *html, *from;
 	bool force;		/* -f: --save and --html may replace a regular file */
 	bool pattern_given;	/* --pattern, which --pairs replaces */
 	char *fwd[40];		/* the test's options, for every agent */
@@ -83,12 +87,12 @@ struct probe_args {
 };
 
 /*
- * Handlers of one mode's options (probe.c tries them in turn): 0, -EINVAL
+ * Handlers of one mode's options (probe.c's mode table tries them in turn): 0, -EINVAL
  * (message printed), or -ENOENT when @c is none of theirs.
  */
 int probe_test_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_server_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
-int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
+int probe_fleet_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 int probe_agent_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val);
 
 /*
@@ -102,9 +106,6 @@ int probe_forward_done(struct probe_args *a, int rc);
 
 /* The values of the options (probe_test.c).  "Failed to parse OPT 'VAL': WHAT"; -EINVAL. */
 int probe_bad_value(const struct ctx *ctx, const char *opt, const char *val, const char *what);
-/* A whole number of @opt in [min, max], or its message; 0 or -EINVAL. */
-int probe_set_long(const struct ctx *ctx, const char *opt, const char *val, long min, long max,
-		   long *out);
 /* A decimal number in [min, max] (seconds, Gb/s, a fraction); 0 or -EINVAL, nothing said. */
 int probe_parse_number(const char *s, double min, double max, double *out);
 /* "64K", "1M", "2GiB", "4096": bytes in [1, 2^31]; 0 or -EINVAL, nothing said. */
@@ -114,13 +115,12 @@ int probe_parse_size(const char *s, uint64_t *out);
 int probe_test_finish(struct ctx *ctx, struct probe_args *a);
 
 /* The two-node test as client or server, its table printed; an exit code. */
-int probe_session(struct ctx *ctx, struct probe_args *a, const char *peer);
+int probe_table_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 
 /* Each mode, once chosen and its options checked; an exit code. */
 int probe_client_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 int probe_server_run(struct ctx *ctx, struct probe_args *a, const char *peer);
-int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
-		      const char *peer);
+int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 int probe_agent_run(struct ctx *ctx, struct probe_args *a, const char *peer);
 
 #endif

@@ -60,5 +60,5 @@ int probe_server_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 	}
 	if (bind_check(ctx, a) || probe_test_finish(ctx, a))
 		return RC_USAGE;
-	return probe_session(ctx, a, NULL);
+	return probe_table_run(ctx, a, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "node/rdma.h"
 #include "probe_mode.h"
 
@@ -70,17 +71,6 @@ int probe_bad_value(const struct ctx *ctx, const char *opt, const char *val, con
 	return -EINVAL;
 }
 
-int probe_set_long(const struct ctx *ctx, const char *opt, const char *val, long min, long max,
-		   long *out)
-{
-	char what[64];
-
-	if (!parse_long(val, min, max, out))
-		return 0;
-	snprintf(what, sizeof(what), "expected a whole number from %ld to %ld", min, max);
-	return probe_bad_value(ctx, opt, val, what);
-}
-
 /* ---- the test's options; -ENOENT when @c is none of them ---- */
 
 /* Message sizes: one, or a sweep. */
@@ -110,29 +100,29 @@ static int opt_amount(struct ctx *ctx, struct probe_args *a, int c, const char *
 	switch (c) {
 	case 'n':
 		a->have_n = true;
-		if (probe_set_long(ctx, "-n", val, 1, (long)PROBE_MAX_ITERS, &l))
+		if (opt_long(ctx, "-n", val, 1, (long)PROBE_MAX_ITERS, &l))
 			return -EINVAL;
 		req->iters = (uint64_t)l;
 		return 0;
 	case 'D':
 		a->have_D = true;
-		if (probe_set_long(ctx, "-D", val, 1, PROBE_MAX_DURATION_MS / 1000, &l))
+		if (opt_long(ctx, "-D", val, 1, PROBE_MAX_DURATION_MS / 1000, &l))
 			return -EINVAL;
 		req->duration_ms = (uint32_t)l * 1000;
 		return 0;
 	case OPT_LAT_ITERS:
 		a->have_lat = true;
-		if (probe_set_long(ctx, "--lat-iters", val, 0, 1000000, &l))
+		if (opt_long(ctx, "--lat-iters", val, 0, 1000000, &l))
 			return -EINVAL;
 		req->lat_iters = (uint32_t)l;
 		return 0;
 	case OPT_QPS:
-		if (probe_set_long(ctx, "--qps", val, 1, PROBE_MAX_QPS, &l))
+		if (opt_long(ctx, "--qps", val, 1, PROBE_MAX_QPS, &l))
 			return -EINVAL;
 		req->qps = (uint16_t)l;
 		return 0;
 	case OPT_DEPTH:
-		if (probe_set_long(ctx, "--depth", val, 1, PROBE_MAX_DEPTH, &l))
+		if (opt_long(ctx, "--depth", val, 1, PROBE_MAX_DEPTH, &l))
 			return -EINVAL;
 		req->depth = (uint32_t)l;
 		return 0;

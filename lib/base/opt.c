@@ -12,6 +12,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
+#include "base/text.h"
 
 enum {
 	OPT_COLOR = OPT_LONG_BASE + 0x80,
@@ -404,13 +405,9 @@ int opt_next(struct optparser *p)
 
 const char *opt_mode_name(const struct command *cmd, unsigned int mode)
 {
-	const char *const *names = cmd->modes ? cmd->modes->names : NULL;
-	unsigned int i;
+	const char *name = cmd->modes ? cmd->modes->name(mode) : NULL;
 
-	for (i = 0; names && names[i]; i++)
-		if (i == mode)
-			return names[i];
-	return cmd->name;
+	return name ? name : cmd->name;
 }
 
 /* @line with every "{opt}" replaced by @typed, into @buf. */
@@ -462,6 +459,16 @@ static void refuse(const struct optparser *p, const struct opt *o, const char *t
 	mode_list(cmd, o->modes, owners, sizeof(owners));
 	log_err(p->ctx, "Failed to use %s with %s: it is an option of %s", typed,
 		opt_mode_name(cmd, mode), owners);
+}
+
+bool opt_given(const struct optparser *p, int val)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngiven; i++)
+		if (p->given[i].val == val)
+			return true;
+	return false;
 }
 
 int opt_mode_check(const struct optparser *p, unsigned int mode)
@@ -525,19 +532,14 @@ int opt_check_args(struct optparser *p)
 	return 0;
 }
 
-int parse_long(const char *s, long min, long max, long *out)
+int opt_long(const struct ctx *ctx, const char *name, const char *val, long min, long max,
+	     long *out)
 {
-	char *end;
-	long v;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!parse_long(val, min, max, out))
+		return 0;
+	log_err(ctx, "Failed to parse %s '%s': expected a whole number from %ld to %ld", name, val, min,
+		max);
+	return -EINVAL;
 }
 
 /* Optimal string alignment distance: a swap of two letters counts as one edit. */

@@ -82,7 +82,8 @@ struct opt_refusal {
  * refuses an option of another.
  */
 struct opt_modes {
-	const char *const *names;	/* mode i as the user knows it: "probe -w"; NULL-terminated */
+	/* Mode @mode as the user knows it ("probe -w"); NULL past the last: the command's mode table. */
+	const char *(*name)(unsigned int mode);
 	const struct opt_refusal *refusals;	/* first that fits; NULL-line terminated */
 };
 
@@ -182,6 +183,8 @@ const char *opt_mode_name(const struct command *cmd, unsigned int mode);
  * Returns 0 or -EINVAL.
  */
 int opt_check_args(struct optparser *p);
+/* True when option @val (a short letter or OPT_LONG_BASE + n) is on the line opt_next() read. */
+bool opt_given(const struct optparser *p, int val);
 
 /*
  * --root and RDMACTL_ROOT (@from, for the message): check @dir is a
@@ -198,8 +201,13 @@ bool color_auto(void);
 /* Usage of @cmd (or of rdmactl when NULL) on @f. */
 void usage_print(FILE *f, const struct command *cmd);
 
-/* Parse a whole decimal number in [min, max]; 0 or -EINVAL. */
-int parse_long(const char *s, long min, long max, long *out);
+/*
+ * Option @name's value @val, a whole number in [min, max] (parse_long()),
+ * or the line that says what it should be: "Failed to parse --fanout '0':
+ * expected a whole number from 1 to 4096".  0 or -EINVAL.
+ */
+int opt_long(const struct ctx *ctx, const char *name, const char *val, long min, long max,
+	     long *out);
 
 /* "Did you mean": the closest of @n @words to @word, or NULL if none is close. */
 const char *closest_word(const char *word, const char *const *words, size_t n);

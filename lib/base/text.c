@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Text from outside made safe for a terminal and for JSON (see text.h). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,4 +283,19 @@ size_t json_make_utf8(struct json_object *obj)
 	default:
 		return 0;
 	}
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * Text from outside the program (sysfs and procfs files, --root trees,
  * snapshots, environment variables, peers, gathered node documents) made
- * safe to show.  A firmware string or a peer's message may carry terminal
+ * safe to show, and the whole numbers read out of it.  A firmware string or a peer's message may carry terminal
  * escapes ("\e]0;title\a", "\e[2J") or bytes that are not UTF-8; on a
  * terminal they are shown escaped, in JSON they become valid UTF-8.
  *
@@ -54,5 +54,13 @@ char *text_utf8(const char *s);
  * changed.
  */
 size_t json_make_utf8(struct json_object *obj);
+
+/*
+ * A whole decimal number in [min, max] from text of any source (an
+ * option, a file, a peer's "HOST:PORT"): no sign but '-', no leading
+ * space, nothing after it.  0 or -EINVAL; nothing said (opt_long() says
+ * it for an option).
+ */
+int parse_long(const char *s, long min, long max, long *out);
 
 #endif

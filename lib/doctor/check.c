@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/sysfs.h"
 #include "base/text.h"
 #include "doctor/check.h"
 #include "node/limits.h"
+#include "node/rdma_load.h"
 #include "node/versions.h"
 
 /*
@@ -123,7 +125,7 @@ void check_skip(struct check_result *r, const char *fmt, ...)
 /* ---- the node's facts, loaded on first use ---- */
 
 /* The directory of the libucp.so.0 a job would load, or "" (UCX reads ../etc/ucx/ucx.conf there). */
-static const char *ucx_libdir(struct doctor *d, char *buf, size_t len)
+static const char *ucx_libdir(struct node_facts *d, char *buf, size_t len)
 {
 	const char *lib = doctor_ucx(d)->lib, *slash = strrchr(lib, '/');
 
@@ -132,7 +134,7 @@ static const char *ucx_libdir(struct doctor *d, char *buf, size_t len)
 }
 
 /* @name's entry of the cache, resolved on first use; NULL when the cache is full. */
-static struct doctor_setting *setting(struct doctor *d, const char *name)
+static struct doctor_setting *setting(struct node_facts *d, const char *name)
 {
 	struct doctor_setting *ds;
 	char dir[4096];
@@ -157,7 +159,7 @@ static struct doctor_setting *setting(struct doctor *d, const char *name)
 	return ds;
 }
 
-const char *doctor_env(struct doctor *d, const char *name)
+const char *doctor_env(struct node_facts *d, const char *name)
 {
 	struct doctor_setting *ds = d ? setting(d, name) : NULL;
 	const char *v = ds ? ds->env : getenv(name);
@@ -167,14 +169,14 @@ const char *doctor_env(struct doctor *d, const char *name)
 	return v && *v ? v : NULL;
 }
 
-const char *doctor_env_file(struct doctor *d, const char *name)
+const char *doctor_env_file(struct node_facts *d, const char *name)
 {
 	struct doctor_setting *ds = d ? setting(d, name) : NULL;
 
 	return ds && ds->in_file && !ds->overridden && ds->s.value[0] ? ds->s.where : NULL;
 }
 
-void doctor_env_override(struct doctor *d, const char *name, bool on)
+void doctor_env_override(struct node_facts *d, const char *name, bool on)
 {
 	struct doctor_setting *ds = setting(d, name);
 
@@ -182,14 +184,14 @@ void doctor_env_override(struct doctor *d, const char *name, bool on)
 		ds->overridden = on;
 }
 
-bool doctor_env_overridden(struct doctor *d, const char *name)
+bool doctor_env_overridden(struct node_facts *d, const char *name)
 {
 	struct doctor_setting *ds = setting(d, name);
 
 	return ds && ds->overridden;
 }
 
-void doctor_env_overrides_clear(struct doctor *d)
+void doctor_env_overrides_clear(struct node_facts *d)
 {
 	size_t i;
 
@@ -197,7 +199,7 @@ void doctor_env_overrides_clear(struct doctor *d)
 		d->settings[i].overridden = false;
 }
 
-const char *doctor_env_said(struct doctor *d, const char *name, char *buf, size_t len)
+const char *doctor_env_said(struct node_facts *d, const char *name, char *buf, size_t len)
 {
 	struct doctor_setting *ds = setting(d, name);
 
@@ -207,7 +209,7 @@ const char *doctor_env_said(struct doctor *d, const char *name, char *buf, size_
 	return buf;
 }
 
-const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_t len)
+const char *doctor_env_drop(struct node_facts *d, const char *name, char *buf, size_t len)
 {
 	const char *file = doctor_env_file(d, name);
 
@@ -218,13 +220,13 @@ const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_
 	return buf;
 }
 
-void doctor_find_nccl(struct doctor *d)
+void doctor_find_nccl(struct node_facts *d)
 {
 	if (!d->nccl_version)
 		d->nccl_version = nccl_find(d->ctx, d->nccl_lib, sizeof(d->nccl_lib));
 }
 
-const struct ucx_install *doctor_ucx(struct doctor *d)
+const struct ucx_install *doctor_ucx(struct node_facts *d)
 {
 	if (!d->ucx_loaded) {
 		d->ucx_loaded = true;
@@ -233,7 +235,7 @@ const struct ucx_install *doctor_ucx(struct doctor *d)
 	return &d->ucx;
 }
 
-const struct fn_node *doctor_fns(struct doctor *d)
+const struct fn_node *doctor_fns(struct node_facts *d)
 {
 	int ret;
 
@@ -247,12 +249,12 @@ const struct fn_node *doctor_fns(struct doctor *d)
 	return &d->fns;
 }
 
-const struct rep *doctor_rep(struct doctor *d, const char *netdev)
+const struct rep *doctor_rep(struct node_facts *d, const char *netdev)
 {
 	return rep_of_netdev(doctor_fns(d), netdev);
 }
 
-const struct rdma_netns *doctor_netns(struct doctor *d)
+const struct rdma_netns *doctor_netns(struct node_facts *d)
 {
 	if (!d->ns_loaded) {
 		d->ns_loaded = true;
@@ -261,8 +263,26 @@ const struct rdma_netns *doctor_netns(struct doctor *d)
 	return &d->ns;
 }
 
-void doctor_free(struct doctor *d)
+void doctor_load(struct node_facts *d, struct ctx *ctx, enum job_kind target,
+		 const struct rdma_node *node)
+{
+	memset(d, 0, sizeof(*d));
+	d->ctx = ctx;
+	d->target = target;
+	if (node) {
+		d->node = *node;
+		return;
+	}
+	d->node_err = rdma_node_load(ctx, &d->node, RDMA_LOAD_GIDS);
+	d->node_owned = !d->node_err;
+	d->node_warnings = read_warnings(ctx);
+}
+
+void doctor_free(struct node_facts *d)
 {
 	fn_free(&d->fns);
 	d->fns_loaded = false;
+	if (d->node_owned)
+		rdma_node_free(&d->node);
+	d->node_owned = false;
 }

@@ -48,7 +48,7 @@ struct doctor_setting {
 #define DOCTOR_SETTINGS 24
 
 /* What every check may look at, loaded once. */
-struct doctor {
+struct node_facts {
 	struct ctx *ctx;
 	enum job_kind target;		/* --for; JOB_ANY when not given */
 	const char *user;		/* --user: whose login memlock.login checks; NULL: ours */
@@ -56,6 +56,7 @@ struct doctor {
 	unsigned int peer_port;		/* the probe server's TCP port */
 	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
 	struct rdma_node node;		/* devices, ports and GIDs */
+	bool node_owned;		/* doctor_load() loaded @node: doctor_free() frees it */
 	int node_err;			/* rdma_node_load()'s result */
 	size_t node_warnings;		/* read warnings up to the end of the load */
 	struct peer_node *pn;		/* NULL until check_peer asked, or unreachable */
@@ -94,36 +95,46 @@ void check_skip(struct check_result *r, const char *fmt, ...)
  * installed (node/libconf.h), read below the root.  A name doctor_env_override() marked reads as
  * unset.  @d NULL: the environment alone.
  */
-const char *doctor_env(struct doctor *d, const char *name);
+const char *doctor_env(struct node_facts *d, const char *name);
 /* Where doctor_env() found @name when a file set it ("/etc/nccl.conf:3"), else NULL. */
-const char *doctor_env_file(struct doctor *d, const char *name);
+const char *doctor_env_file(struct node_facts *d, const char *name);
 /*
  * rdmactl env exports @name, which outranks every file for both NCCL and
  * UCX: with @on, doctor_env() reads a file's value of it as unset, as the
  * job's library will once env's value is set (an environment value is
  * never overridden); without, as before.
  */
-void doctor_env_override(struct doctor *d, const char *name, bool on);
-bool doctor_env_overridden(struct doctor *d, const char *name);
+void doctor_env_override(struct node_facts *d, const char *name, bool on);
+bool doctor_env_overridden(struct node_facts *d, const char *name);
 /* Every override off again. */
-void doctor_env_overrides_clear(struct doctor *d);
+void doctor_env_overrides_clear(struct node_facts *d);
 /* "NAME=VALUE from FILE:LINE" when a file sets @name (overridden or not), else "" (into @buf). */
-const char *doctor_env_said(struct doctor *d, const char *name, char *buf, size_t len);
+const char *doctor_env_said(struct node_facts *d, const char *name, char *buf, size_t len);
 /* How a job drops @name: "unset NAME", or "delete NAME from FILE:LINE" (into @buf). */
-const char *doctor_env_drop(struct doctor *d, const char *name, char *buf, size_t len);
+const char *doctor_env_drop(struct node_facts *d, const char *name, char *buf, size_t len);
 
 /* The installed NCCL: fills d->nccl_version and d->nccl_lib once. */
-void doctor_find_nccl(struct doctor *d);
+void doctor_find_nccl(struct node_facts *d);
 /* The installed UCX (node/ucx.h), found on first use. */
-const struct ucx_install *doctor_ucx(struct doctor *d);
+const struct ucx_install *doctor_ucx(struct node_facts *d);
 
 /* The node's functions and representors (node/fn.h), loaded on first use. */
-const struct fn_node *doctor_fns(struct doctor *d);
+const struct fn_node *doctor_fns(struct node_facts *d);
 /* The representor @netdev is (uplinks of a switchdev eswitch included), or NULL. */
-const struct rep *doctor_rep(struct doctor *d, const char *netdev);
+const struct rep *doctor_rep(struct node_facts *d, const char *netdev);
 /* The RDMA netns mode and the devices of other namespaces, read on first use. */
-const struct rdma_netns *doctor_netns(struct doctor *d);
-/* What the helpers above loaded. */
-void doctor_free(struct doctor *d);
+const struct rdma_netns *doctor_netns(struct node_facts *d);
+/*
+ * The one loader of @d, for the doctor's checks and for what env and gids
+ * print through jobenv.h: every field zero but @ctx, the job kind
+ * @target and the node's model.  That is @node when the caller has it
+ * loaded (a copy; still the caller's to free), else loaded here with its
+ * GIDs, its result in d->node_err and the read warnings up to its end in
+ * d->node_warnings.  The rest is loaded on first use, by the helpers above.
+ */
+void doctor_load(struct node_facts *d, struct ctx *ctx, enum job_kind target,
+		 const struct rdma_node *node);
+/* What doctor_load() and the helpers above loaded. */
+void doctor_free(struct node_facts *d);
 
 #endif

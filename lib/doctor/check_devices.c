@@ -27,7 +27,7 @@ static void copy_str(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static bool path_exists(const struct doctor *d, const char *path)
+static bool path_exists(const struct node_facts *d, const char *path)
 {
 	DIR *dir;
 
@@ -39,7 +39,7 @@ static bool path_exists(const struct doctor *d, const char *path)
 }
 
 /* First entry of @dir (below the root) that is not "." , ".." or @except. */
-static bool first_entry(const struct doctor *d, const char *dir, const char *except,
+static bool first_entry(const struct node_facts *d, const char *dir, const char *except,
 			char *buf, size_t len)
 {
 	struct dirent *de;
@@ -59,7 +59,7 @@ static bool first_entry(const struct doctor *d, const char *dir, const char *exc
 }
 
 /* An up netdev to offer in "rdma link add ... netdev IF". */
-static void guess_netdev(const struct doctor *d, char *buf, size_t len)
+static void guess_netdev(const struct node_facts *d, char *buf, size_t len)
 {
 	char state[16];
 	struct dirent *de;
@@ -82,7 +82,7 @@ static void guess_netdev(const struct doctor *d, char *buf, size_t len)
 }
 
 /* Devices the kernel has but libibverbs did not open: provider or /dev missing. */
-static void devices_unopened(struct doctor *d, struct check_result *r, const char *kdev)
+static void devices_unopened(struct node_facts *d, struct check_result *r, const char *kdev)
 {
 	char path[256], driver[64] = "", node[64];
 
@@ -104,7 +104,7 @@ static void devices_unopened(struct doctor *d, struct check_result *r, const cha
 }
 
 /* No device in /sys/class/infiniband at all: which layer is missing. */
-static void devices_none(struct doctor *d, struct check_result *r)
+static void devices_none(struct node_facts *d, struct check_result *r)
 {
 	char ifname[32];
 
@@ -131,7 +131,7 @@ static void devices_none(struct doctor *d, struct check_result *r)
  * /dev/infiniband node exists.  True when it cannot be known (a --root
  * tree that did not record it).
  */
-static bool verbs_has(const struct doctor *d, const char *name)
+static bool verbs_has(const struct node_facts *d, const char *name)
 {
 	char *names = NULL;
 	bool found;
@@ -143,7 +143,7 @@ static bool verbs_has(const struct doctor *d, const char *name)
 }
 
 /* The netns mode, and the devices other namespaces hold (exclusive mode). */
-static void devices_netns(struct doctor *d, struct check_result *r)
+static void devices_netns(struct node_facts *d, struct check_result *r)
 {
 	const struct rdma_netns *ns = doctor_netns(d);
 	char list[512];
@@ -156,7 +156,7 @@ static void devices_netns(struct doctor *d, struct check_result *r)
 }
 
 /* None here, because exclusive mode gave them to other namespaces; true when so. */
-static bool devices_elsewhere(struct doctor *d, struct check_result *r)
+static bool devices_elsewhere(struct node_facts *d, struct check_result *r)
 {
 	char why[512], fix[256];
 
@@ -167,7 +167,7 @@ static bool devices_elsewhere(struct doctor *d, struct check_result *r)
 	return true;
 }
 
-void check_devices(struct doctor *d, struct check_result *r)
+void check_devices(struct node_facts *d, struct check_result *r)
 {
 	char kdev[64];
 	size_t i;

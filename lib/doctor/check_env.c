@@ -54,7 +54,7 @@ static char *names_join(const struct names *ns, char *buf, size_t len)
 	return buf;
 }
 
-static void dev_names(const struct doctor *d, struct names *ns)
+static void dev_names(const struct node_facts *d, struct names *ns)
 {
 	size_t i;
 
@@ -69,7 +69,7 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Network interfaces in /sys/class/net (below the root). */
-static void if_names(const struct doctor *d, struct names *ns)
+static void if_names(const struct node_facts *d, struct names *ns)
 {
 	struct dirent *de;
 	DIR *dd;
@@ -100,14 +100,14 @@ static const char *did_you_mean(const char *word, const struct names *ns, char *
 }
 
 /* The representor of another function @ifname is, or NULL (an uplink is none). */
-static const struct rep *fn_rep(struct doctor *d, const char *ifname)
+static const struct rep *fn_rep(struct node_facts *d, const char *ifname)
 {
 	const struct rep *rep = ifname[0] ? doctor_rep(d, ifname) : NULL;
 
 	return rep && rep->flavour != REP_PHYSICAL ? rep : NULL;
 }
 
-static bool is_netdev(const struct doctor *d, const char *name)
+static bool is_netdev(const struct node_facts *d, const char *name)
 {
 	char path[512];
 
@@ -124,7 +124,7 @@ static const char *const nccl_vars[] = {
 };
 static const char *const ucx_vars[] = { "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_TLS", NULL };
 
-static bool any_set(struct doctor *d, const char *const *vars)
+static bool any_set(struct node_facts *d, const char *const *vars)
 {
 	for (; *vars; vars++)
 		if (doctor_env(d, *vars))
@@ -133,7 +133,7 @@ static bool any_set(struct doctor *d, const char *const *vars)
 }
 
 /* "NAME=VALUE from FILE:LINE" for each of @vars a library's file sets: what the job runs with. */
-static void note_files(struct doctor *d, struct check_result *r, const char *const *vars)
+static void note_files(struct node_facts *d, struct check_result *r, const char *const *vars)
 {
 	char said[CHECK_TEXT];
 
@@ -150,7 +150,7 @@ static bool nccl_uses(const struct env_list *hca, const struct rdma_dev *dev,
 }
 
 /* Devices an entry matches; "" when none. */
-static void entry_matches(const struct doctor *d, const struct env_list *l, size_t k,
+static void entry_matches(const struct node_facts *d, const struct env_list *l, size_t k,
 			  char *buf, size_t len)
 {
 	size_t i, off = 0;
@@ -200,7 +200,7 @@ static void fixed_add(char *fixed, size_t len, const char *name, int port)
  * representor: none of its ports stands for another function, and one is
  * ACTIVE (on a DPU's Arm side, an SF's device).  NULL when none.
  */
-static const struct rdma_dev *job_device(struct doctor *d, int *port)
+static const struct rdma_dev *job_device(struct node_facts *d, int *port)
 {
 	size_t i;
 	unsigned int j, reps, active;
@@ -222,7 +222,7 @@ static const struct rdma_dev *job_device(struct doctor *d, int *port)
 }
 
 /* Add to @fixed what a representor entry should have named: its function, or a job device. */
-static void fixed_instead_of_rep(struct doctor *d, const struct rep *rep, char *fixed, size_t flen,
+static void fixed_instead_of_rep(struct node_facts *d, const struct rep *rep, char *fixed, size_t flen,
 				 bool with_port)
 {
 	const struct rdma_dev *dev;
@@ -235,7 +235,7 @@ static void fixed_instead_of_rep(struct doctor *d, const struct rep *rep, char *
 }
 
 /* An entry of NCCL_IB_HCA that names a netdev, not an RDMA device; true when so. */
-static bool nccl_hca_netdev(struct doctor *d, struct check_result *r, const char *val,
+static bool nccl_hca_netdev(struct node_facts *d, struct check_result *r, const char *val,
 			    const struct env_item *it, char *fixed, size_t flen)
 {
 	const struct rdma_dev *dev = NULL;
@@ -268,7 +268,7 @@ static bool nccl_hca_netdev(struct doctor *d, struct check_result *r, const char
  * switchdev eswitch's ports): NCCL would send there.  Their names go to
  * @reps, the entry's other ports to @own ("mlx5_0:5").
  */
-static void hca_rep_ports(struct doctor *d, const struct env_list *l, size_t k, char *reps,
+static void hca_rep_ports(struct node_facts *d, const struct env_list *l, size_t k, char *reps,
 			  size_t rlen, char *own, size_t olen)
 {
 	size_t i, ro = 0, oo = 0;
@@ -294,7 +294,7 @@ static void hca_rep_ports(struct doctor *d, const struct env_list *l, size_t k, 
 }
 
 /* True when the entry selects representor ports (noted, the fix in @fixed). */
-static bool nccl_hca_reps(struct doctor *d, struct check_result *r, const char *val,
+static bool nccl_hca_reps(struct node_facts *d, struct check_result *r, const char *val,
 			  const struct env_list *l, size_t k, char *fixed, size_t flen)
 {
 	char reps[256], own[128], entry[ENV_NAME_MAX + 8];
@@ -323,7 +323,7 @@ static bool nccl_hca_reps(struct doctor *d, struct check_result *r, const char *
  * it, else its first ACTIVE port (=mlx5_1:2 on a one-port mlx5_1 is
  * mlx5_1:1, not another device's port 2).
  */
-static void nccl_fix_entry(struct doctor *d, const struct env_item *it, const char *near,
+static void nccl_fix_entry(struct node_facts *d, const struct env_item *it, const char *near,
 			   char *fixed, size_t flen)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
@@ -348,7 +348,7 @@ static void nccl_fix_entry(struct doctor *d, const struct env_item *it, const ch
 }
 
 /* One entry of NCCL_IB_HCA; its corrected form goes to @fixed. */
-static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char *val,
+static void nccl_hca_entry(struct node_facts *d, struct check_result *r, const char *val,
 			   const struct env_list *l, size_t k, const struct names *devs,
 			   char *fixed, size_t flen)
 {
@@ -384,7 +384,7 @@ static void nccl_hca_entry(struct doctor *d, struct check_result *r, const char 
 	}
 }
 
-static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *hca)
+static void nccl_hca(struct node_facts *d, struct check_result *r, struct env_list *hca)
 {
 	const char *val = doctor_env(d, "NCCL_IB_HCA");
 	char err[160], sel[256] = "", fixed[512] = "";
@@ -423,7 +423,7 @@ static void nccl_hca(struct doctor *d, struct check_result *r, struct env_list *
 }
 
 /* NCCL takes interfaces with an IPv4 or IPv6 address (not ::1). */
-static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
+static bool if_usable(struct node_facts *d, const char *name, char *why, size_t len)
 {
 	struct netdev_info info;
 	char state[16] = "unknown";
@@ -449,7 +449,7 @@ static bool if_usable(struct doctor *d, const char *name, char *why, size_t len)
 	return ok;
 }
 
-static void nccl_ifname(struct doctor *d, struct check_result *r)
+static void nccl_ifname(struct node_facts *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "NCCL_SOCKET_IFNAME");
 	char err[160], hint[128], all[512], why[96] = "", sel[256] = "";
@@ -527,7 +527,7 @@ static bool ipv6_beside_ipv4(const struct rdma_gid *g, const struct rdma_gid *be
  * so no one value is the fix: the variable unset is (NCCL 2.21 and UCX
  * 1.7 find each port's entry; rdmactl env says where they cannot).
  */
-static void gid_index_port(struct doctor *d, struct check_result *r, const char *var, long index,
+static void gid_index_port(struct node_facts *d, struct check_result *r, const char *var, long index,
 			   const struct rdma_dev *dev, const struct rdma_port *p, bool spread)
 {
 	const struct rdma_gid *g = port_gid(p, (unsigned int)index);
@@ -579,13 +579,13 @@ static void gid_index_port(struct doctor *d, struct check_result *r, const char 
 		check_fix(r, "%s, and give %s/%u an IPv4 address", drop, dev->name, p->num);
 }
 
-static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p);
+static bool ucx_uses(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p);
 
 /*
  * Whether the RoCE ports a job uses (NCCL's by @hca, UCX's when NULL) need
  * different GID indexes: roce.gid's choice differs between two of them.
  */
-static bool indexes_spread(struct doctor *d, const struct env_list *hca)
+static bool indexes_spread(struct node_facts *d, const struct env_list *hca)
 {
 	struct gid_choice c;
 	long first = -1;
@@ -613,7 +613,7 @@ static bool indexes_spread(struct doctor *d, const struct env_list *hca)
  * passed to ibv_query_gid() as an index, which no port has, and NCCL
  * fails to open the device.
  */
-static void nccl_gid_auto(struct doctor *d, struct check_result *r, const struct env_list *hca)
+static void nccl_gid_auto(struct node_facts *d, struct check_result *r, const struct env_list *hca)
 {
 	const struct rdma_port *p = NULL;
 	struct gid_choice c;
@@ -643,7 +643,7 @@ static void nccl_gid_auto(struct doctor *d, struct check_result *r, const struct
 			  doctor_env_drop(d, "NCCL_IB_GID_INDEX", drop, sizeof(drop)));
 }
 
-static void nccl_gid_index(struct doctor *d, struct check_result *r, const struct env_list *hca)
+static void nccl_gid_index(struct node_facts *d, struct check_result *r, const struct env_list *hca)
 {
 	const char *val = doctor_env(d, "NCCL_IB_GID_INDEX");
 	char drop[400], read[48] = "";
@@ -684,7 +684,7 @@ static void nccl_gid_index(struct doctor *d, struct check_result *r, const struc
 		}
 }
 
-static void nccl_disable(struct doctor *d, struct check_result *r)
+static void nccl_disable(struct node_facts *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "NCCL_IB_DISABLE");
 	long v;
@@ -741,7 +741,7 @@ struct nccl_sel {
 };
 
 /* Parse the three selection variables; false (noted) when one is bad. */
-static bool nccl_sel_parse(struct doctor *d, struct check_result *r, struct nccl_sel *s)
+static bool nccl_sel_parse(struct node_facts *d, struct check_result *r, struct nccl_sel *s)
 {
 	const char *fam = doctor_env(d, "NCCL_IB_ADDR_FAMILY"), *ver = doctor_env(d, "NCCL_IB_ROCE_VERSION_NUM"),
 		   *range = doctor_env(d, "NCCL_IB_ADDR_RANGE");
@@ -805,7 +805,7 @@ static void nccl_sel_port(struct check_result *r, const struct nccl_sel *s,
 		  "set them to what 'rdmactl gids' shows");
 }
 
-static void nccl_selection(struct doctor *d, struct check_result *r, const struct env_list *hca)
+static void nccl_selection(struct node_facts *d, struct check_result *r, const struct env_list *hca)
 {
 	struct nccl_sel s;
 	size_t i;
@@ -830,7 +830,7 @@ static void nccl_selection(struct doctor *d, struct check_result *r, const struc
 		}
 }
 
-void check_env_nccl(struct doctor *d, struct check_result *r)
+void check_env_nccl(struct node_facts *d, struct check_result *r)
 {
 	struct env_list hca;
 
@@ -857,7 +857,7 @@ void check_env_nccl(struct doctor *d, struct check_result *r)
 /* ---- UCX ---- */
 
 /* A "dev:port" entry of UCX_NET_DEVICES; its corrected form goes to @fixed. */
-static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struct env_item *it,
+static void ucx_rdma_entry(struct node_facts *d, struct check_result *r, const struct env_item *it,
 			   const struct names *devs, char *fixed, size_t flen)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, it->name);
@@ -892,7 +892,7 @@ static void ucx_rdma_entry(struct doctor *d, struct check_result *r, const struc
  * true, noted), a netdev without an RDMA device (UCX runs only TCP on it:
  * a warning, false), or an RDMA port's netdev (false).
  */
-static bool ucx_netdev_role(struct doctor *d, struct check_result *r, const struct env_item *it,
+static bool ucx_netdev_role(struct node_facts *d, struct check_result *r, const struct env_item *it,
 			    char *fixed, size_t flen)
 {
 	const struct rdma_dev *dev = NULL;
@@ -915,7 +915,7 @@ static bool ucx_netdev_role(struct doctor *d, struct check_result *r, const stru
 }
 
 /* A name without a port: a network interface (UCX's TCP transport). */
-static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const struct env_item *it,
+static void ucx_netdev_entry(struct node_facts *d, struct check_result *r, const struct env_item *it,
 			     const struct names *ifs, char *fixed, size_t flen)
 {
 	char hint[128], state[16] = "unknown", all[512];
@@ -953,7 +953,7 @@ static void ucx_netdev_entry(struct doctor *d, struct check_result *r, const str
  * RDMA port's netdev.  The job's choice (env leaves it), said as
  * NCCL_IB_DISABLE=1 is, with the RDMA ports behind those interfaces.
  */
-static void ucx_tcp_alone(struct doctor *d, struct check_result *r, const struct env_list *l)
+static void ucx_tcp_alone(struct node_facts *d, struct check_result *r, const struct env_list *l)
 {
 	const struct rdma_dev *dev;
 	const struct rdma_port *p;
@@ -974,7 +974,7 @@ static void ucx_tcp_alone(struct doctor *d, struct check_result *r, const struct
 	check_fix(r, "add %s to UCX_NET_DEVICES for RDMA (or leave it for TCP)", behind);
 }
 
-static void ucx_devices(struct doctor *d, struct check_result *r)
+static void ucx_devices(struct node_facts *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "UCX_NET_DEVICES");
 	char err[160], fixed[512] = "";
@@ -1013,7 +1013,7 @@ static void ucx_devices(struct doctor *d, struct check_result *r)
  * The ports UCX opens: the ACTIVE ones, only those UCX_NET_DEVICES names
  * when it names any (a bad value counts as none: ucx_devices() says so).
  */
-static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
+static bool ucx_uses(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
 	struct ucx_tls t;
 
@@ -1026,7 +1026,7 @@ static bool ucx_uses(struct doctor *d, const struct rdma_dev *dev, const struct 
  * UCX_TLS: one without an InfiniBand/RoCE transport (rc, ud, dc) is the
  * job's choice of TCP or shared memory, said as NCCL_IB_DISABLE=1 is.
  */
-static void ucx_tls(struct doctor *d, struct check_result *r)
+static void ucx_tls(struct node_facts *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "UCX_TLS");
 	struct ucx_tls t;
@@ -1043,7 +1043,7 @@ static void ucx_tls(struct doctor *d, struct check_result *r)
 	check_fix(r, "unset UCX_TLS, or add rc (or ud, dc) to it");
 }
 
-static void ucx_gid_index(struct doctor *d, struct check_result *r)
+static void ucx_gid_index(struct node_facts *d, struct check_result *r)
 {
 	const char *val = doctor_env(d, "UCX_IB_GID_INDEX");
 	size_t i;
@@ -1067,7 +1067,7 @@ static void ucx_gid_index(struct doctor *d, struct check_result *r)
 					       &d->node.devs[i].ports[j], spread);
 }
 
-void check_env_ucx(struct doctor *d, struct check_result *r)
+void check_env_ucx(struct node_facts *d, struct check_result *r)
 {
 	if (d->target == JOB_NCCL || d->target == JOB_PERFTEST) {
 		check_skip(r, "--for %s: UCX's variables do not apply", job_kind_name(d->target));

@@ -51,7 +51,7 @@ static void fw_fix(struct check_result *r, const struct fw_source *src, const st
  * netdev, where RDMA and its bootstrap arrive, and may elsewhere.  @warn_only: the job may not need the port (a
  * warning at most).
  */
-static const struct fw_rule *check_port(const struct doctor *d, struct check_result *r,
+static const struct fw_rule *check_port(const struct node_facts *d, struct check_result *r,
 					const struct fw_source *src, enum fw_proto proto,
 					unsigned int port, const char *what, bool warn_only)
 {
@@ -71,7 +71,7 @@ static const struct fw_rule *check_port(const struct doctor *d, struct check_res
 }
 
 /* "32768	60999" from /proc/sys/net/ipv4/ip_local_port_range. */
-static void ephemeral_range(const struct doctor *d, unsigned int *lo, unsigned int *hi)
+static void ephemeral_range(const struct node_facts *d, unsigned int *lo, unsigned int *hi)
 {
 	char buf[64];
 
@@ -84,7 +84,7 @@ static void ephemeral_range(const struct doctor *d, unsigned int *lo, unsigned i
 	*hi = 60999;
 }
 
-static void check_source(struct doctor *d, struct check_result *r, const struct fw_source *src)
+static void check_source(struct node_facts *d, struct check_result *r, const struct fw_source *src)
 {
 	const struct fw_rule *rule;
 	unsigned int lo, hi, ports[3], i;
@@ -119,7 +119,7 @@ static void check_source(struct doctor *d, struct check_result *r, const struct 
 enum load { LOADED, ABSENT, UNRECORDED };
 
 /* Load one ruleset: LOADED, or ABSENT (the tool is not installed, or a note says why not). */
-static enum load load_source(struct doctor *d, struct check_result *r, struct fw_source *src,
+static enum load load_source(struct node_facts *d, struct check_result *r, struct fw_source *src,
 			     enum node_cmd cmd)
 {
 	char *text = NULL;
@@ -147,7 +147,7 @@ static enum load load_source(struct doctor *d, struct check_result *r, struct fw
 	return LOADED;
 }
 
-static void check_firewalld(struct doctor *d, struct check_result *r)
+static void check_firewalld(struct node_facts *d, struct check_result *r)
 {
 	bool enabled;
 
@@ -167,7 +167,7 @@ static void check_firewalld(struct doctor *d, struct check_result *r)
 		  "firewalld)", d->peer_port);
 }
 
-void check_firewall(struct doctor *d, struct check_result *r)
+void check_firewall(struct node_facts *d, struct check_result *r)
 {
 	struct fw_source nft = { "nftables", true }, ipt = { "iptables", false };
 	enum load have_nft, have_ipt;

@@ -18,7 +18,7 @@
 #include "node/netdev.h"
 
 /* IFF_UP of /sys/class/net/IF/flags ("0x1003"): up by the administrator. */
-static bool admin_up(const struct doctor *d, const char *ifname)
+static bool admin_up(const struct node_facts *d, const char *ifname)
 {
 	char path[64 + IF_NAMESIZE], buf[32];
 
@@ -26,7 +26,7 @@ static bool admin_up(const struct doctor *d, const char *ifname)
 	return read_line(d->ctx, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & 0x1);
 }
 
-static bool link_down(const struct doctor *d, const char *ifname)
+static bool link_down(const struct node_facts *d, const char *ifname)
 {
 	char state[16] = "unknown";
 
@@ -44,7 +44,7 @@ static char *name_of(const struct fn_node *f, const struct fn *fn, char *buf, si
 }
 
 /* A VF on a PF that is down: seen on the PF's netdev, or, in a container, on the VF's own. */
-static bool vf_pf_down(struct doctor *d, struct check_result *r, const struct fn *vf,
+static bool vf_pf_down(struct node_facts *d, struct check_result *r, const struct fn *vf,
 		       const struct fn *pf, const char *name)
 {
 	if (pf && pf->netdev[0] && link_down(d, pf->netdev)) {
@@ -67,7 +67,7 @@ static bool vf_pf_down(struct doctor *d, struct check_result *r, const struct fn
 	return true;
 }
 
-static void check_vf(struct doctor *d, struct check_result *r, const struct fn_node *f,
+static void check_vf(struct node_facts *d, struct check_result *r, const struct fn_node *f,
 		     const struct fn *vf)
 {
 	const struct fn *pf = fn_find(f, vf->parent);
@@ -120,7 +120,7 @@ static void check_sf(struct check_result *r, const struct fn_node *f, const stru
 		   sf->netdev[0] ? " (" : "", sf->netdev, sf->netdev[0] ? ")" : "");
 }
 
-void check_functions(struct doctor *d, struct check_result *r)
+void check_functions(struct node_facts *d, struct check_result *r)
 {
 	const struct fn_node *f = doctor_fns(d);
 	size_t i;

@@ -16,7 +16,7 @@
 #include "doctor/check.h"
 #include "doctor/checks.h"
 
-static bool dir_exists(const struct doctor *d, const char *path)
+static bool dir_exists(const struct node_facts *d, const char *path)
 {
 	DIR *dd;
 
@@ -27,7 +27,7 @@ static bool dir_exists(const struct doctor *d, const char *path)
 }
 
 /* The peer-memory client's version, or its module; "" when neither. */
-static bool peermem(const struct doctor *d, char *buf, size_t len)
+static bool peermem(const struct node_facts *d, char *buf, size_t len)
 {
 	static const char *const files[] = {
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",
@@ -49,7 +49,7 @@ static bool peermem(const struct doctor *d, char *buf, size_t len)
 }
 
 /* Open kernel modules on Linux 5.12+: ibv_reg_dmabuf_mr works with GPU memory. */
-static bool dmabuf(const struct doctor *d, char *buf, size_t len)
+static bool dmabuf(const struct node_facts *d, char *buf, size_t len)
 {
 	char kver[64];
 	char *text = NULL;
@@ -67,7 +67,7 @@ static bool dmabuf(const struct doctor *d, char *buf, size_t len)
 	return open_km && (major > 5 || (major == 5 && minor >= 12));
 }
 
-void check_gpudirect(struct doctor *d, struct check_result *r)
+void check_gpudirect(struct node_facts *d, struct check_result *r)
 {
 	char drv[64] = "", how[128] = "";
 

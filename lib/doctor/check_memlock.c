@@ -71,7 +71,7 @@ static void report_exempt(struct check_result *r, const struct memlock *m, const
 }
 
 /* @m judged as `rdmactl limits` judges it (limits_judge_node()), told as a check. */
-static void report(struct doctor *d, struct check_result *r, struct memlock *m)
+static void report(struct node_facts *d, struct check_result *r, struct memlock *m)
 {
 	char soft[32], hard[32], note[LIMIT_SRC_LEN + 256];
 
@@ -95,7 +95,7 @@ static void report(struct doctor *d, struct check_result *r, struct memlock *m)
 		add_fix(r, m->fix);
 }
 
-void check_memlock_shell(struct doctor *d, struct check_result *r)
+void check_memlock_shell(struct node_facts *d, struct check_result *r)
 {
 	struct memlock m;
 	int ret = limits_process(d->ctx, 0, &m);
@@ -108,7 +108,7 @@ void check_memlock_shell(struct doctor *d, struct check_result *r)
 	report(d, r, &m);
 }
 
-void check_memlock_login(struct doctor *d, struct check_result *r)
+void check_memlock_login(struct node_facts *d, struct check_result *r)
 {
 	struct memlock m;
 	/* A --user the node lacks never gets here: doctor refuses it first (exit 2). */
@@ -123,7 +123,7 @@ void check_memlock_login(struct doctor *d, struct check_result *r)
 	report(d, r, &m);
 }
 
-void check_memlock_systemd(struct doctor *d, struct check_result *r)
+void check_memlock_systemd(struct node_facts *d, struct check_result *r)
 {
 	struct memlock m;
 	int ret = limits_systemd(d->ctx, &m);

@@ -84,7 +84,7 @@ static int resolve(struct peer_node *pn, const char *host)
 }
 
 /* The probe client's settings for a short session with the peer. */
-static void peer_cfg(const struct doctor *d, struct probe_cfg *cfg)
+static void peer_cfg(const struct node_facts *d, struct probe_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->port = (uint16_t)d->peer_port;
@@ -97,7 +97,7 @@ static void peer_cfg(const struct doctor *d, struct probe_cfg *cfg)
  * HELLO (and the token's proof) as the probe client does them, then
  * NODE_INFO_REQ, on a connection of its own.
  */
-static void ask_node_info(struct doctor *d, struct peer_node *pn)
+static void ask_node_info(struct node_facts *d, struct peer_node *pn)
 {
 	struct probe_frame f = { .type = PROBE_MSG_NODE_INFO_REQ };
 	struct probe_hello hello;
@@ -145,7 +145,7 @@ static void on_counters(struct probe_report *rep, const char *dev, unsigned int 
 	pn->counted = true;
 }
 
-static int run_probe(struct doctor *d, struct peer_node *pn, enum probe_transport tr)
+static int run_probe(struct node_facts *d, struct peer_node *pn, enum probe_transport tr)
 {
 	struct probe_report rep = { .setup = on_setup, .row = on_row, .counters = on_counters,
 				    .arg = pn };
@@ -161,7 +161,7 @@ static int run_probe(struct doctor *d, struct peer_node *pn, enum probe_transpor
 }
 
 /* Ask the peer everything once; NULL without --peer. */
-static struct peer_node *peer_get(struct doctor *d)
+static struct peer_node *peer_get(struct node_facts *d)
 {
 	struct peer_node *pn;
 
@@ -204,7 +204,7 @@ static struct peer_node *peer_get(struct doctor *d)
 	return pn;
 }
 
-void doctor_peer_free(struct doctor *d)
+void doctor_peer_free(struct node_facts *d)
 {
 	if (!d->pn)
 		return;
@@ -251,7 +251,7 @@ static const char *refusal(int err)
 	}
 }
 
-static void refusal_fix(struct doctor *d, struct check_result *r, int err)
+static void refusal_fix(struct node_facts *d, struct check_result *r, int err)
 {
 	if (err == -EACCES)
 		check_fix(r, "set RDMACTL_TOKEN (or --token) to the token of the probe server on %s",
@@ -260,7 +260,7 @@ static void refusal_fix(struct doctor *d, struct check_result *r, int err)
 		check_fix(r, "run the same rdmactl version on both nodes");
 }
 
-void doctor_peer_mtu(struct doctor *d, struct check_result *r)
+void doctor_peer_mtu(struct node_facts *d, struct check_result *r)
 {
 	struct peer_node *pn = peer_get(d);
 	struct json_object *nd;
@@ -281,7 +281,7 @@ void doctor_peer_mtu(struct doctor *d, struct check_result *r)
 	check_fix(r, "give both netdevs the same MTU (ip link set IF mtu 9000 on each node)");
 }
 
-void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *kernel,
+void doctor_peer_versions(struct node_facts *d, struct check_result *r, const char *kernel,
 			  const char *rdma_core)
 {
 	struct peer_node *pn = peer_get(d);
@@ -316,7 +316,7 @@ void doctor_peer_versions(struct doctor *d, struct check_result *r, const char *
 		check_note(r, CHECK_OK, "peer %s: the same kernel and rdma-core", d->peer);
 }
 
-void doctor_peer_firewall(struct doctor *d, struct check_result *r)
+void doctor_peer_firewall(struct node_facts *d, struct check_result *r)
 {
 	struct peer_node *pn = peer_get(d);
 
@@ -361,7 +361,7 @@ void doctor_peer_firewall(struct doctor *d, struct check_result *r)
 /* ---- the peer check itself ---- */
 
 /* The local address on @ifname whose prefix holds @ip; false when none. */
-static bool same_subnet(struct doctor *d, const char *ifname, const char *ip, char *mine,
+static bool same_subnet(struct node_facts *d, const char *ifname, const char *ip, char *mine,
 			size_t len)
 {
 	struct netdev_info info;
@@ -389,7 +389,7 @@ static bool same_subnet(struct doctor *d, const char *ifname, const char *ip, ch
 	return found;
 }
 
-static void peer_route(struct doctor *d, struct check_result *r, struct peer_node *pn)
+static void peer_route(struct node_facts *d, struct check_result *r, struct peer_node *pn)
 {
 	const struct rdma_dev *dev = NULL;
 	const struct rdma_port *p;
@@ -434,7 +434,7 @@ static void peer_gids(struct check_result *r, const struct peer_node *pn)
 	}
 }
 
-static void peer_bandwidth(struct doctor *d, struct check_result *r, const struct peer_node *pn)
+static void peer_bandwidth(struct node_facts *d, struct check_result *r, const struct peer_node *pn)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
 	const struct rdma_port *p = dev ? rdma_port_find(dev, pn->sum.local.port_num) : NULL;
@@ -481,7 +481,7 @@ static uint64_t peer_packets(const struct peer_node *pn)
  * Lost packets are NAKed as sequence errors, and a loss rate that matters
  * makes far more timeouts than that.
  */
-static bool peer_late_acks(struct doctor *d, const struct peer_node *pn, uint64_t packets)
+static bool peer_late_acks(struct node_facts *d, const struct peer_node *pn, uint64_t packets)
 {
 	const struct rdma_dev *dev = rdma_dev_find(&d->node, pn->sum.local.dev);
 	int64_t timeouts = hwcnt_ack_timeouts_only(&pn->grew);
@@ -491,7 +491,7 @@ static bool peer_late_acks(struct doctor *d, const struct peer_node *pn, uint64_
 }
 
 /* Packets lost during the probe show in the port's counters, whatever the bandwidth. */
-static void peer_losses(struct doctor *d, struct check_result *r, const struct peer_node *pn)
+static void peer_losses(struct node_facts *d, struct check_result *r, const struct peer_node *pn)
 {
 	uint64_t packets = peer_packets(pn);
 	char list[256] = "";
@@ -517,7 +517,7 @@ static void peer_losses(struct doctor *d, struct check_result *r, const struct p
 		  "shows whether the counters keep growing", d->peer);
 }
 
-void check_peer(struct doctor *d, struct check_result *r)
+void check_peer(struct node_facts *d, struct check_result *r)
 {
 	struct peer_node *pn;
 

@@ -42,7 +42,7 @@ struct qos_tc {
 /* ---- the job's side ---- */
 
 /* An integer variable NCCL reads (nccl_parse_int()), or @dflt; its text in @t->said. */
-static void nccl_tc(struct doctor *d, struct qos_tc *t, const char *name, int dflt)
+static void nccl_tc(struct node_facts *d, struct qos_tc *t, const char *name, int dflt)
 {
 	const char *v = doctor_env(d, name);
 	long long n = 0;
@@ -58,7 +58,7 @@ static void nccl_tc(struct doctor *d, struct qos_tc *t, const char *name, int df
 }
 
 /* NCCL_IB_SL as NCCL reads it: 0 unless set. */
-static int nccl_sl(struct doctor *d)
+static int nccl_sl(struct node_facts *d)
 {
 	const char *v = doctor_env(d, "NCCL_IB_SL");
 	long long n = 0;
@@ -72,7 +72,7 @@ static int nccl_sl(struct doctor *d)
  * writes the CTS (fifo) messages back, with NCCL_IB_FIFO_TC when set
  * (2.22.3 and later; RoCE only), else the same.
  */
-static size_t nccl_tcs(struct doctor *d, struct check_result *r, struct qos_tc *t)
+static size_t nccl_tcs(struct node_facts *d, struct check_result *r, struct qos_tc *t)
 {
 	size_t n = 1;
 
@@ -97,7 +97,7 @@ static size_t nccl_tcs(struct doctor *d, struct check_result *r, struct qos_tc *
  * /sys/class/infiniband/DEV/tc/PORT/traffic_class, "Global tclass=N"),
  * else its RoCE v2 default, 106 (1.6 to 1.20 always).
  */
-static int ucx_auto_tc(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
+static int ucx_auto_tc(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p,
 		       char *why, size_t len)
 {
 	const struct ucx_install *u = doctor_ucx(d);
@@ -119,7 +119,7 @@ static int ucx_auto_tc(struct doctor *d, const struct rdma_dev *dev, const struc
 }
 
 /* UCX_IB_SL: "auto" picks 0 on RoCE; a number is the level. */
-static int ucx_sl(struct doctor *d)
+static int ucx_sl(struct node_facts *d)
 {
 	const char *v = doctor_env(d, "UCX_IB_SL");
 	long n;
@@ -128,7 +128,7 @@ static int ucx_sl(struct doctor *d)
 }
 
 /* UCX_IB_TRAFFIC_CLASS (uct_ib_iface_config_table[]): "auto" or a number, else UCX fails. */
-static size_t ucx_tcs(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
+static size_t ucx_tcs(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p,
 		      struct qos_tc *t)
 {
 	const char *v = doctor_env(d, "UCX_IB_TRAFFIC_CLASS");
@@ -154,7 +154,7 @@ static size_t ucx_tcs(struct doctor *d, const struct rdma_dev *dev, const struct
  * made the device's directory (mkdir /sys/kernel/config/rdma_cm/DEV),
  * else the kernel's default, 0.
  */
-static int roce_tos(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
+static int roce_tos(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p,
 		    bool *set)
 {
 	char path[256], buf[16];
@@ -170,7 +170,7 @@ static int roce_tos(struct doctor *d, const struct rdma_dev *dev, const struct r
  * given) over verbs, and with -R through rdma_cm, whose TOS is --tos or
  * else the port's default_roce_tos.
  */
-static size_t perftest_tcs(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
+static size_t perftest_tcs(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p,
 			   struct qos_tc *t)
 {
 	bool set;
@@ -186,7 +186,7 @@ static size_t perftest_tcs(struct doctor *d, const struct rdma_dev *dev, const s
 }
 
 /* The classes of a job of kind @k on @dev/@p; of JOB_ANY, those the job set. */
-static size_t job_tcs(struct doctor *d, struct check_result *r, enum job_kind k,
+static size_t job_tcs(struct node_facts *d, struct check_result *r, enum job_kind k,
 		      const struct rdma_dev *dev, const struct rdma_port *p, struct qos_tc *t)
 {
 	size_t n = 0;
@@ -210,7 +210,7 @@ static size_t job_tcs(struct doctor *d, struct check_result *r, enum job_kind k,
 }
 
 /* Whether the job --for names uses @p (NCCL_IB_HCA; UCX_TLS and UCX_NET_DEVICES). */
-static bool job_uses(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
+static bool job_uses(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
 	struct env_list hca;
 	struct ucx_tls tls;
@@ -243,7 +243,7 @@ struct qos_nic {
 };
 
 /* The priority a packet of @t gets on @nic, and how, in @how. */
-static int qos_prio(struct doctor *d, const struct qos_nic *nic, const struct qos_tc *t, char *how,
+static int qos_prio(struct node_facts *d, const struct qos_nic *nic, const struct qos_tc *t, char *how,
 		    size_t len)
 {
 	unsigned int dscp = (unsigned int)t->tc >> 2;
@@ -273,7 +273,7 @@ static int qos_prio(struct doctor *d, const struct qos_nic *nic, const struct qo
 }
 
 /* Whether priority @prio is lossless on @nic: 2 by PFC, 1 by ECN, 0 lossy, -1 ECN unknown. */
-static int lossless(struct doctor *d, const struct qos_nic *nic, int prio)
+static int lossless(struct node_facts *d, const struct qos_nic *nic, int prio)
 {
 	int ecn;
 
@@ -284,7 +284,7 @@ static int lossless(struct doctor *d, const struct qos_nic *nic, int prio)
 }
 
 /* The lowest priority with PFC, else with ECN; -1 when none is lossless. */
-static int lossless_prio(struct doctor *d, const struct qos_nic *nic)
+static int lossless_prio(struct node_facts *d, const struct qos_nic *nic)
 {
 	int p;
 
@@ -353,7 +353,7 @@ static void fix_pfc(struct check_result *r, const struct qos_nic *nic, int prio)
  * one is lossless already, and the job's DSCP mapped there; a job on DSCP
  * 0, the class all other traffic shares, moves to 26 (class 106) first.
  */
-static void fix_lossy(struct doctor *d, struct check_result *r, const struct qos_nic *nic,
+static void fix_lossy(struct node_facts *d, struct check_result *r, const struct qos_nic *nic,
 		      const struct qos_tc *t, const struct rdma_dev *dev, const struct rdma_port *p)
 {
 	int good = lossless_prio(d, nic), to, dscp = t->tc >> 2;
@@ -389,7 +389,7 @@ static void fix_lossy(struct doctor *d, struct check_result *r, const struct qos
 }
 
 /* Where the congestion notifications ECN relies on go (mlx5's roce_np), when it says. */
-static void note_cnp(struct doctor *d, struct check_result *r, const struct qos_nic *nic)
+static void note_cnp(struct node_facts *d, struct check_result *r, const struct qos_nic *nic)
 {
 	int prio, dscp;
 
@@ -400,7 +400,7 @@ static void note_cnp(struct doctor *d, struct check_result *r, const struct qos_
 }
 
 /* One class on one port: its priority and verdict (its DSCP said with the class). */
-static void judge_tc(struct doctor *d, struct check_result *r, const struct qos_nic *nic,
+static void judge_tc(struct node_facts *d, struct check_result *r, const struct qos_nic *nic,
 		     const struct qos_tc *t, const struct rdma_dev *dev, const struct rdma_port *p)
 {
 	char how[96];
@@ -442,7 +442,7 @@ static const char *dcb_why(int err, char *buf, size_t len)
 }
 
 /* The port's netdev and, when the job's GID is on a VLAN on it, the VLAN. */
-static void nic_load(struct doctor *d, const struct rdma_port *p, struct qos_nic *nic)
+static void nic_load(struct node_facts *d, const struct rdma_port *p, struct qos_nic *nic)
 {
 	struct gid_choice c;
 
@@ -454,7 +454,7 @@ static void nic_load(struct doctor *d, const struct rdma_port *p, struct qos_nic
 }
 
 /* One port: each class judged; 1 when its DCB could be read, else its reason in @skip. */
-static int judge_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static int judge_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p, struct check_result *skip)
 {
 	struct qos_tc t[QOS_TCS];
@@ -477,7 +477,7 @@ static int judge_port(struct doctor *d, struct check_result *r, const struct rdm
 	return 1;
 }
 
-void check_roce_qos(struct doctor *d, struct check_result *r)
+void check_roce_qos(struct node_facts *d, struct check_result *r)
 {
 	struct check_result *skip = calloc(1, sizeof(*skip));
 	size_t i, judged = 0, ports = 0;
@@ -510,7 +510,7 @@ out:
 	free(skip);
 }
 
-int doctor_qos_tc(struct doctor *d, enum job_kind k, const struct rdma_dev *dev,
+int doctor_qos_tc(struct node_facts *d, enum job_kind k, const struct rdma_dev *dev,
 		  const struct rdma_port *p)
 {
 	struct check_result *scratch;

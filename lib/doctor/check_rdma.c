@@ -17,7 +17,7 @@
 #include "node/netdev.h"
 
 /* Skip a check that needs devices when there are none; true when skipped. */
-static bool need_devices(const struct doctor *d, struct check_result *r)
+static bool need_devices(const struct node_facts *d, struct check_result *r)
 {
 	if (d->node.n)
 		return false;
@@ -31,7 +31,7 @@ static bool is_roce(const struct rdma_port *p)
 }
 
 /* A port that stands for another function on a switchdev eswitch (not the uplink). */
-static bool fn_rep_port(struct doctor *d, const struct rdma_port *p)
+static bool fn_rep_port(struct node_facts *d, const struct rdma_port *p)
 {
 	const struct rep *rep = doctor_rep(d, p->netdev);
 
@@ -95,7 +95,7 @@ static void bond_slave_fix(struct check_result *r, const char *bond, const struc
  * MACs or IP addresses only, which puts all RoCE v2 traffic to one peer
  * on one slave.
  */
-static void port_bond(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void port_bond(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p, const char *ifname)
 {
 	char say[64 + NETDEV_BOND_SLAVES * (IF_NAMESIZE + 8)];
@@ -127,7 +127,7 @@ static void port_bond(struct doctor *d, struct check_result *r, const struct rdm
  * An active port whose traffic leaves by a netdev stacked on its own (a
  * VLAN, a bond): that netdev must be up too; and a bond said.
  */
-static void port_carrier(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void port_carrier(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 			 const struct rdma_port *p)
 {
 	const struct rdma_gid *g = stacked_carrier(p);
@@ -144,7 +144,7 @@ static void port_carrier(struct doctor *d, struct check_result *r, const struct 
 		port_bond(d, r, dev, p, g ? g->netdev : p->netdev);
 }
 
-void check_ports(struct doctor *d, struct check_result *r)
+void check_ports(struct node_facts *d, struct check_result *r)
 {
 	size_t i;
 	unsigned int j, reps = 0;
@@ -184,7 +184,7 @@ void check_ports(struct doctor *d, struct check_result *r)
  * (VLAN 100 on ens19f0np0)" for one stacked on the port's netdev, whose
  * address, MTU and state are the ones that count; else the port's netdev.
  */
-static const char *gid_carrier(struct doctor *d, const struct rdma_port *p,
+static const char *gid_carrier(struct node_facts *d, const struct rdma_port *p,
 			       const struct rdma_gid *g, char *buf, size_t len)
 {
 	char how[64];
@@ -197,7 +197,7 @@ static const char *gid_carrier(struct doctor *d, const struct rdma_port *p,
 	return buf;
 }
 
-static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void roce_ipv4_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 			   const struct rdma_port *p)
 {
 	char v4[INET_ADDRSTRLEN], gid[48], nd[IF_NAMESIZE + 80];
@@ -221,7 +221,7 @@ static void roce_ipv4_port(struct doctor *d, struct check_result *r, const struc
 		  p->netdev[0] ? p->netdev : "IF");
 }
 
-bool doctor_each_roce_port(struct doctor *d, struct check_result *r, roce_port_fn *fn,
+bool doctor_each_roce_port(struct node_facts *d, struct check_result *r, roce_port_fn *fn,
 			   const char *why_none)
 {
 	size_t i;
@@ -240,7 +240,7 @@ bool doctor_each_roce_port(struct doctor *d, struct check_result *r, roce_port_f
 	return true;
 }
 
-void check_roce_ipv4(struct doctor *d, struct check_result *r)
+void check_roce_ipv4(struct node_facts *d, struct check_result *r)
 {
 	doctor_each_roce_port(d, r, roce_ipv4_port, "no RoCE port (InfiniBand only)");
 }
@@ -253,7 +253,7 @@ static char *nccl_ver_str(int v, char *buf, size_t len)
 }
 
 /* What NCCL does with the GID table when NCCL_IB_GID_INDEX is unset. */
-static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int index)
+static void roce_gid_nccl(struct node_facts *d, struct check_result *r, unsigned int index)
 {
 	char ver[16];
 
@@ -278,7 +278,7 @@ static void roce_gid_nccl(struct doctor *d, struct check_result *r, unsigned int
 	}
 }
 
-static void roce_gid_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void roce_gid_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 			  const struct rdma_port *p)
 {
 	struct gid_choice c;
@@ -309,7 +309,7 @@ static void roce_gid_port(struct doctor *d, struct check_result *r, const struct
  * each port's entry itself: the plan rdmactl env follows, so that env
  * refuses a node exactly where this check fails it, with these words.
  */
-static void roce_gid_plan(struct doctor *d, struct check_result *r, enum job_kind f)
+static void roce_gid_plan(struct node_facts *d, struct check_result *r, enum job_kind f)
 {
 	struct jobenv e;
 	int ret = jobenv_build(d, f, NULL, 0, &e);
@@ -323,7 +323,7 @@ static void roce_gid_plan(struct doctor *d, struct check_result *r, enum job_kin
 	jobenv_free(&e);
 }
 
-void check_roce_gid(struct doctor *d, struct check_result *r)
+void check_roce_gid(struct node_facts *d, struct check_result *r)
 {
 	struct check_result plan = { 0 };
 
@@ -364,7 +364,7 @@ static void mtu_unknown(struct check_result *r, const struct rdma_dev *dev,
 			   p->num, p->active_mtu, p->max_mtu);
 }
 
-static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void mtu_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
 	const struct rdma_gid *g = stacked_carrier(p);
@@ -395,7 +395,7 @@ static void mtu_port(struct doctor *d, struct check_result *r, const struct rdma
 		  "nmcli con mod %s 802-3-ethernet.mtu 9000)", ifn, ifn);
 }
 
-void check_mtu(struct doctor *d, struct check_result *r)
+void check_mtu(struct node_facts *d, struct check_result *r)
 {
 	if (doctor_each_roce_port(d, r, mtu_port,
 			   "no RoCE port (InfiniBand MTUs are set by the subnet manager)"))

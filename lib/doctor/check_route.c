@@ -157,7 +157,7 @@ static bool table_offered(uint32_t t)
  * names, else one of its own, unused, from its netdev's ifindex (one
  * rail, one table; two rails never get the same).  *@have: the rule is there.
  */
-static uint32_t rail_table(struct doctor *d, const struct route_policy *rp,
+static uint32_t rail_table(struct node_facts *d, const struct route_policy *rp,
 			   const struct rail *ra, bool *have)
 {
 	char path[64 + IF_NAMESIZE], buf[16];
@@ -186,7 +186,7 @@ static uint32_t rail_table(struct doctor *d, const struct route_policy *rp,
 }
 
 /* The effective conf value, -1 when it cannot be read. */
-static int conf(struct doctor *d, const char *ifname, const char *name)
+static int conf(struct node_facts *d, const char *ifname, const char *name)
 {
 	int v;
 
@@ -217,7 +217,7 @@ static void why(struct verdict *v, const char *fmt, ...)
 }
 
 /* The route from the address: the rule and table the kernel takes, or the fix that makes them. */
-static void judge_route(struct doctor *d, struct check_result *r, const struct rail *ra,
+static void judge_route(struct node_facts *d, struct check_result *r, const struct rail *ra,
 			struct verdict *v, bool *route_ok)
 {
 	const struct route_rule *rule = NULL;
@@ -249,7 +249,7 @@ static void judge_route(struct doctor *d, struct check_result *r, const struct r
 }
 
 /* rp_filter, arp_ignore, arp_announce of the rail's netdev; @keep gathers the lasting lines. */
-static void judge_sysctls(struct doctor *d, struct check_result *r, const struct rail *ra,
+static void judge_sysctls(struct node_facts *d, struct check_result *r, const struct rail *ra,
 			  struct verdict *v, bool route_ok, char *keep, size_t keeplen)
 {
 	int rp = conf(d, ra->ifname, "rp_filter"), ai = conf(d, ra->ifname, "arp_ignore");
@@ -288,7 +288,7 @@ static char keep[1024];
 static bool keep_routes;
 static unsigned int seen, judged;
 
-static void route_port(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+static void route_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		       const struct rdma_port *p)
 {
 	struct verdict v = { .at = 0 };
@@ -327,7 +327,7 @@ static void route_port(struct doctor *d, struct check_result *r, const struct rd
 		   v.at ? v.why : "");
 }
 
-void check_roce_route(struct doctor *d, struct check_result *r)
+void check_roce_route(struct node_facts *d, struct check_result *r)
 {
 	struct route_policy rp;
 	int ret;

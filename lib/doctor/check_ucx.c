@@ -28,7 +28,7 @@ static const char *ucx_release(const struct ucx_install *u, char *buf, size_t le
  * Whether UCX_TLS (an RDMA transport: node/envparse.h) and UCX_NET_DEVICES
  * (unset, "all", or DEV:PORT entries) let UCX use @dev/@p.
  */
-static bool ucx_selects_rdma(struct doctor *d)
+static bool ucx_selects_rdma(struct node_facts *d)
 {
 	struct ucx_tls t;
 
@@ -36,7 +36,7 @@ static bool ucx_selects_rdma(struct doctor *d)
 	return t.rdma;
 }
 
-static bool ucx_selects(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p)
+static bool ucx_selects(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p)
 {
 	return ucx_selects_rdma(d) &&
 	       ucx_list_selects(doctor_env(d, "UCX_NET_DEVICES"), dev->name, (int)p->num);
@@ -55,7 +55,7 @@ struct ucx_setting {
  * UCX_UD_ETH_DGID_CHECK (as ucx_info -c shows), each from the
  * environment before UCX's files (doctor_env()).  True when one is set.
  */
-static bool dgid_check_setting(struct doctor *d, struct ucx_setting *s)
+static bool dgid_check_setting(struct node_facts *d, struct ucx_setting *s)
 {
 	static const char *const names[] = { "UCX_UD_VERBS_ETH_DGID_CHECK", "UCX_UD_ETH_DGID_CHECK" };
 	size_t i;
@@ -99,7 +99,7 @@ static void port_needs(struct check_result *r, const char *why, const struct ucx
 		check_fix(r, "export UCX_UD_VERBS_ETH_DGID_CHECK=n (or install UCX 1.19 or later)");
 }
 
-void check_ucx_ud_dgid(struct doctor *d, struct check_result *r)
+void check_ucx_ud_dgid(struct node_facts *d, struct check_result *r)
 {
 	/* Default mode: a node that also runs NCCL or perftest keeps UCX for Open MPI alone. */
 	enum check_status bad = DOCTOR_FOR_UCX(d) ? CHECK_FAIL : CHECK_WARN;

@@ -12,7 +12,7 @@
 #include "doctor/checks.h"
 #include "node/versions.h"
 
-void check_versions(struct doctor *d, struct check_result *r)
+void check_versions(struct node_facts *d, struct check_result *r)
 {
 	char kernel[128] = "", core[32] = "", lib[256], ofed[128];
 	int ret;

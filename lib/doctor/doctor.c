@@ -206,7 +206,7 @@ static void add_problem(char *buf, size_t len, const char *id)
  * instead of a verdict built on missing data ("check the cable" for a
  * port state nobody could read).
  */
-static void unread(const struct doctor *d, struct check_result *r, size_t from, size_t to)
+static void unread(const struct node_facts *d, struct check_result *r, size_t from, size_t to)
 {
 	struct json_object *w = json_object_array_get_idx(d->ctx->warnings, from), *p, *e;
 
@@ -221,7 +221,7 @@ static void unread(const struct doctor *d, struct check_result *r, size_t from, 
 			       : "make the file readable, or record the node again (rdmactl snapshot)");
 }
 
-void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c)
+void doctor_run(struct node_facts *d, const bool *sel, struct table *t, struct doctor_counts *c)
 {
 	struct check_result *r;
 	size_t i, before;

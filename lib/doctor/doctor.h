@@ -35,7 +35,7 @@ struct check {
 	const char *reads;
 	const char *fails;
 	const char *fix;
-	void (*fn)(struct doctor *d, struct check_result *r);
+	void (*fn)(struct node_facts *d, struct check_result *r);
 	/* It judges the loaded model (d->node): files unread while loading it count. */
 	bool node;
 };
@@ -66,6 +66,6 @@ struct doctor_counts {
 };
 
 /* Run the selected checks into the table @t (doc_check_cols[]: status, id, found, fix). */
-void doctor_run(struct doctor *d, const bool *sel, struct table *t, struct doctor_counts *c);
+void doctor_run(struct node_facts *d, const bool *sel, struct table *t, struct doctor_counts *c);
 
 #endif

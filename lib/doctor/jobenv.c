@@ -80,7 +80,7 @@ const char *jobenv_assignment(const char *name, const char *value, char *buf, si
 	return buf;
 }
 
-static bool is_rep(struct doctor *d, const struct rdma_port *p)
+static bool is_rep(struct node_facts *d, const struct rdma_port *p)
 {
 	return p->netdev[0] && doctor_rep(d, p->netdev);
 }
@@ -93,7 +93,7 @@ static int refuse(struct jobenv *e, const char *what, const char *id, const stru
 	return -ENODATA;
 }
 
-static int no_device(struct doctor *d, struct jobenv *e)
+static int no_device(struct node_facts *d, struct jobenv *e)
 {
 	struct check_result r = { 0 };
 
@@ -102,7 +102,7 @@ static int no_device(struct doctor *d, struct jobenv *e)
 }
 
 /* Why @p is no port for a job: a representor, or not ACTIVE and LinkUp (with the doctor's words). */
-static bool port_unusable(struct doctor *d, const struct rdma_dev *dev, const struct rdma_port *p,
+static bool port_unusable(struct node_facts *d, const struct rdma_dev *dev, const struct rdma_port *p,
 			  struct check_result *r)
 {
 	const struct rep *rep = is_rep(d, p) ? doctor_rep(d, p->netdev) : NULL;
@@ -169,7 +169,7 @@ static int use_port(struct jobenv *e, const struct rdma_dev *dev, const struct r
  * Every usable port of @dev (@only: that one), the others to the skipped
  * list.  A port asked for by number must be usable.
  */
-static int take_dev(struct doctor *d, struct jobenv *e, const struct rdma_dev *dev,
+static int take_dev(struct node_facts *d, struct jobenv *e, const struct rdma_dev *dev,
 		    unsigned int only)
 {
 	struct check_result r;
@@ -210,7 +210,7 @@ static int no_active_port(struct jobenv *e)
 }
 
 /* -d names a device and port that exist; -EINVAL naming what does when not. */
-static int check_pick(const struct doctor *d, const struct jobenv_pick *pk, struct jobenv *e,
+static int check_pick(const struct node_facts *d, const struct jobenv_pick *pk, struct jobenv *e,
 		      const struct rdma_dev **dev)
 {
 	char names[512];
@@ -234,7 +234,7 @@ static int check_pick(const struct doctor *d, const struct jobenv_pick *pk, stru
 	return -EINVAL;
 }
 
-static int take_ports(struct doctor *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e)
+static int take_ports(struct node_facts *d, const struct jobenv_pick *picks, size_t n, struct jobenv *e)
 {
 	const struct rdma_dev *dev;
 	size_t i;
@@ -389,7 +389,7 @@ static void one_rail_fix(struct check_result *r, const struct jobenv_port *a, co
  * walks each device's table for RoCE v2 with an AF_INET address) find every
  * port's entry themselves; earlier releases use index 0 unless one index is set.
  */
-static int nccl_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port *b)
+static int nccl_plan(struct node_facts *d, struct jobenv *e, const struct jobenv_port *b)
 {
 	const struct jobenv_port *a = &e->ports[0];
 	char need[192];
@@ -433,7 +433,7 @@ static int nccl_plan(struct doctor *d, struct jobenv *e, const struct jobenv_por
  * per device and port) take each port's first RoCE v2 IPv4 entry; 1.5 and 1.6
  * on upstream rdma-core took the first IPv4 entry of any RoCE version.
  */
-static int ucx_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port *b)
+static int ucx_plan(struct node_facts *d, struct jobenv *e, const struct jobenv_port *b)
 {
 	const struct ucx_install *u = doctor_ucx(d);
 	const struct jobenv_port *a = &e->ports[0];
@@ -468,14 +468,14 @@ static int ucx_plan(struct doctor *d, struct jobenv *e, const struct jobenv_port
 }
 
 /* NCCL_IB_ADDR_FAMILY and the others choose the GID: an index would override them. */
-static bool nccl_job_selects_gid(struct doctor *d)
+static bool nccl_job_selects_gid(struct node_facts *d)
 {
 	return doctor_env(d, "NCCL_IB_ADDR_FAMILY") || doctor_env(d, "NCCL_IB_ROCE_VERSION_NUM") ||
 	       doctor_env(d, "NCCL_IB_ADDR_RANGE");
 }
 
 /* The job chose how its library picks the GID (env.nccl or env.ucx judged it). */
-static bool job_chose_gid(struct doctor *d, enum job_kind f)
+static bool job_chose_gid(struct node_facts *d, enum job_kind f)
 {
 	const char *ucx = doctor_env(d, "UCX_IB_GID_INDEX");
 
@@ -489,7 +489,7 @@ static bool job_chose_gid(struct doctor *d, enum job_kind f)
  * where they differ, nothing, if the job's library finds each port's
  * entry itself, else no value is right.
  */
-static int gid_plan(struct doctor *d, enum job_kind f, struct jobenv *e)
+static int gid_plan(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	const struct jobenv_port *b = index_differs(e);
 	int ret;
@@ -541,7 +541,7 @@ static void join_ifnames(struct jobenv *e)
  * packet on one of the ports (UCX before 1.19 off mlx5 with an IPv4 GID):
  * then the variable that keeps it from doing so goes with the others.
  */
-static void ucx_dgid(struct doctor *d, struct jobenv *e)
+static void ucx_dgid(struct node_facts *d, struct jobenv *e)
 {
 	const struct ucx_install *u = doctor_ucx(d);
 	const char *job = doctor_env(d, "UCX_IB_GID_INDEX");
@@ -567,7 +567,7 @@ static const char *const *exported(enum job_kind f)
 }
 
 /* The doctor's check of @f's variables (env.nccl or env.ucx) into @r; whether it failed. */
-static bool job_vars_fail(struct doctor *d, enum job_kind f, struct check_result *r)
+static bool job_vars_fail(struct node_facts *d, enum job_kind f, struct check_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (f == JOB_NCCL)
@@ -585,7 +585,7 @@ static bool job_vars_fail(struct doctor *d, enum job_kind f, struct check_result
  * then give back each override the check passes without, so that a
  * site's right value is kept.  True when the check then passes.
  */
-static bool override_files(struct doctor *d, enum job_kind f, struct jobenv *e)
+static bool override_files(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	const char *const *names = exported(f);
 	struct check_result r;
@@ -620,7 +620,7 @@ static bool override_files(struct doctor *d, enum job_kind f, struct jobenv *e)
  * environment, then its files): kept, unless the doctor's check fails
  * them and no value env exports puts that right.
  */
-static int judge_job_vars(struct doctor *d, enum job_kind f, struct jobenv *e)
+static int judge_job_vars(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	struct check_result r;
 	bool nccl = f == JOB_NCCL;
@@ -633,7 +633,7 @@ static int judge_job_vars(struct doctor *d, enum job_kind f, struct jobenv *e)
 }
 
 /* Whether the job's own port list (NCCL_IB_HCA, UCX_NET_DEVICES) selects @jp; true when none. */
-static bool job_selects(struct doctor *d, enum job_kind f, const struct jobenv_port *jp)
+static bool job_selects(struct node_facts *d, enum job_kind f, const struct jobenv_port *jp)
 {
 	const char *val = doctor_env(d, f == JOB_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES");
 	struct env_list l;
@@ -646,7 +646,7 @@ static bool job_selects(struct doctor *d, enum job_kind f, const struct jobenv_p
 }
 
 /* Only the ports the job's own list selects: the others to the skipped list. */
-static int narrow_to_job(struct doctor *d, enum job_kind f, struct jobenv *e)
+static int narrow_to_job(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	const char *var = f == JOB_NCCL ? "NCCL_IB_HCA" : "UCX_NET_DEVICES";
 	struct check_result r;
@@ -678,7 +678,7 @@ static int narrow_to_job(struct doctor *d, enum job_kind f, struct jobenv *e)
  * netdev to export in its place: nothing outranks it, so refused in the
  * check's words.
  */
-static int ifname_unreplaced(struct doctor *d, enum job_kind f, struct jobenv *e)
+static int ifname_unreplaced(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	struct check_result r;
 
@@ -822,7 +822,7 @@ static int values_fit(struct jobenv *e)
  * exported only when every port needs the same one; a port whose class
  * is lossless already, or unreadable, leaves the library's own.
  */
-static void qos_class(struct doctor *d, enum job_kind f, struct jobenv *e)
+static void qos_class(struct node_facts *d, enum job_kind f, struct jobenv *e)
 {
 	size_t i;
 	int tc;
@@ -841,7 +841,7 @@ static void qos_class(struct doctor *d, enum job_kind f, struct jobenv *e)
 	}
 }
 
-int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
+int jobenv_build(struct node_facts *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e)
 {
 	size_t i;

@@ -53,7 +53,7 @@ struct jobenv_skip {
 #define JOBENV_VALUE_MAX 32768
 
 struct jobenv {
-	struct doctor *d;		/* the node's, whose doctor_env() the variables are read by */
+	struct node_facts *d;		/* the node's, whose doctor_env() the variables are read by */
 	struct jobenv_port *ports;	/* malloc'd */
 	size_t n;
 	struct jobenv_skip *skipped;	/* malloc'd */
@@ -96,7 +96,7 @@ struct jobenv {
  * that cannot be exported); -ENOMEM.  @e->why holds the line to print
  * for an error.  Free with jobenv_free() either way.
  */
-int jobenv_build(struct doctor *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
+int jobenv_build(struct node_facts *d, enum job_kind f, const struct jobenv_pick *picks, size_t n,
 		 struct jobenv *e);
 void jobenv_free(struct jobenv *e);
 

@@ -65,7 +65,7 @@ static const struct {
 
 /* What every family walks: the node's ports, each with its counters. */
 struct metrics {
-	struct doctor *d;
+	struct node_facts *d;
 	FILE *f;
 	struct hwcnt *cnt;	/* one per port in node order; n 0 when unread */
 	size_t nports;
@@ -347,7 +347,7 @@ static int read_counters(struct metrics *m)
 	return 0;
 }
 
-int doctor_metrics(struct doctor *d, const struct table *t, FILE *f)
+int doctor_metrics(struct node_facts *d, const struct table *t, FILE *f)
 {
 	struct metrics m = { .d = d, .f = f };
 	int ret = read_counters(&m);

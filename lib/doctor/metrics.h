@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-struct doctor;
+struct node_facts;
 struct table;
 
 /*
@@ -26,6 +26,6 @@ struct table;
  * says of each port, the memlock limits and the port counters that tell
  * of loss.  0 or -errno (a write error of @f).
  */
-int doctor_metrics(struct doctor *d, const struct table *t, FILE *f);
+int doctor_metrics(struct node_facts *d, const struct table *t, FILE *f);
 
 #endif

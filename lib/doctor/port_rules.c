@@ -14,7 +14,7 @@
 #include "node/netdev.h"
 
 /* IFF_UP of /sys/class/net/IF/flags ("0x1003"): up by the administrator. */
-static bool netdev_admin_up(const struct doctor *d, const char *ifname)
+static bool netdev_admin_up(const struct node_facts *d, const char *ifname)
 {
 	char path[64 + IF_NAMESIZE], buf[32];
 
@@ -22,7 +22,7 @@ static bool netdev_admin_up(const struct doctor *d, const char *ifname)
 	return read_line(d->ctx, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & 0x1);
 }
 
-void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+void doctor_port_down(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p)
 {
 	char state[32] = "unknown";

@@ -19,7 +19,7 @@ struct gid_choice;
  * A port that is not ACTIVE or not LinkUp, and why, into @r (check ports
  * and rdmactl env's refusal) ...
  */
-void doctor_port_down(struct doctor *d, struct check_result *r, const struct rdma_dev *dev,
+void doctor_port_down(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		      const struct rdma_port *p);
 /*
  * ... and the GID a job should use on @p (check roce.gid, and the

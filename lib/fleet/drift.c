@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Facts that should match across a cluster, and the nodes that differ (see drift.h). */
+/* Facts that should match across a fleet, and the nodes that differ (see drift.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "doctor/doc.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 
 /* A hostlist this long or shorter is named in a fix ("as on lab-[a-b]"). */
 #define FIX_NODES_MAX 40
@@ -28,7 +28,7 @@ struct group {
 
 /* What a fix is made from. */
 struct fix_in {
-	const struct fleet *cl;
+	const struct fleet *fleet;
 	const char *arg;	/* the fact's argument: a variable, a model, a path */
 	const char *value;	/* the majority's */
 	const char *nodes;	/* the majority's nodes, folded */
@@ -276,7 +276,7 @@ static char *odd_netdev(const struct fix_in *in)
 	size_t i;
 
 	for (i = 0; i < in->ns && one; i++) {
-		struct json_object *doc = fleet_doc(in->cl->nodes[in->s[i].node]);
+		struct json_object *doc = fleet_doc(in->fleet->nodes[in->s[i].node]);
 
 		one = port_netdev(doc, in->value, &name);
 		json_object_put(doc);
@@ -385,7 +385,7 @@ static size_t group_samples(const struct sample *s, size_t n, struct group *g)
 }
 
 /* The nodes of groups @g[from..ng-1] folded into one hostlist. */
-static char *fold_groups(const struct fleet *cl, const struct sample *s, const struct group *g,
+static char *fold_groups(const struct fleet *fleet, const struct sample *s, const struct group *g,
 			 size_t from, size_t ng)
 {
 	size_t i, k, n = 0, *idx;
@@ -399,7 +399,7 @@ static char *fold_groups(const struct fleet *cl, const struct sample *s, const s
 	for (n = 0, i = from; i < ng; i++)
 		for (k = 0; k < g[i].n; k++)
 			idx[n++] = s[g[i].first + k].node;
-	out = fleet_fold(cl, idx, n);
+	out = fleet_fold(fleet, idx, n);
 	free(idx);
 	return out;
 }
@@ -409,14 +409,14 @@ static struct json_object *value_json(const char *v)
 	return v ? json_object_new_string(v) : NULL;
 }
 
-static struct json_object *differs(const struct fleet *cl, const struct sample *s,
+static struct json_object *differs(const struct fleet *fleet, const struct sample *s,
 				   const struct group *g, size_t from, size_t ng)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	size_t i;
 
 	for (i = from; arr && i < ng; i++) {
-		char *nodes = fold_groups(cl, s, g, i, i + 1);
+		char *nodes = fold_groups(fleet, s, g, i, i + 1);
 
 		o = json_object_new_object();
 		json_object_object_add(o, "value", value_json(s[g[i].first].value));
@@ -429,10 +429,10 @@ static struct json_object *differs(const struct fleet *cl, const struct sample *
 }
 
 /* The fix of @f for the nodes outside the majority group g[0]. */
-static char *make_fix(const struct fleet *cl, const struct fact *f, struct sample *s,
+static char *make_fix(const struct fleet *fleet, const struct fact *f, struct sample *s,
 		      const struct group *g, size_t ng, const char *maj_nodes)
 {
-	struct fix_in in = { .cl = cl, .arg = f->arg, .value = s[g[0].first].value,
+	struct fix_in in = { .fleet = fleet, .arg = f->arg, .value = s[g[0].first].value,
 			     .nodes = maj_nodes };
 	struct sample *odd;
 	size_t i, k;
@@ -440,7 +440,7 @@ static char *make_fix(const struct fleet *cl, const struct fact *f, struct sampl
 
 	if (!f->fix)
 		return NULL;
-	odd = malloc(cl->n * sizeof(*odd));
+	odd = malloc(fleet->n * sizeof(*odd));
 	if (!odd)
 		return NULL;
 	for (i = 1; i < ng; i++)
@@ -457,14 +457,14 @@ static char *make_fix(const struct fleet *cl, const struct fact *f, struct sampl
  * or NULL (JSON null) when none did.  Never a value: they are in no group,
  * get no fix and are not marked odd.
  */
-static struct json_object *not_read(const struct fleet *cl, const size_t *unread, size_t nu)
+static struct json_object *not_read(const struct fleet *fleet, const size_t *unread, size_t nu)
 {
 	struct json_object *o;
 	char *nodes;
 
 	if (!nu || !(o = json_object_new_object()))
 		return NULL;
-	nodes = fleet_fold(cl, unread, nu);
+	nodes = fleet_fold(fleet, unread, nu);
 	json_object_object_add(o, "count", json_object_new_int64((int64_t)nu));
 	json_object_object_add(o, "nodes", nodes ? json_object_new_string(nodes) : NULL);
 	free(nodes);
@@ -476,13 +476,13 @@ static struct json_object *not_read(const struct fleet *cl, const size_t *unread
  * node read it); marks the odd nodes, and makes a fix only for nodes of a
  * value other than the majority's.
  */
-static struct json_object *fact_row(const struct fleet *cl, const struct fact *f,
+static struct json_object *fact_row(const struct fleet *fleet, const struct fact *f,
 				    struct sample *s, size_t n, const struct group *g, size_t ng,
 				    bool *odd)
 {
 	struct json_object *row = json_object_new_object();
 	bool maj = ng && g[0].n * 2 > n;
-	char *nodes = maj ? fold_groups(cl, s, g, 0, 1) : NULL, *fix = NULL;
+	char *nodes = maj ? fold_groups(fleet, s, g, 0, 1) : NULL, *fix = NULL;
 	size_t i, k;
 
 	if (!row)
@@ -491,9 +491,9 @@ static struct json_object *fact_row(const struct fleet *cl, const struct fact *f
 	json_object_object_add(row, "majority", maj ? value_json(s[g[0].first].value) : NULL);
 	json_object_object_add(row, "majority_count", json_object_new_int64(maj ? (int64_t)g[0].n : 0));
 	json_object_object_add(row, "majority_nodes", nodes ? json_object_new_string(nodes) : NULL);
-	json_object_object_add(row, "differs", differs(cl, s, g, maj ? 1 : 0, ng));
+	json_object_object_add(row, "differs", differs(fleet, s, g, maj ? 1 : 0, ng));
 	if (maj && nodes && ng > 1)
-		fix = make_fix(cl, f, s, g, ng, nodes);
+		fix = make_fix(fleet, f, s, g, ng, nodes);
 	json_object_object_add(row, "fix", fix ? json_object_new_string(fix) : NULL);
 	for (i = maj ? 1 : ng; i < ng; i++)
 		for (k = 0; k < g[i].n; k++)
@@ -507,7 +507,7 @@ static struct json_object *fact_row(const struct fleet *cl, const struct fact *f
  * Add the row of @f, of its @n samples @s, to @rows when its nodes differ
  * or @nu nodes @unread could not read it.  0 or -ENOMEM.
  */
-static int tally(const struct fleet *cl, const struct fact *f, struct sample *s, size_t n,
+static int tally(const struct fleet *fleet, const struct fact *f, struct sample *s, size_t n,
 		 const size_t *unread, size_t nu, struct json_object *rows, bool *odd)
 {
 	struct group *g = calloc(n + 1, sizeof(*g));
@@ -519,9 +519,9 @@ static int tally(const struct fleet *cl, const struct fact *f, struct sample *s,
 	qsort(s, n, sizeof(*s), by_value);
 	ng = group_samples(s, n, g);
 	if (ng > 1 || nu) {
-		row = fact_row(cl, f, s, n, g, ng, odd);
+		row = fact_row(fleet, f, s, n, g, ng, odd);
 		if (row)
-			json_object_object_add(row, "not_read", not_read(cl, unread, nu));
+			json_object_object_add(row, "not_read", not_read(fleet, unread, nu));
 		if (!row || json_object_array_add(rows, row)) {
 			json_object_put(row);
 			free(g);
@@ -576,15 +576,15 @@ static void names_in(struct json_object *node, const char *key, struct json_obje
 }
 
 /* Every node's HCA models and variables, each node's document read in turn.  0 or -ENOMEM. */
-static int names_of(const struct fleet *cl, struct json_object *models, struct json_object *env)
+static int names_of(const struct fleet *fleet, struct json_object *models, struct json_object *env)
 {
 	struct json_object *doc, *node;
 	size_t i;
 
-	for (i = 0; i < cl->n; i++) {
-		if (!cl->nodes[i]->doc)
+	for (i = 0; i < fleet->n; i++) {
+		if (!fleet->nodes[i]->doc)
 			continue;
-		if (!(doc = fleet_doc(cl->nodes[i])))
+		if (!(doc = fleet_doc(fleet->nodes[i])))
 			return -ENOMEM;
 		if (json_object_object_get_ex(doc, DOC_NODE, &node)) {
 			names_in(node, "devices", models);
@@ -733,7 +733,7 @@ static int node_samples(const struct facts *fs, struct json_object *node, size_t
  * The value of every fact on every node that has it, node by node: each
  * document is parsed once for all facts, not once a fact.  0 or -ENOMEM.
  */
-static int collect(const struct fleet *cl, const struct facts *fs, struct samples *sm)
+static int collect(const struct fleet *fleet, const struct facts *fs, struct samples *sm)
 {
 	struct json_object *doc, *node;
 	size_t i, k;
@@ -747,13 +747,13 @@ static int collect(const struct fleet *cl, const struct facts *fs, struct sample
 	if (!sm->s || !sm->ns || !sm->unread || !sm->nu)
 		return -ENOMEM;
 	for (k = 0; k < fs->n; k++)
-		if (!(sm->s[k] = calloc(cl->n + 1, sizeof(**sm->s))) ||
-		    !(sm->unread[k] = calloc(cl->n + 1, sizeof(**sm->unread))))
+		if (!(sm->s[k] = calloc(fleet->n + 1, sizeof(**sm->s))) ||
+		    !(sm->unread[k] = calloc(fleet->n + 1, sizeof(**sm->unread))))
 			return -ENOMEM;
-	for (i = 0; !ret && i < cl->n; i++) {
-		if (!cl->nodes[i]->doc)
+	for (i = 0; !ret && i < fleet->n; i++) {
+		if (!fleet->nodes[i]->doc)
 			continue;
-		if (!(doc = fleet_doc(cl->nodes[i])))
+		if (!(doc = fleet_doc(fleet->nodes[i])))
 			return -ENOMEM;
 		if (!json_object_object_get_ex(doc, DOC_NODE, &node) ||
 		    !json_object_is_type(node, json_type_object))
@@ -764,22 +764,22 @@ static int collect(const struct fleet *cl, const struct facts *fs, struct sample
 	return ret;
 }
 
-struct json_object *drift_rows(const struct fleet *cl, bool *odd)
+struct json_object *drift_rows(const struct fleet *fleet, bool *odd)
 {
 	struct json_object *rows = json_object_new_array(), *models = json_object_new_object(),
 			   *env = json_object_new_object();
 	struct facts fs = { 0 };
 	struct samples sm = { 0 };
 	size_t k;
-	int ret = rows && models && env ? names_of(cl, models, env) : -ENOMEM;
+	int ret = rows && models && env ? names_of(fleet, models, env) : -ENOMEM;
 
 	if (!ret)
 		ret = fact_list(&fs, models, env);
 	if (!ret)
-		ret = collect(cl, &fs, &sm);
+		ret = collect(fleet, &fs, &sm);
 	for (k = 0; !ret && k < fs.n; k++)
 		if (sm.ns[k] || sm.nu[k])
-			ret = tally(cl, &fs.f[k], sm.s[k], sm.ns[k], sm.unread[k], sm.nu[k], rows, odd);
+			ret = tally(fleet, &fs.f[k], sm.s[k], sm.ns[k], sm.unread[k], sm.nu[k], rows, odd);
 	samples_free(&sm);
 	for (k = 0; k < fs.n; k++)
 		free(fs.f[k].name);

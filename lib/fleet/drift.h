@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Drift: facts that should be one value across a cluster, read from the
+ * Drift: facts that should be one value across a fleet, read from the
  * "node" object of each node's doctor document (node/nodeinfo.h), and the
  * nodes that differ.  Each fact is one value per node, a text (numbers as
  * decimals, sets sorted and joined with ","), or null for none:
@@ -36,7 +36,7 @@ struct fleet;
 struct json_object;
 
 /*
- * The facts of @cl's nodes (finished) that are not one value everywhere,
+ * The facts of @fleet's nodes (finished) that are not one value everywhere,
  * or that some node could not read, in the order above, as rows of the
  * report's "drift" table:
  *   {"fact", "majority", "majority_count", "majority_nodes",
@@ -45,9 +45,9 @@ struct json_object;
  * majority and majority_nodes are null without a majority (majority_count
  * 0); values are strings or null; nodes are folded hostlists; fix says
  * how to bring the odd nodes in line where one command does, else null.
- * @odd[i] is set for each node cl->nodes[i] singled out by a majority.
+ * @odd[i] is set for each node fleet->nodes[i] singled out by a majority.
  * NULL when out of memory.
  */
-struct json_object *drift_rows(const struct fleet *cl, bool *odd);
+struct json_object *drift_rows(const struct fleet *fleet, bool *odd);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rdmactl doctor -w`: the launcher's lines into a cluster, then the report. */
+/* `rdmactl doctor -w`: the launcher's lines into a fleet, then the report. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,12 @@
 #include "base/output.h"
 #include "base/progress.h"
 #include "fleet/fanout.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 
 /* The run as the launcher's lines fill it. */
 struct fan {
-	struct fleet cl;
+	struct fleet fleet;
 	struct progress pr;
 	unsigned long done;	/* nodes with a whole document or a failure */
 };
@@ -29,7 +29,7 @@ static bool node_done(const struct fleet_node *nd)
 
 static void count(struct fan *f, const char *node, bool before)
 {
-	if (before || !node_done(fleet_find(&f->cl, node)))
+	if (before || !node_done(fleet_find(&f->fleet, node)))
 		return;
 	f->done++;
 	progress_show(&f->pr, f->done, "doctor: %lu of %lu nodes done", f->done, f->pr.total);
@@ -38,18 +38,18 @@ static void count(struct fan *f, const char *node, bool before)
 static void on_line(void *arg, const char *node, const char *line)
 {
 	struct fan *f = arg;
-	bool before = node_done(fleet_find(&f->cl, node));
+	bool before = node_done(fleet_find(&f->fleet, node));
 
-	fleet_feed_line(&f->cl, node, line);
+	fleet_feed_line(&f->fleet, node, line);
 	count(f, node, before);
 }
 
 static void on_fail(void *arg, const char *node, const char *why)
 {
 	struct fan *f = arg;
-	bool before = node_done(fleet_find(&f->cl, node));
+	bool before = node_done(fleet_find(&f->fleet, node));
 
-	fleet_node_fail(&f->cl, node, "%s", why);
+	fleet_node_fail(&f->fleet, node, "%s", why);
 	count(f, node, before);
 }
 
@@ -111,11 +111,11 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 	size_t i;
 	int ret = 0;
 
-	fleet_init(&f.cl);
+	fleet_init(&f.fleet);
 	sink.arg = &f;
 	/* Every node first: one that never answers is still in the report. */
 	for (i = 0; !ret && i < nodes->n; i++)
-		ret = fleet_add(&f.cl, nodes->names[i], NULL);
+		ret = fleet_add(&f.fleet, nodes->names[i], NULL);
 	if (ret)
 		goto out;
 	fit_fanout(ctx, &fit, nodes->n);
@@ -128,7 +128,7 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 		log_err(ctx, "Failed to run %s: %s", launcher_name(l->launcher), strerror(-ret));
 	log_info(ctx, "%zu nodes through %s in %.1f s", nodes->n, launcher_name(l->launcher),
 		 (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	ret = fleet_finish(&f.cl, err, sizeof(err));
+	ret = fleet_finish(&f.fleet, err, sizeof(err));
 	if (ret) {
 		log_err(ctx, "Failed to read the nodes' documents: %s", ret == -ENOMEM ? strerror(ENOMEM) : err);
 		goto out;
@@ -136,13 +136,13 @@ int fanout_doctor(struct ctx *ctx, const struct hostlist *nodes, const struct la
 	run = run_facts(nodes, l, started);
 	if (ctx->json && run)
 		json_attach(ctx, "run", json_object_get(run));
-	ret = fleet_summary(ctx, &f.cl, counts);
+	ret = fleet_summary(ctx, &f.fleet, counts);
 	if (!ret && doc)
-		*doc = fleet_summary_doc(ctx, &f.cl);
+		*doc = fleet_summary_doc(ctx, &f.fleet);
 	if (!ret && doc && *doc && run)
 		json_object_object_add(*doc, "run", json_object_get(run));
 	json_object_put(run);
 out:
-	fleet_free(&f.cl);
+	fleet_free(&f.fleet);
 	return ret;
 }

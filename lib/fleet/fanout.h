@@ -2,8 +2,8 @@
 /*
  * `rdmactl doctor -w HOSTLIST`: every node runs its own
  * `rdmactl -j doctor --local ...` through a launcher (launch.h); their
- * documents, or the causes of their silence, go into one cluster
- * (gather.h) and one summary (summary.h).
+ * documents, or the causes of their silence, go into one fleet
+ * (fleet.h) and one summary (summary.h).
  */
 #ifndef RDMACTL_FANOUT_H
 #define RDMACTL_FANOUT_H

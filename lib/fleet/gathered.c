@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Output gathered before: `rdmactl doctor --gathered FILE|-|DIR` (see
- * gather.h).  The lines of pdsh, clush and srun -l, one prefix each:
+ * gathered.h).  The lines of pdsh, clush and srun -l, one prefix each:
  *
  *   lab-a: {"checks":[...                         pdsh, clush: the host
  *   lab-a:   "status": "ok",                      (a pretty document too)
@@ -25,7 +25,8 @@
 
 #include "base/file.h"
 #include "base/text.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "launch/hostlist.h"
 
 #define QUOTE_MAX 64		/* a bad value quoted in a message */
@@ -47,30 +48,30 @@ static const char *quote(const char *s, size_t len, char *buf, size_t buflen)
 /* ---- the launchers' own lines ---- */
 
 /* A launcher's word on one node: its exit code, or the cause of its failure. */
-static int note_node(struct fleet *cl, const char *node, const char *who, const char *msg)
+static int note_node(struct fleet *fleet, const char *node, const char *who, const char *msg)
 {
 	const char *code = strstr(msg, "exit code ");
 	char *end;
 	long rc;
 
 	if (code && (rc = strtol(code + 10, &end, 10)) >= 0 && rc <= 255 && end > code + 10) {
-		if (fleet_node_rc(cl, node, (int)rc))
+		if (fleet_node_rc(fleet, node, (int)rc))
 			return -ENOMEM;
 		/* 1 is rdmactl's own "a check failed": its document says more. */
 		if (rc == 0 || rc == 1)
 			return 0;
 	}
-	return fleet_node_fail(cl, node, "%s: %s", who, msg);
+	return fleet_node_fail(fleet, node, "%s: %s", who, msg);
 }
 
 /* A line of a launcher that names no node: kept for the report to show. */
-static int note(struct fleet *cl, const char *line)
+static int note(struct fleet *fleet, const char *line)
 {
-	return fleet_note(cl, "line %lu: %.200s", cl->lineno, line);
+	return fleet_note(fleet, "line %lu: %.200s", fleet->lineno, line);
 }
 
 /* "node[5-6] (2): MSG" (clush): each node of the list gets MSG. */
-static int clush_note(struct fleet *cl, const char *line, const char *rest)
+static int clush_note(struct fleet *fleet, const char *line, const char *rest)
 {
 	const char *colon = strstr(rest, ": ");
 	char list[1024], err[256];
@@ -80,21 +81,21 @@ static int clush_note(struct fleet *cl, const char *line, const char *rest)
 
 	n = colon ? strcspn(rest, " :") : 0;
 	if (!n || n >= sizeof(list))
-		return note(cl, line);
+		return note(fleet, line);
 	snprintf(list, sizeof(list), "%.*s", (int)n, rest);
 	hostlist_init(&hl);
 	if (hostlist_parse(&hl, list, err, sizeof(err))) {
 		hostlist_free(&hl);
-		return note(cl, line);
+		return note(fleet, line);
 	}
 	for (i = 0; i < hl.n && !ret; i++)
-		ret = note_node(cl, hl.names[i], "clush", colon + 2);
+		ret = note_node(fleet, hl.names[i], "clush", colon + 2);
 	hostlist_free(&hl);
 	return ret;
 }
 
 /* "lab-e: task 3: MSG" or "lab-e: tasks 2-3: MSG" (srun): those tasks ran there. */
-static int srun_note(struct fleet *cl, const char *line, const char *rest)
+static int srun_note(struct fleet *fleet, const char *line, const char *rest)
 {
 	const char *t = strstr(rest, ": task"), *msg;
 	char tasks[128], key[32], err[256];
@@ -103,27 +104,27 @@ static int srun_note(struct fleet *cl, const char *line, const char *rest)
 	int ret = 0;
 
 	if (!n || !fleet_host_ok(rest, n) || !(msg = strstr(t + 2, ": ")))
-		return note(cl, line);
+		return note(fleet, line);
 	t += 7 + (t[6] == 's');		/* past ": task " or ": tasks " */
 	if (t >= msg)
-		return note(cl, line);
+		return note(fleet, line);
 	snprintf(tasks, sizeof(tasks), "[%.*s]", (int)(msg - t > 100 ? 100 : msg - t), t);
 	hostlist_init(&hl);
 	if (hostlist_parse(&hl, tasks, err, sizeof(err))) {
 		hostlist_free(&hl);
-		return note(cl, line);
+		return note(fleet, line);
 	}
 	for (i = 0; i < hl.n && !ret; i++) {
 		struct fleet_node *nd;
 
 		snprintf(key, sizeof(key), "task %lu", strtoul(hl.names[i], NULL, 10));
-		if (!(ret = fleet_add(cl, key, &nd))) {
+		if (!(ret = fleet_add(fleet, key, &nd))) {
 			nd->task = (long)strtoul(hl.names[i], NULL, 10);
 			if (!nd->line)
-				nd->line = cl->lineno;	/* where the task is named, for messages */
+				nd->line = fleet->lineno;	/* where the task is named, for messages */
 			free(nd->hint);
 			nd->hint = strndup(rest, n);
-			ret = nd->hint ? note_node(cl, key, "srun", msg + 2) : -ENOMEM;
+			ret = nd->hint ? note_node(fleet, key, "srun", msg + 2) : -ENOMEM;
 		}
 	}
 	hostlist_free(&hl);
@@ -131,31 +132,31 @@ static int srun_note(struct fleet *cl, const char *line, const char *rest)
 }
 
 /* "lab-e: MSG" after "pdsh@LOCAL: ". */
-static int pdsh_note(struct fleet *cl, const char *line, const char *rest)
+static int pdsh_note(struct fleet *fleet, const char *line, const char *rest)
 {
 	const char *colon = strstr(rest, ": ");
 	char host[HOSTLIST_NAME_MAX + 1];
 
 	if (!colon || !fleet_host_ok(rest, (size_t)(colon - rest)))
-		return note(cl, line);
+		return note(fleet, line);
 	snprintf(host, sizeof(host), "%.*s", (int)(colon - rest), rest);
-	return note_node(cl, host, "pdsh", colon + 2);
+	return note_node(fleet, host, "pdsh", colon + 2);
 }
 
 /* 1 when @line is a launcher's own (handled), 0 when not, -errno. */
-static int launcher_line(struct fleet *cl, const char *line)
+static int launcher_line(struct fleet *fleet, const char *line)
 {
 	const char *rest;
 	int ret;
 
 	if (!strncmp(line, "pdsh@", 5) && (rest = strstr(line, ": ")))
-		ret = pdsh_note(cl, line, rest + 2);
+		ret = pdsh_note(fleet, line, rest + 2);
 	else if (!strncmp(line, "clush: ", 7))
-		ret = clush_note(cl, line, line + 7);
+		ret = clush_note(fleet, line, line + 7);
 	else if (!strncmp(line, "srun: error: ", 13))
-		ret = srun_note(cl, line, line + 13);
+		ret = srun_note(fleet, line, line + 13);
 	else if (!strncmp(line, "srun: ", 6))
-		ret = note(cl, line);
+		ret = note(fleet, line);
 	else
 		return 0;
 	return ret ? ret : 1;
@@ -193,9 +194,9 @@ static long task_number(const char *s, size_t len)
 }
 
 /* A feeding error as the reader's message. */
-static int fed(const struct fleet *cl, int ret, const char *host, char *err, size_t errlen)
+static int fed(const struct fleet *fleet, int ret, const char *host, char *err, size_t errlen)
 {
-	const struct fleet_node *nd = fleet_find(cl, host);
+	const struct fleet_node *nd = fleet_find(fleet, host);
 
 	if (ret == -EEXIST)
 		snprintf(err, errlen, "a second document for '%s' (its first began on line %lu): "
@@ -212,7 +213,7 @@ static int fed(const struct fleet *cl, int ret, const char *host, char *err, siz
 	return ret == -EEXIST || ret == -EFBIG ? -EINVAL : ret;
 }
 
-int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, char *err,
+int fleet_feed_output(struct fleet *fleet, const char *line, unsigned long lineno, char *err,
 			size_t errlen)
 {
 	const char *text;
@@ -221,11 +222,11 @@ int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, 
 	long task;
 	int ret;
 
-	cl->lineno = lineno;
+	fleet->lineno = lineno;
 	if (!line[strspn(line, " \t\r")])
 		return 0;
-	if ((ret = launcher_line(cl, line)))
-		return ret < 0 ? fed(cl, ret, "", err, errlen) : 0;
+	if ((ret = launcher_line(fleet, line)))
+		return ret < 0 ? fed(fleet, ret, "", err, errlen) : 0;
 	n = strcspn(line, ":");
 	text = line + n;
 	if (!*text || (text[1] && text[1] != ' '))
@@ -234,18 +235,18 @@ int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, 
 	task = task_number(line, n);
 	if (task >= 0) {
 		snprintf(host, sizeof(host), "task %ld", task);
-		return fed(cl, fleet_feed_task(cl, (unsigned long)task, text), host, err, errlen);
+		return fed(fleet, fleet_feed_task(fleet, (unsigned long)task, text), host, err, errlen);
 	}
 	if (!fleet_host_ok(line, n))
 		return bad_prefix(line, n, err, errlen);
 	snprintf(host, sizeof(host), "%.*s", (int)n, line);
-	return fed(cl, fleet_feed_line(cl, host, text), host, err, errlen);
+	return fed(fleet, fleet_feed_line(fleet, host, text), host, err, errlen);
 }
 
 /* ---- a file or stdin ---- */
 
 struct reader {
-	struct fleet *cl;
+	struct fleet *fleet;
 	char *line;		/* the line being assembled */
 	size_t len, cap;
 	unsigned long lineno;
@@ -279,7 +280,7 @@ static int line_add(struct reader *r, const char *s, size_t n)
 	return 0;
 }
 
-/* The assembled line, its '\r' dropped, to the cluster; messages get "line N: ". */
+/* The assembled line, its '\r' dropped, to the fleet; messages get "line N: ". */
 static int line_end(struct reader *r)
 {
 	char msg[512];
@@ -287,7 +288,7 @@ static int line_end(struct reader *r)
 
 	if (r->len && r->line[r->len - 1] == '\r')
 		r->line[--r->len] = '\0';
-	ret = fleet_feed_output(r->cl, r->len ? r->line : "", r->lineno, msg, sizeof(msg));
+	ret = fleet_feed_output(r->fleet, r->len ? r->line : "", r->lineno, msg, sizeof(msg));
 	if (ret)
 		snprintf(r->err, r->errlen, "line %lu: %s", r->lineno, msg);
 	r->len = 0;
@@ -361,7 +362,7 @@ static int json_file(const struct dirent *de)
 }
 
 /* The document of @host from @fd (a file of the directory), or its failure. */
-static int read_doc(struct fleet *cl, int fd, const char *file, const char *host)
+static int read_doc(struct fleet *fleet, int fd, const char *file, const char *host)
 {
 	struct stat st;
 	char *text;
@@ -369,30 +370,30 @@ static int read_doc(struct fleet *cl, int fd, const char *file, const char *host
 	int ret;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return fleet_node_fail(cl, host, "%s is not a regular file", file);
+		return fleet_node_fail(fleet, host, "%s is not a regular file", file);
 	if (st.st_size > FLEET_DOC_MAX)
-		return fleet_node_fail(cl, host, "%s is %lld bytes: over the %u MiB a document "
+		return fleet_node_fail(fleet, host, "%s is %lld bytes: over the %u MiB a document "
 					 "may have", file, (long long)st.st_size, FLEET_DOC_MAX >> 20);
 	ret = file_read_fd(fd, FLEET_DOC_MAX, &text, &n);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret == -EFBIG)	/* grown since fstat() */
-		return fleet_node_fail(cl, host, "%s is over the %u MiB a document may have", file,
+		return fleet_node_fail(fleet, host, "%s is over the %u MiB a document may have", file,
 				       FLEET_DOC_MAX >> 20);
 	if (ret)
-		return fleet_node_fail(cl, host, "cannot read %s: %s", file, strerror(-ret));
+		return fleet_node_fail(fleet, host, "cannot read %s: %s", file, strerror(-ret));
 	if (memchr(text, '\0', n))
-		ret = fleet_node_fail(cl, host, "%s holds a NUL byte: binary, not a doctor "
+		ret = fleet_node_fail(fleet, host, "%s holds a NUL byte: binary, not a doctor "
 					"document", file);
 	else {
-		ret = fleet_feed_line(cl, host, text);
+		ret = fleet_feed_line(fleet, host, text);
 		ret = ret == -EFBIG || ret == -EEXIST ? 0 : ret;	/* the node's failure */
 	}
 	free(text);
 	return ret;
 }
 
-static int dir_entry(struct fleet *cl, int dfd, const char *file, char *err, size_t errlen)
+static int dir_entry(struct fleet *fleet, int dfd, const char *file, char *err, size_t errlen)
 {
 	size_t n = strlen(file) - 5;
 	char host[HOSTLIST_NAME_MAX + 1], q[QUOTE_MAX];
@@ -406,9 +407,9 @@ static int dir_entry(struct fleet *cl, int dfd, const char *file, char *err, siz
 	snprintf(host, sizeof(host), "%.*s", (int)n, file);
 	fd = openat(dfd, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		ret = fleet_node_fail(cl, host, "cannot open %s: %s", file, strerror(errno));
+		ret = fleet_node_fail(fleet, host, "cannot open %s: %s", file, strerror(errno));
 	else
-		ret = read_doc(cl, fd, file, host);
+		ret = read_doc(fleet, fd, file, host);
 	if (fd >= 0)
 		close(fd);
 	if (ret == -ENOSPC)
@@ -420,7 +421,7 @@ static int dir_entry(struct fleet *cl, int dfd, const char *file, char *err, siz
 	return ret;
 }
 
-static int read_dir(struct fleet *cl, const char *path, char *err, size_t errlen)
+static int read_dir(struct fleet *fleet, const char *path, char *err, size_t errlen)
 {
 	struct dirent **list;
 	int i, n, dfd, ret = 0;
@@ -440,7 +441,7 @@ static int read_dir(struct fleet *cl, const char *path, char *err, size_t errlen
 	}
 	for (i = 0; i < n; i++) {
 		if (!ret)
-			ret = dir_entry(cl, dfd, list[i]->d_name, err, errlen);
+			ret = dir_entry(fleet, dfd, list[i]->d_name, err, errlen);
 		free(list[i]);
 	}
 	free(list);
@@ -448,15 +449,15 @@ static int read_dir(struct fleet *cl, const char *path, char *err, size_t errlen
 	return ret;
 }
 
-int fleet_read_gathered(struct fleet *cl, const char *path, char *err, size_t errlen)
+int fleet_read_gathered(struct fleet *fleet, const char *path, char *err, size_t errlen)
 {
-	struct reader r = { .cl = cl, .lineno = 1, .err = err, .errlen = errlen };
+	struct reader r = { .fleet = fleet, .lineno = 1, .err = err, .errlen = errlen };
 	struct stat st;
 	int fd = 0, ret;
 
 	err[0] = '\0';
 	if (strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode))
-		return read_dir(cl, path, err, errlen);
+		return read_dir(fleet, path, err, errlen);
 	if (strcmp(path, "-") && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open it: %s", strerror(errno));
@@ -466,7 +467,7 @@ int fleet_read_gathered(struct fleet *cl, const char *path, char *err, size_t er
 	if (fd)
 		close(fd);
 	free(r.line);
-	if (!ret && !cl->n) {
+	if (!ret && !fleet->n) {
 		snprintf(err, errlen, "no node output in it: %s", how);
 		ret = -EINVAL;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The report of a whole cluster (see summary.h). */
+/* The report of a whole fleet (see summary.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "base/text.h"
 #include "doctor/doc.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 
 /*
@@ -236,7 +236,7 @@ struct entry {
 	size_t check;		/* in the order IDs first appear */
 	enum rank rank;
 	const char *id, *found, *fix;
-	size_t node;		/* in cl->nodes */
+	size_t node;		/* in fleet->nodes */
 };
 
 /* A run of entries of one check, status and fix. */
@@ -351,7 +351,7 @@ static int node_entries(size_t i, struct json_object *doc, struct json_object *i
  * Every check result of every node, each node's document parsed in turn;
  * @ids maps a check ID to its order, @pool holds the entries' strings.
  */
-static struct entry *collect(const struct fleet *cl, struct json_object *ids,
+static struct entry *collect(const struct fleet *fleet, struct json_object *ids,
 			     struct json_object *pool, size_t *n)
 {
 	struct entry *e = NULL;
@@ -359,10 +359,10 @@ static struct entry *collect(const struct fleet *cl, struct json_object *ids,
 	int ret = entries_grow(&e, &cap, 0, 1);
 
 	*n = 0;
-	for (i = 0; !ret && i < cl->n; i++) {
-		struct json_object *doc = fleet_doc(cl->nodes[i]);
+	for (i = 0; !ret && i < fleet->n; i++) {
+		struct json_object *doc = fleet_doc(fleet->nodes[i]);
 
-		if (!doc && cl->nodes[i]->doc)
+		if (!doc && fleet->nodes[i]->doc)
 			ret = -ENOMEM;
 		else if (doc)
 			ret = node_entries(i, doc, ids, pool, &e, n, &cap);
@@ -375,7 +375,7 @@ static struct entry *collect(const struct fleet *cl, struct json_object *ids,
 	return e;
 }
 
-static int group_row(const struct fleet *cl, struct table *t, const struct entry *e, size_t n)
+static int group_row(const struct fleet *fleet, struct table *t, const struct entry *e, size_t n)
 {
 	size_t i, *idx = malloc(n * sizeof(*idx));
 	struct json_object *row;
@@ -388,7 +388,7 @@ static int group_row(const struct fleet *cl, struct table *t, const struct entry
 		idx[i] = e[i].node;
 		varies = varies || str_cmp(e[i].found, e[0].found);
 	}
-	nodes = fleet_fold(cl, idx, n);
+	nodes = fleet_fold(fleet, idx, n);
 	free(idx);
 	if (!nodes || !(row = table_row(t))) {
 		free(nodes);
@@ -399,7 +399,7 @@ static int group_row(const struct fleet *cl, struct table *t, const struct entry
 	row_str(row, "nodes", nodes);
 	row_int(row, "count", (int64_t)n);
 	row_str(row, DOC_FOUND, e[0].found);
-	row_str(row, "found_on", cl->nodes[e[0].node]->name);
+	row_str(row, "found_on", fleet->nodes[e[0].node]->name);
 	row_bool(row, "found_varies", varies);
 	row_str(row, DOC_FIX, e[0].fix);
 	free(nodes);
@@ -407,7 +407,7 @@ static int group_row(const struct fleet *cl, struct table *t, const struct entry
 }
 
 /* The rows of the checks table, and each node's worst status in @worst. */
-static int check_rows(const struct fleet *cl, struct table *t, enum rank *worst)
+static int check_rows(const struct fleet *fleet, struct table *t, enum rank *worst)
 {
 	struct json_object *ids = json_object_new_object(), *pool = json_object_new_object();
 	struct entry *e;
@@ -415,7 +415,7 @@ static int check_rows(const struct fleet *cl, struct table *t, enum rank *worst)
 	size_t i, n = 0, ng = 0;
 	int ret = 0;
 
-	e = ids && pool ? collect(cl, ids, pool, &n) : NULL;
+	e = ids && pool ? collect(fleet, ids, pool, &n) : NULL;
 	if (e)
 		g = malloc((n + 1) * sizeof(*g));
 	if (!g)
@@ -434,7 +434,7 @@ static int check_rows(const struct fleet *cl, struct table *t, enum rank *worst)
 	if (!ret)
 		qsort_r(g, ng, sizeof(*g), by_group, e);
 	for (i = 0; !ret && i < ng; i++)
-		ret = group_row(cl, t, &e[g[i].first], g[i].n);
+		ret = group_row(fleet, t, &e[g[i].first], g[i].n);
 	free(g);
 	free(e);
 	json_object_put(ids);
@@ -474,11 +474,11 @@ static int drift_table(struct ctx *ctx, struct json_object *rows)
 struct cause {
 	char *text;
 	char *detail;		/* NULL for a cause */
-	size_t node;		/* in cl->nodes */
+	size_t node;		/* in fleet->nodes */
 };
 
 /* The row of @n nodes of one text (@c, sorted by node), @idx room for their indexes. */
-typedef int (*cause_row_fn)(const struct fleet *cl, struct table *t, const struct cause *c,
+typedef int (*cause_row_fn)(const struct fleet *fleet, struct table *t, const struct cause *c,
 			    size_t n, size_t *idx);
 
 static bool host_char(char c)
@@ -522,7 +522,7 @@ static int by_cause(const void *a, const void *b)
 }
 
 /* One run of nodes of one cause: its row, the nodes folded. */
-static int cause_row(const struct fleet *cl, struct table *t, const struct cause *c, size_t n,
+static int cause_row(const struct fleet *fleet, struct table *t, const struct cause *c, size_t n,
 		     size_t *idx)
 {
 	struct json_object *row;
@@ -531,14 +531,14 @@ static int cause_row(const struct fleet *cl, struct table *t, const struct cause
 
 	for (i = 0; i < n; i++)
 		idx[i] = c[i].node;
-	nodes = fleet_fold(cl, idx, n);
+	nodes = fleet_fold(fleet, idx, n);
 	if (!nodes)
 		return -ENOMEM;
 	row = table_row(t);
 	row_str(row, "nodes", nodes);
 	row_int(row, "count", (int64_t)n);
 	/* One node: its own words, its name in them. */
-	row_str(row, "error", n == 1 ? cl->nodes[c->node]->error : c->text);
+	row_str(row, "error", n == 1 ? fleet->nodes[c->node]->error : c->text);
 	free(nodes);
 	return 0;
 }
@@ -553,7 +553,7 @@ static int by_first(const void *a, const void *b, void *arg)
 }
 
 /* Rows of @c (@n, sorted by cause) one a cause, in the order of their first node. */
-static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, size_t n,
+static int cause_rows(const struct fleet *fleet, struct table *t, struct cause *c, size_t n,
 		      cause_row_fn row)
 {
 	size_t *start = malloc((n + 1) * sizeof(*start)), *idx = malloc((n + 1) * sizeof(*idx));
@@ -568,7 +568,7 @@ static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, 
 	for (k = 0; !ret && k < runs; k++) {
 		for (i = start[k] + 1; i < n && !strcmp(c[i].text, c[start[k]].text); i++)
 			;
-		ret = row(cl, t, c + start[k], i - start[k], idx);
+		ret = row(fleet, t, c + start[k], i - start[k], idx);
 	}
 	free(start);
 	free(idx);
@@ -579,25 +579,25 @@ static int cause_rows(const struct fleet *cl, struct table *t, struct cause *c, 
  * Five thousand names that do not resolve are one row, not five
  * thousand: "lab-[0001-5000]  ssh failed: ... hostname <node>: ...".
  */
-static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
+static int unreachable_by_cause(struct ctx *ctx, const struct fleet *fleet)
 {
-	struct cause *c = calloc(cl->n + 1, sizeof(*c));
+	struct cause *c = calloc(fleet->n + 1, sizeof(*c));
 	struct table *t = table_new(cause_cols);
 	size_t i, n = 0;
 	int ret = c && t ? 0 : -ENOMEM;
 
-	for (i = 0; !ret && i < cl->n; i++) {
-		if (cl->nodes[i]->doc)
+	for (i = 0; !ret && i < fleet->n; i++) {
+		if (fleet->nodes[i]->doc)
 			continue;
 		c[n].node = i;
-		if (!(c[n++].text = cause_text(cl->nodes[i]->error ? cl->nodes[i]->error : "",
-					       cl->nodes[i]->name)))
+		if (!(c[n++].text = cause_text(fleet->nodes[i]->error ? fleet->nodes[i]->error : "",
+					       fleet->nodes[i]->name)))
 			ret = -ENOMEM;
 	}
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
 		table_fit(t, fleet_width());
-		ret = cause_rows(cl, t, c, n, cause_row);
+		ret = cause_rows(fleet, t, c, n, cause_row);
 	}
 	if (!ret)
 		ret = table_emit(ctx, t, "unreachable");
@@ -609,19 +609,19 @@ static int unreachable_by_cause(struct ctx *ctx, const struct fleet *cl)
 	return ret;
 }
 
-static int unreachable_table(struct ctx *ctx, const struct fleet *cl)
+static int unreachable_table(struct ctx *ctx, const struct fleet *fleet)
 {
 	struct table *t;
 	size_t i;
 
 	if (!ctx->json)
-		return unreachable_by_cause(ctx, cl);
+		return unreachable_by_cause(ctx, fleet);
 	t = table_new(unreachable_cols);
 	if (!t)
 		return -ENOMEM;
 	table_fit(t, fleet_width());
-	for (i = 0; i < cl->n; i++) {
-		const struct fleet_node *nd = cl->nodes[i];
+	for (i = 0; i < fleet->n; i++) {
+		const struct fleet_node *nd = fleet->nodes[i];
 		struct json_object *row;
 
 		if (nd->doc)
@@ -662,7 +662,7 @@ static const struct column drain_cols[] = {
 };
 
 /* One check's nodes: folded, the first node's reason, whether the others' differ. */
-static int drain_row(const struct fleet *cl, struct table *t, const struct cause *c, size_t n,
+static int drain_row(const struct fleet *fleet, struct table *t, const struct cause *c, size_t n,
 		     size_t *idx)
 {
 	struct json_object *row;
@@ -674,7 +674,7 @@ static int drain_row(const struct fleet *cl, struct table *t, const struct cause
 		idx[i] = c[i].node;
 		varies = varies || strcmp(c[i].detail, c[0].detail);
 	}
-	nodes = fleet_fold(cl, idx, n);
+	nodes = fleet_fold(fleet, idx, n);
 	if (!nodes || !(row = table_row(t))) {
 		free(nodes);
 		return -ENOMEM;
@@ -684,7 +684,7 @@ static int drain_row(const struct fleet *cl, struct table *t, const struct cause
 	row_bool(row, "reason_varies", varies);
 	row_str(row, DOC_ID, c[0].text);
 	row_int(row, "count", (int64_t)n);
-	row_str(row, "reason_on", cl->nodes[c[0].node]->name);
+	row_str(row, "reason_on", fleet->nodes[c[0].node]->name);
 	free(nodes);
 	return 0;
 }
@@ -694,15 +694,15 @@ static int drain_row(const struct fleet *cl, struct table *t, const struct cause
  * failed check (doc_drain_reason(), the words --drain gives Slurm).
  * 1 when it would be drained, 0 when not (or no document), -ENOMEM.
  */
-static int drain_of(const struct fleet *cl, size_t i, struct cause *c)
+static int drain_of(const struct fleet *fleet, size_t i, struct cause *c)
 {
-	struct json_object *doc = fleet_doc(cl->nodes[i]), *checks, *row;
+	struct json_object *doc = fleet_doc(fleet->nodes[i]), *checks, *row;
 	char reason[DOC_DRAIN_REASON_MAX];
 	size_t j;
 	int ret = 0;
 
 	if (!doc)
-		return cl->nodes[i]->doc ? -ENOMEM : 0;
+		return fleet->nodes[i]->doc ? -ENOMEM : 0;
 	if (!json_object_object_get_ex(doc, DOC_CHECKS, &checks))
 		checks = NULL;
 	for (j = 0; checks && j < json_object_array_length(checks); j++) {
@@ -725,15 +725,15 @@ static int drain_of(const struct fleet *cl, size_t i, struct cause *c)
  * a check, folded as the unreachable nodes are.  Text shows it when a
  * node would be drained; -j's "drain" is always there.
  */
-static int drain_table(struct ctx *ctx, const struct fleet *cl)
+static int drain_table(struct ctx *ctx, const struct fleet *fleet)
 {
-	struct cause *c = calloc(cl->n + 1, sizeof(*c));
+	struct cause *c = calloc(fleet->n + 1, sizeof(*c));
 	struct table *t = table_new(drain_cols);
 	size_t i, n = 0;
 	int ret = c && t ? 0 : -ENOMEM;
 
-	for (i = 0; !ret && i < cl->n; i++) {
-		ret = drain_of(cl, i, &c[n]);
+	for (i = 0; !ret && i < fleet->n; i++) {
+		ret = drain_of(fleet, i, &c[n]);
 		if (ret > 0)
 			n++;
 		ret = ret < 0 ? ret : 0;
@@ -741,7 +741,7 @@ static int drain_table(struct ctx *ctx, const struct fleet *cl)
 	if (!ret) {
 		qsort(c, n, sizeof(*c), by_cause);
 		table_fit(t, fleet_width());
-		ret = cause_rows(cl, t, c, n, drain_row);
+		ret = cause_rows(fleet, t, c, n, drain_row);
 	}
 	if (!ret && (n || ctx->json)) {
 		print_text(ctx, "\n");
@@ -794,7 +794,7 @@ static void summary_line(struct ctx *ctx, const struct fleet_counts *c)
 		       c->unreachable, color_off(ctx));
 }
 
-static int summary(struct ctx *ctx, const struct fleet *cl, struct outcome *o,
+static int summary(struct ctx *ctx, const struct fleet *fleet, struct outcome *o,
 		   const struct fleet_counts *c)
 {
 	struct json_object *s = json_object_new_object();
@@ -808,7 +808,7 @@ static int summary(struct ctx *ctx, const struct fleet *cl, struct outcome *o,
 	json_object_object_add(s, "unreachable", json_object_new_int64((int64_t)c->unreachable));
 	summary_line(ctx, c);
 	for (i = 0; i < 3; i++) {
-		char key[32], *nodes = o[i].n ? fleet_fold(cl, o[i].idx, o[i].n) : NULL;
+		char key[32], *nodes = o[i].n ? fleet_fold(fleet, o[i].idx, o[i].n) : NULL;
 
 		if (o[i].n && !nodes) {
 			json_object_put(s);
@@ -827,7 +827,7 @@ static int summary(struct ctx *ctx, const struct fleet *cl, struct outcome *o,
 }
 
 /* Each node's outcome from its worst check and its drift; the counts. */
-static int outcomes(const struct fleet *cl, const enum rank *worst, const bool *odd,
+static int outcomes(const struct fleet *fleet, const enum rank *worst, const bool *odd,
 		    struct outcome *o, struct fleet_counts *c)
 {
 	size_t i;
@@ -836,10 +836,10 @@ static int outcomes(const struct fleet *cl, const enum rank *worst, const bool *
 	o[1].name = "warned";
 	o[2].name = "unreachable";
 	for (i = 0; i < 3; i++)
-		if (!(o[i].idx = malloc((cl->n + 1) * sizeof(*o[i].idx))))
+		if (!(o[i].idx = malloc((fleet->n + 1) * sizeof(*o[i].idx))))
 			return -ENOMEM;
-	for (i = 0; i < cl->n; i++) {
-		int k = !cl->nodes[i]->doc	   ? 2
+	for (i = 0; i < fleet->n; i++) {
+		int k = !fleet->nodes[i]->doc	   ? 2
 			: worst[i] == RANK_FAIL	   ? 0
 			: worst[i] == RANK_WARN || odd[i] ? 1
 						   : -1;
@@ -847,7 +847,7 @@ static int outcomes(const struct fleet *cl, const enum rank *worst, const bool *
 		if (k >= 0)
 			o[k].idx[o[k].n++] = i;
 	}
-	c->nodes = cl->n;
+	c->nodes = fleet->n;
 	c->failed = o[0].n;
 	c->warned = o[1].n;
 	c->unreachable = o[2].n;
@@ -882,7 +882,7 @@ static int doc_to_json(struct json_object *jso, struct printbuf *pb, int level, 
 }
 
 /* Under -j, each node's own document, untouched, by name. */
-static int node_docs(struct ctx *ctx, const struct fleet *cl)
+static int node_docs(struct ctx *ctx, const struct fleet *fleet)
 {
 	struct json_object *nodes = json_object_new_object(), *d;
 	size_t i;
@@ -890,11 +890,11 @@ static int node_docs(struct ctx *ctx, const struct fleet *cl)
 
 	if (!nodes)
 		return -ENOMEM;
-	for (i = 0; i < cl->n; i++) {
-		if (!cl->nodes[i]->doc)
+	for (i = 0; i < fleet->n; i++) {
+		if (!fleet->nodes[i]->doc)
 			continue;
-		/* Its text, not its tree: the output is printed after the cluster is freed. */
-		text = strdup(cl->nodes[i]->doc);
+		/* Its text, not its tree: the output is printed after the fleet is freed. */
+		text = strdup(fleet->nodes[i]->doc);
 		d = json_object_new_int(0);	/* a carrier: doc_to_json writes it */
 		if (!text || !d) {
 			free(text);
@@ -903,32 +903,32 @@ static int node_docs(struct ctx *ctx, const struct fleet *cl)
 			return -ENOMEM;
 		}
 		json_object_set_serializer(d, doc_to_json, text, json_object_free_userdata);
-		json_object_object_add(nodes, cl->nodes[i]->name, d);
+		json_object_object_add(nodes, fleet->nodes[i]->name, d);
 	}
 	json_attach(ctx, "nodes", nodes);
 	return 0;
 }
 
 /* The launchers' lines that named no node: "notes" under -j, else after the tables. */
-static void notes(struct ctx *ctx, const struct fleet *cl)
+static void notes(struct ctx *ctx, const struct fleet *fleet)
 {
 	size_t i;
 
 	if (ctx->json) {
-		json_attach(ctx, "notes", cl->notes ? json_object_get(cl->notes) : json_object_new_array());
+		json_attach(ctx, "notes", fleet->notes ? json_object_get(fleet->notes) : json_object_new_array());
 		return;
 	}
-	for (i = 0; cl->notes && i < json_object_array_length(cl->notes); i++) {
+	for (i = 0; fleet->notes && i < json_object_array_length(fleet->notes); i++) {
 		char buf[FLEET_WIDTH * 4];
 
 		print_text(ctx, "%snote: %s\n", i ? "" : "\n",
-			   cut_safe(json_object_get_string(json_object_array_get_idx(cl->notes, i)),
+			   cut_safe(json_object_get_string(json_object_array_get_idx(fleet->notes, i)),
 				    FLEET_WIDTH - 6, buf, sizeof(buf)));
 	}
 }
 
 /* The checks table, then drift (or the word that there is none). */
-static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *worst,
+static int checks_and_drift(struct ctx *ctx, const struct fleet *fleet, enum rank *worst,
 			    bool *odd)
 {
 	struct table *t = table_new(check_cols);
@@ -938,54 +938,54 @@ static int checks_and_drift(struct ctx *ctx, const struct fleet *cl, enum rank *
 	if (!t)
 		return -ENOMEM;
 	table_fit(t, fleet_width());
-	ret = check_rows(cl, t, worst);
+	ret = check_rows(fleet, t, worst);
 	if (ret) {
 		table_free(t);
 		return ret;
 	}
 	table_emit(ctx, t, DOC_CHECKS);
-	drift = drift_rows(cl, odd);
+	drift = drift_rows(fleet, odd);
 	if (!drift)
 		return -ENOMEM;
 	if (json_object_array_length(drift))
 		print_text(ctx, "\n");
-	else if (fleet_reached(cl) > 1)
+	else if (fleet_reached(fleet) > 1)
 		print_text(ctx, "\nno drift: the %zu nodes with a document agree on every fact compared\n",
-			   fleet_reached(cl));
+			   fleet_reached(fleet));
 	ret = drift_table(ctx, drift);
 	json_object_put(drift);
 	return ret;
 }
 
-int fleet_summary(struct ctx *ctx, const struct fleet *cl, struct fleet_counts *counts)
+int fleet_summary(struct ctx *ctx, const struct fleet *fleet, struct fleet_counts *counts)
 {
-	enum rank *worst = malloc((cl->n + 1) * sizeof(*worst));
-	bool *odd = calloc(cl->n + 1, sizeof(*odd));
+	enum rank *worst = malloc((fleet->n + 1) * sizeof(*worst));
+	bool *odd = calloc(fleet->n + 1, sizeof(*odd));
 	struct outcome o[3] = { { 0 } };
 	size_t i;
 	int ret = worst && odd ? 0 : -ENOMEM;
 
 	memset(counts, 0, sizeof(*counts));
-	for (i = 0; worst && i < cl->n; i++)
+	for (i = 0; worst && i < fleet->n; i++)
 		worst[i] = RANK_OK;
 	if (!ret && ctx->json)
-		ret = node_docs(ctx, cl);
+		ret = node_docs(ctx, fleet);
 	if (!ret)
-		ret = checks_and_drift(ctx, cl, worst, odd);
-	if (!ret && cl->n > fleet_reached(cl)) {
+		ret = checks_and_drift(ctx, fleet, worst, odd);
+	if (!ret && fleet->n > fleet_reached(fleet)) {
 		print_text(ctx, "\n");
-		ret = unreachable_table(ctx, cl);
+		ret = unreachable_table(ctx, fleet);
 	} else if (!ret && ctx->json) {
-		ret = unreachable_table(ctx, cl);
+		ret = unreachable_table(ctx, fleet);
 	}
 	if (!ret)
-		ret = drain_table(ctx, cl);
+		ret = drain_table(ctx, fleet);
 	if (!ret)
-		notes(ctx, cl);
+		notes(ctx, fleet);
 	if (!ret)
-		ret = outcomes(cl, worst, odd, o, counts);
+		ret = outcomes(fleet, worst, odd, o, counts);
 	if (!ret)
-		ret = summary(ctx, cl, o, counts);
+		ret = summary(ctx, fleet, o, counts);
 	for (i = 0; i < 3; i++)
 		free(o[i].idx);
 	free(worst);
@@ -1017,7 +1017,7 @@ static int parse_node_docs(struct json_object *root)
 	return 0;
 }
 
-struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *cl)
+struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *fleet)
 {
 	struct ctx jc = *ctx;
 	struct fleet_counts counts;
@@ -1026,7 +1026,7 @@ struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet 
 	jc.json = true;
 	jc.warnings = NULL;
 	jc.jroot = json_object_new_object();
-	if (!jc.jroot || fleet_summary(&jc, cl, &counts) || parse_node_docs(jc.jroot)) {
+	if (!jc.jroot || fleet_summary(&jc, fleet, &counts) || parse_node_docs(jc.jroot)) {
 		json_object_put(jc.jroot);
 		return NULL;
 	}

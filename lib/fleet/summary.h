@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One report for a whole cluster, from its nodes' doctor documents
- * (gather.h, once fleet_finish()ed):
+ * One report for a whole fleet, from its nodes' doctor documents
+ * (fleet.h, once fleet_finish()ed):
  *
  *   checks       per check, the nodes of each status folded into hostlists;
  *                failing and warning nodes grouped by their fix, given once
- *   drift        facts that should match across the cluster (drift.h)
+ *   drift        facts that should match across the fleet (drift.h)
  *   unreachable  the nodes without a document, each with its cause
  *   summary      "N nodes: K failed, W warned, U unreachable"
  *
@@ -34,17 +34,17 @@ struct fleet_counts {
 };
 
 /*
- * Print the report of @cl on stdout, or with ctx->json add its keys to
+ * Print the report of @fleet on stdout, or with ctx->json add its keys to
  * the document (nodes, checks, drift, unreachable, summary; the caller's
  * output_finish() prints it).  Fills @counts.  0 or -ENOMEM.
  */
-int fleet_summary(struct ctx *ctx, const struct fleet *cl, struct fleet_counts *counts);
+int fleet_summary(struct ctx *ctx, const struct fleet *fleet, struct fleet_counts *counts);
 
 /*
- * The report's -j document of @cl whatever ctx->json says (for the HTML
+ * The report's -j document of @fleet whatever ctx->json says (for the HTML
  * page of doctor -w --html), to put; NULL when out of memory.
  */
-struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *cl);
+struct json_object *fleet_summary_doc(const struct ctx *ctx, const struct fleet *fleet);
 
 /* The exit code the report calls for: RC_PROBLEM when a node failed or was unreachable. */
 int fleet_rc(const struct fleet_counts *c);

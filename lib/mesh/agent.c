@@ -23,8 +23,8 @@
 
 #include "base/ctx.h"
 #include "base/log.h"
-#include "base/opt.h"
 #include "base/signals.h"
+#include "base/text.h"
 #include "launch/launch.h"
 #include "mesh/agent.h"
 #include "mesh/linkmap.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/opt.h"
+#include "base/text.h"
 #include "node/rdma.h"
 
 void rdma_node_free(struct rdma_node *node)

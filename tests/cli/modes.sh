@@ -25,7 +25,7 @@ refused() { fails_with "$@"; }
 # ---- probe: PEER (client), --server, -w, --agent ----
 CLIENT=(probe 127.0.0.1 --port "$PORT" --timeout 1)
 SERVER=(probe --server --port "$PORT" --timeout 1)
-CLUSTER=(probe -w 'n[1-2]' --launcher ssh --rendezvous 127.0.0.1 --node-timeout 1)
+FLEET=(probe -w 'n[1-2]' --launcher ssh --rendezvous 127.0.0.1 --node-timeout 1)
 AGENT=(probe --agent 127.0.0.1:1)
 P="rdmactl probe:"
 refused client-server-opt 2 "$P Failed to start the client: --once is a server option; give it with --server on the other node" \
@@ -37,9 +37,9 @@ refused server-client-opt 2 "$P Failed to start the server: --expect is a client
 refused server-cluster-opt 2 "$P Failed to use --html: it is for a run on many nodes; give -w HOSTLIST too" \
 	"${SERVER[@]}" --html "$TMPD/x.html"
 refused cluster-client-opt 2 "$P Failed to use --expect with probe -w: it is an option of probe PEER" \
-	"${CLUSTER[@]}" --expect 1
+	"${FLEET[@]}" --expect 1
 refused cluster-server-opt 2 "$P Failed to use --bind with -w: the nodes' agents serve as the schedule says" \
-	"${CLUSTER[@]}" --bind 127.0.0.1
+	"${FLEET[@]}" --bind 127.0.0.1
 refused agent-client-opt 2 "$P Failed to use -d with probe --agent: it is an option of probe PEER or probe --server" \
 	"${AGENT[@]}" -d rxe0
 refused agent-server-opt 2 "$P Failed to use --once with probe --agent: it is an option of probe --server" \
@@ -54,7 +54,7 @@ refused first-named 2 "$P Failed to start the client: --max-size is a server opt
 
 # ---- doctor: this node, -w, --list, --gathered, --metrics, --slurm-health ----
 NODE=(--root "$OK" doctor)
-DCLUSTER=(doctor -w 'n[1-2]' --launcher ssh --node-timeout 1)
+DFLEET=(doctor -w 'n[1-2]' --launcher ssh --node-timeout 1)
 echo '{}' >"$TMPD/gathered.json"
 D="rdmactl doctor:"
 refused node-cluster-opt 2 "$D Failed to use --fanout: it is for a run on many nodes; give -w HOSTLIST too" \
@@ -66,13 +66,13 @@ refused node-health-opt 2 "$D Failed to use --drain without --slurm-health, whic
 refused node-dry-run-opt 2 "$D Failed to use --dry-run without --slurm-health, which decides when to drain" \
 	"${NODE[@]}" --dry-run
 refused cluster-node-opt 2 "$D Failed to use --local with doctor -w: it is an option of doctor, doctor --metrics or doctor --slurm-health" \
-	"${DCLUSTER[@]}" --local
+	"${DFLEET[@]}" --local
 refused cluster-token 2 "$D Failed to use --token with -w: it would show in every node's process list; give the nodes RDMACTL_TOKEN in their environment" \
-	"${DCLUSTER[@]}" --peer 127.0.0.1 --token s3cret
+	"${DFLEET[@]}" --peer 127.0.0.1 --token s3cret
 refused cluster-metrics-opt 2 "$D Failed to use -o without --metrics: the table and JSON go to standard output" \
-	"${DCLUSTER[@]}" -o "$TMPD/x.prom"
+	"${DFLEET[@]}" -o "$TMPD/x.prom"
 refused cluster-health-opt 2 "$D Failed to use --drain without --slurm-health, which decides when to drain" \
-	"${DCLUSTER[@]}" --drain
+	"${DFLEET[@]}" --drain
 refused list-node-opt 2 "$D Failed to list the checks: --list runs none, so --skip would do nothing; leave one of them out" \
 	doctor --list --skip mtu
 refused list-cluster-opt 2 "$D Failed to list the checks: --list runs none, so -w would do nothing; leave one of them out" \

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct doctor_counts counts;
-	struct doctor d;
+	struct node_facts d;
 	struct ctx ctx;
 	struct table *t;
 	bool sel[64];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Gathered doctor output (lib/fleet/gathered.c, gather.c) and the report
+ * Gathered doctor output (lib/fleet/gathered.c, fleet.c) and the report
  * made of it (report.c, drift.c).  Input: a file of pdsh, clush or srun -l
  * output, read as `rdmactl doctor --gathered FILE` reads it; or, when it
  * starts with "== ", a tree (fuzz.h) whose records under g/ are a
@@ -23,7 +23,8 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "base/text.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
+#include "fleet/gathered.h"
 #include "fleet/summary.h"
 #include "fuzz.h"
 

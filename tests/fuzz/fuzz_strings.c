@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/opt.h"
+#include "base/text.h"
 #include "fuzz.h"
 #include "node/gids.h"
 #include "node/rdma.h"

@@ -9,6 +9,7 @@
 #include "base/ctx.h"
 #include "base/log.h"
 #include "base/opt.h"
+#include "base/text.h"
 #include "base/output.h"
 #include "test.h"
 
@@ -210,12 +211,18 @@ static const struct opt mode_opts[] = {
 	{ "secret", OPT_LONG_BASE + 1, ARG_STR, "S", "C's, internal", NULL, M_C, OPT_HIDDEN },
 	{ 0 }
 };
-static const char *const mode_names[] = { "cmd A", "cmd --b", "cmd --c", NULL };
+static const char *const mode_names[] = { "cmd A", "cmd --b", "cmd --c" };
+
+static const char *mode_name(unsigned int mode)
+{
+	return mode < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[mode] : NULL;
+}
+
 static const struct opt_refusal mode_refusals[] = {
 	{ M_B, M_A, "Failed to use {opt} here: {opt} is --b's" },
 	{ 0 }
 };
-static const struct opt_modes test_modes = { mode_names, mode_refusals };
+static const struct opt_modes test_modes = { mode_name, mode_refusals };
 static const struct command mode_cmd = { .name = "cmd", .opts = mode_opts, .modes = &test_modes,
 					  .max_args = -1 };
 

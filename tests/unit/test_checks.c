@@ -94,7 +94,7 @@ static const struct port_spec ib[] = {
 	{ NULL },
 };
 
-typedef void check_fn(struct doctor *d, struct check_result *r);
+typedef void check_fn(struct node_facts *d, struct check_result *r);
 
 struct check_case {
 	const char *name;
@@ -610,7 +610,7 @@ static void node_fill(struct rdma_node *node, const struct port_spec *specs)
 }
 
 /* The facts of case @c: its node, job, variables and installed libraries; the root made. */
-static void facts_fill(struct doctor *d, const struct check_case *c)
+static void facts_fill(struct node_facts *d, const struct check_case *c)
 {
 	size_t i, k;
 
@@ -643,7 +643,7 @@ static void facts_fill(struct doctor *d, const struct check_case *c)
 	}
 }
 
-static void facts_free(struct doctor *d)
+static void facts_free(struct node_facts *d)
 {
 	size_t i, j;
 
@@ -665,7 +665,7 @@ static bool said(const struct check_result *r, const char *word)
 static int run_case(const struct check_case *c)
 {
 	struct check_result r = { 0 };
-	struct doctor d;
+	struct node_facts d;
 	char cmd[128];
 	int bad = 0;
 	size_t k;

@@ -19,7 +19,7 @@
 #include "base/output.h"
 #include "doctor/doc.h"
 #include "doctor/doctor.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 #include "node/nodeinfo.h"
 #include "node/rdma.h"
@@ -34,7 +34,7 @@ static struct json_object *written(const char *fixture, struct doctor_counts *co
 {
 	static char path[4096];
 	const char *dir = getenv("FIXTURES");
-	struct doctor d = { 0 };
+	struct node_facts d = { 0 };
 	bool sel[64] = { 0 };
 	struct table *t;
 	size_t i;
@@ -189,26 +189,26 @@ static void fleet_and_page_read_what_was_written(void)
 	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY);
 	char *copy = strdup(text), *line, *save = NULL, err[256], *page = NULL;
 	struct html_runs runs = { 0 };
-	struct fleet cl;
+	struct fleet fleet;
 	size_t len = 0, i;
 	FILE *f;
 
-	fleet_init(&cl);
+	fleet_init(&fleet);
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		CHECK_INT(fleet_feed_line(&cl, "lab-a", line), 0);
+		CHECK_INT(fleet_feed_line(&fleet, "lab-a", line), 0);
 	free(copy);
-	CHECK_INT(fleet_finish(&cl, err, sizeof(err)), 0);
-	CHECK_INT(cl.n, 1);
-	CHECK(cl.n == 1 && cl.nodes[0]->doc && !cl.nodes[0]->error);
-	if (cl.n != 1 || !cl.nodes[0]->doc)
+	CHECK_INT(fleet_finish(&fleet, err, sizeof(err)), 0);
+	CHECK_INT(fleet.n, 1);
+	CHECK(fleet.n == 1 && fleet.nodes[0]->doc && !fleet.nodes[0]->error);
+	if (fleet.n != 1 || !fleet.nodes[0]->doc)
 		goto out;
-	back = fleet_doc(cl.nodes[0]);
+	back = fleet_doc(fleet.nodes[0]);
 	same_rows(doc, back);
 	same_rows(back, doc);
 	CHECK(json_object_object_get_ex(back, DOC_NODE, NULL));
 	json_object_put(back);
 
-	cluster = fleet_summary_doc(&ctx, &cl);
+	cluster = fleet_summary_doc(&ctx, &fleet);
 	CHECK(cluster != NULL);
 	if (!cluster)
 		goto out;
@@ -258,7 +258,7 @@ static void fleet_and_page_read_what_was_written(void)
 	free(page);
 	json_object_put(cluster);
 out:
-	fleet_free(&cl);
+	fleet_free(&fleet);
 	json_object_put(doc);
 }
 

@@ -17,7 +17,7 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "fleet/drift.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 #include "fleet/summary.h"
 #include "test.h"
 
@@ -58,20 +58,20 @@ static char *make_doc(const struct spec *s)
 }
 
 /* A cluster of @n nodes named @fmt % i (1-based), node i made from @specs[i - 1]. */
-static void build(struct fleet *cl, size_t n, const char *fmt, const struct spec *specs)
+static void build(struct fleet *fleet, size_t n, const char *fmt, const struct spec *specs)
 {
 	char name[64], err[256];
 	size_t i;
 
-	fleet_init(cl);
+	fleet_init(fleet);
 	for (i = 1; i <= n; i++) {
 		char *doc = make_doc(&specs[i - 1]);
 
 		snprintf(name, sizeof(name), fmt, (int)i);
-		CHECK_INT(fleet_feed_line(cl, name, doc), 0);
+		CHECK_INT(fleet_feed_line(fleet, name, doc), 0);
 		free(doc);
 	}
-	CHECK_INT(fleet_finish(cl, err, sizeof(err)), 0);
+	CHECK_INT(fleet_finish(fleet, err, sizeof(err)), 0);
 }
 
 static const char *json(struct json_object *o)
@@ -95,12 +95,12 @@ static const char *row_of(struct json_object *rows, const char *fact)
 static void drift_majority_singles_out(void)
 {
 	struct spec s[4] = { { 0 }, { 0 }, { .mtu = 1500 }, { 0 } };
-	struct fleet cl;
+	struct fleet fleet;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
-	build(&cl, 4, "lab%d", s);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 4, "lab%d", s);
+	rows = drift_rows(&fleet, odd);
 	CHECK_INT(json_object_array_length(rows), 2);
 	CHECK_STR(row_of(rows, "netdev_mtu"),
 		  "{\"fact\":\"netdev_mtu\",\"majority\":\"9000\",\"majority_count\":3,"
@@ -113,7 +113,7 @@ static void drift_majority_singles_out(void)
 		  "\"nodes\":\"lab3\"}],\"fix\":null,\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 /* No strict majority: every value with its nodes, nobody singled out, no fix. */
@@ -122,28 +122,28 @@ static void drift_ties_single_out_none(void)
 	struct spec s[4] = { { .kernel = "6.1" }, { .kernel = "6.2" }, { .kernel = "6.1" },
 			     { .kernel = "6.2" } };
 	struct spec t[4] = { { .fw = "1" }, { .fw = "2" }, { .fw = "1" }, { .fw = "3" } };
-	struct fleet cl;
+	struct fleet fleet;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
-	build(&cl, 4, "n%d", s);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 4, "n%d", s);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"kernel\",\"majority\":null,\"majority_count\":0,"
 		  "\"majority_nodes\":null,\"differs\":[{\"value\":\"6.1\",\"count\":2,\"nodes\":\"n[1,3]\"},"
 		  "{\"value\":\"6.2\",\"count\":2,\"nodes\":\"n[2,4]\"}],\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 	/* 2 of 4 is the largest group, but no majority either. */
-	build(&cl, 4, "n%d", t);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 4, "n%d", t);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"fw_ver MT4127\",\"majority\":null,\"majority_count\":0,"
 		  "\"majority_nodes\":null,\"differs\":[{\"value\":\"1\",\"count\":2,\"nodes\":\"n[1,3]\"},"
 		  "{\"value\":\"2\",\"count\":1,\"nodes\":\"n2\"},{\"value\":\"3\",\"count\":1,\"nodes\":\"n4\"}],"
 		  "\"fix\":null,\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && !odd[3]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 /* A variable set on some nodes only is drift; so is one value on one node. */
@@ -152,28 +152,28 @@ static void drift_of_variables(void)
 	struct spec s[3] = { { .env = "\"NCCL_IB_HCA\":\"mlx5_0\"" }, { 0 }, { 0 } };
 	struct spec t[4] = { { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" }, { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" },
 			     { .env = "\"NCCL_IB_GID_INDEX\":\"5\"" }, { .env = "\"NCCL_IB_GID_INDEX\":\"3\"" } };
-	struct fleet cl;
+	struct fleet fleet;
 	struct json_object *rows;
 	bool odd[4] = { 0 };
 
-	build(&cl, 3, "gpu%02d", s);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 3, "gpu%02d", s);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"env.NCCL_IB_HCA\",\"majority\":null,\"majority_count\":2,"
 		  "\"majority_nodes\":\"gpu[02-03]\",\"differs\":[{\"value\":\"mlx5_0\",\"count\":1,"
 		  "\"nodes\":\"gpu01\"}],\"fix\":\"unset NCCL_IB_HCA, as on the others\",\"not_read\":null}]");
 	CHECK(odd[0] && !odd[1] && !odd[2]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 	memset(odd, 0, sizeof(odd));
-	build(&cl, 4, "lab-%d", t);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 4, "lab-%d", t);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(row_of(rows, "env.NCCL_IB_GID_INDEX"),
 		  "{\"fact\":\"env.NCCL_IB_GID_INDEX\",\"majority\":\"3\",\"majority_count\":3,"
 		  "\"majority_nodes\":\"lab-[1-2,4]\",\"differs\":[{\"value\":\"5\",\"count\":1,"
 		  "\"nodes\":\"lab-3\"}],\"fix\":\"set NCCL_IB_GID_INDEX=3, as on lab-[1-2,4]\",\"not_read\":null}");
 	CHECK(!odd[0] && !odd[1] && odd[2] && !odd[3]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 /* Firmware is compared per HCA model: two models are no drift by themselves. */
@@ -181,43 +181,43 @@ static void drift_firmware_per_model(void)
 {
 	struct spec s[5] = { { .model = "MT4127" }, { .model = "MT4127" }, { .model = "MT4129", .fw = "28.39.1002" },
 			     { .model = "MT4127", .fw = "26.35.1012" }, { .model = "MT4129", .fw = "28.39.1002" } };
-	struct fleet cl;
+	struct fleet fleet;
 	struct json_object *rows;
 	bool odd[5] = { 0 };
 
-	build(&cl, 5, "n%d", s);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 5, "n%d", s);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(json(rows), "[{\"fact\":\"fw_ver MT4127\",\"majority\":\"26.36.1010\",\"majority_count\":2,"
 		  "\"majority_nodes\":\"n[1-2]\",\"differs\":[{\"value\":\"26.35.1012\",\"count\":1,"
 		  "\"nodes\":\"n4\"}],\"fix\":\"update the firmware of their MT4127 HCAs to 26.36.1010, as "
 		  "on the others\",\"not_read\":null}]");
 	CHECK(!odd[0] && !odd[1] && !odd[2] && odd[3] && !odd[4]);
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 static void no_drift_when_alike(void)
 {
 	struct spec s[3] = { { 0 }, { 0 }, { 0 } };
-	struct fleet cl;
+	struct fleet fleet;
 	struct json_object *rows;
 	bool odd[3] = { 0 };
 
-	build(&cl, 3, "n%d", s);
-	rows = drift_rows(&cl, odd);
+	build(&fleet, 3, "n%d", s);
+	rows = drift_rows(&fleet, odd);
 	CHECK_STR(json(rows), "[]");
 	json_object_put(rows);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 /* Run the report under -j; the document's key @key as text. */
-static const char *report_key(const struct fleet *cl, const char *key, struct fleet_counts *c)
+static const char *report_key(const struct fleet *fleet, const char *key, struct fleet_counts *c)
 {
 	static char out[8192];
 	struct ctx ctx = { .json = true, .root = "" };
 	struct json_object *v = NULL;
 
-	CHECK_INT(fleet_summary(&ctx, cl, c), 0);
+	CHECK_INT(fleet_summary(&ctx, fleet, c), 0);
 	json_object_object_get_ex(ctx.jroot, key, &v);
 	snprintf(out, sizeof(out), "%s", json(v));
 	json_object_put(ctx.jroot);
@@ -231,11 +231,11 @@ static void checks_grouped_by_fix(void)
 			     { .mtu = 1500, .fix = "ip link set ens1 mtu 9000" },
 			     { .mtu = 2000, .fix = "ip link set eth0 mtu 9000" }, { 0 } };
 	struct fleet_counts c;
-	struct fleet cl;
+	struct fleet fleet;
 	const char *checks;
 
-	build(&cl, 4, "lab%d", s);
-	checks = report_key(&cl, "checks", &c);
+	build(&fleet, 4, "lab%d", s);
+	checks = report_key(&fleet, "checks", &c);
 	CHECK(strstr(checks, "{\"status\":\"warn\",\"id\":\"mtu\",\"nodes\":\"lab[1,3]\",\"count\":2,"
 			     "\"found\":\"mlx5_0/1: eth0 MTU 1500, active MTU 1024\",\"found_on\":\"lab1\","
 			     "\"found_varies\":true,\"fix\":\"ip link set eth0 mtu 9000\"},"
@@ -251,7 +251,7 @@ static void checks_grouped_by_fix(void)
 	CHECK_INT(c.warned, 4);
 	CHECK_INT(c.failed, 0);
 	CHECK_INT(fleet_rc(&c), RC_OK);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 /* Failed beats warned; drift warns a node whose own checks pass; no document: unreachable. */
@@ -259,37 +259,37 @@ static void outcome_of_each_node(void)
 {
 	struct spec s[4] = { { 0 }, { .kernel = "5.15" }, { 0 }, { 0 } };
 	struct fleet_counts c;
-	struct fleet cl;
+	struct fleet fleet;
 	char err[256];
 
-	fleet_init(&cl);
+	fleet_init(&fleet);
 	for (int i = 0; i < 4; i++) {
 		char *doc = make_doc(&s[i]), name[8];
 
 		snprintf(name, sizeof(name), "n%d", i + 1);
-		CHECK_INT(fleet_feed_line(&cl, name, doc), 0);
+		CHECK_INT(fleet_feed_line(&fleet, name, doc), 0);
 		free(doc);
 	}
-	CHECK_INT(fleet_feed_line(&cl, "n5", "{\"checks\":[{\"status\":\"FAIL\",\"id\":\"x\",\"found\":\"y\",\"fix\":null}]}"), 0);
-	CHECK_INT(fleet_node_fail(&cl, "n6", "ssh: connect to host n6 port 22: Connection refused"), 0);
-	CHECK_INT(fleet_finish(&cl, err, sizeof(err)), 0);
-	CHECK_STR(report_key(&cl, "summary", &c),
+	CHECK_INT(fleet_feed_line(&fleet, "n5", "{\"checks\":[{\"status\":\"FAIL\",\"id\":\"x\",\"found\":\"y\",\"fix\":null}]}"), 0);
+	CHECK_INT(fleet_node_fail(&fleet, "n6", "ssh: connect to host n6 port 22: Connection refused"), 0);
+	CHECK_INT(fleet_finish(&fleet, err, sizeof(err)), 0);
+	CHECK_STR(report_key(&fleet, "summary", &c),
 		  "{\"nodes\":6,\"failed\":1,\"warned\":1,\"unreachable\":1,\"failed_nodes\":\"n5\","
 		  "\"warned_nodes\":\"n2\",\"unreachable_nodes\":\"n6\"}");
-	CHECK_STR(report_key(&cl, "unreachable", &c),
+	CHECK_STR(report_key(&fleet, "unreachable", &c),
 		  "[{\"node\":\"n6\",\"error\":\"ssh: connect to host n6 port 22: Connection refused\",\"rc\":null}]");
 	CHECK_INT(fleet_rc(&c), RC_PROBLEM);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
-/* Run the text report of @cl with stdout in a file; its text. */
-static char *report_text(const struct fleet *cl, struct fleet_counts *c)
+/* Run the text report of @fleet with stdout in a file; its text. */
+static char *report_text(const struct fleet *fleet, struct fleet_counts *c)
 {
 	struct ctx ctx = { .root = "" };
 	struct capture cap;
 
 	capture_begin(&cap);
-	CHECK_INT(fleet_summary(&ctx, cl, c), 0);
+	CHECK_INT(fleet_summary(&ctx, fleet, c), 0);
 	CHECK_INT(output_finish(&ctx), 0);
 	return capture_end(&cap);
 }
@@ -328,22 +328,22 @@ static void thousand_nodes_two_odd(void)
 {
 	struct spec *s = calloc(1000, sizeof(*s));
 	struct fleet_counts c;
-	struct fleet cl;
+	struct fleet fleet;
 	clock_t t0;
 	char *text;
 
 	s[16].mtu = 1500;					/* node0017 */
 	s[511].env = "\"NCCL_IB_GID_INDEX\":\"5\"";		/* node0512 */
-	build(&cl, 1000, "node%04d", s);
+	build(&fleet, 1000, "node%04d", s);
 	t0 = clock();
-	text = report_text(&cl, &c);
+	text = report_text(&fleet, &c);
 	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
 	CHECK_STR(text, thousand_text);
 	CHECK_INT(too_wide(text, FLEET_WIDTH), 0);
 	CHECK_INT(c.warned, 2);
 	free(text);
 	free(s);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 static const char cut_text[] =
@@ -368,20 +368,20 @@ static void thousand_nodes_lists_cut(void)
 {
 	struct spec *s = calloc(1000, sizeof(*s));
 	struct fleet_counts c;
-	struct fleet cl;
+	struct fleet fleet;
 	char *text;
 	size_t i;
 
 	for (i = 6; i < 1000; i += 7)
 		s[i].mtu = 1500;
-	build(&cl, 1000, "node%04d", s);
-	text = report_text(&cl, &c);
+	build(&fleet, 1000, "node%04d", s);
+	text = report_text(&fleet, &c);
 	CHECK_STR(text, cut_text);
 	CHECK_INT(too_wide(text, FLEET_WIDTH), 0);
 	CHECK_INT(c.warned, 142);
 	free(text);
 	free(s);
-	fleet_free(&cl);
+	fleet_free(&fleet);
 }
 
 int main(void)

@@ -62,6 +62,14 @@ for f in empty comments; do
 		done
 	done
 done
+# -w's whole-number options are read once (launch_opt()) for both commands: one line each.
+for cmd in doctor probe; do
+	fails_with "$cmd-bad-node-timeout" 2 \
+		"rdmactl $cmd: Failed to parse --node-timeout '0': expected a whole number from 1 to 3600" \
+		"$cmd" -w 'n[1-2]' --node-timeout 0
+done
+fails_with bad-fanout 2 "rdmactl doctor: Failed to parse --fanout '4097': expected a whole number from 1 to 4096" \
+	doctor -w 'n[1-2]' --fanout 4097
 : >"$TMPD/empty"
 fails_with empty-exclude 2 "rdmactl doctor: Failed to read --exclude: invalid hostlist file '$TMPD/empty': names no host" \
 	doctor -w 'n[1-2]' --exclude "@$TMPD/empty"

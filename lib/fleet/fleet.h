@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A cluster in memory: for each node, its own `rdmactl -j doctor`
+ * A fleet in memory: for each node, its own `rdmactl -j doctor`
  * document, or why there is none.  Two kinds of callers fill it:
  *
  *  - a launcher (launch.h), line by line as each node prints, with the
  *    causes it sees itself (a timeout, ssh refused, exit code 127):
- *      fleet_feed_line(cl, "lab-c", "{\"checks\": [");
- *      fleet_node_fail(cl, "lab-e", "ssh: connect: Connection refused");
- *  - fleet_read_gathered(), from output gathered before by any tool
- *    (`rdmactl doctor --gathered FILE|-|DIR`).
+ *      fleet_feed_line(fleet, "lab-c", "{\"checks\": [");
+ *      fleet_node_fail(fleet, "lab-e", "ssh: connect: Connection refused");
+ *  - fleet_read_gathered() (gathered.h), from output gathered before by
+ *    any tool (`rdmactl doctor --gathered FILE|-|DIR`).
  *
  * Then fleet_finish() parses each node's text, and summary.h judges the
  * whole.  Nothing a node sent is trusted: a node whose text is not a
  * doctor document is failed with the reason, never dropped.
  */
-#ifndef RDMACTL_GATHER_H
-#define RDMACTL_GATHER_H
+#ifndef RDMACTL_FLEET_FLEET_H
+#define RDMACTL_FLEET_FLEET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ struct json_object;
 /* Text of all nodes together. */
 #define FLEET_TOTAL_MAX (512u << 20)
 /*
- * Nodes in one cluster.  A launcher's are one hostlist's (HOSTLIST_MAX);
+ * Nodes in one fleet.  A launcher's are one hostlist's (HOSTLIST_MAX);
  * gathered output may join several runs', so the bound is the memory a
  * node costs (a few hundred bytes besides its text), not a hostlist's.
  */
@@ -72,16 +72,16 @@ struct fleet {
 	bool finished;
 };
 
-void fleet_init(struct fleet *cl);
-void fleet_free(struct fleet *cl);
+void fleet_init(struct fleet *fleet);
+void fleet_free(struct fleet *fleet);
 
 /*
  * The node named @name, added (with no text) when new: a launcher adds
  * every node it starts, so one that never answers is still reported.
  * 0; -ENOMEM; -E2BIG past FLEET_NODES_MAX.
  */
-int fleet_add(struct fleet *cl, const char *name, struct fleet_node **out);
-struct fleet_node *fleet_find(const struct fleet *cl, const char *name);
+int fleet_add(struct fleet *fleet, const char *name, struct fleet_node **out);
+struct fleet_node *fleet_find(const struct fleet *fleet, const char *name);
 
 /*
  * Append @line (without its newline) to what @host printed.  A document
@@ -93,10 +93,10 @@ struct fleet_node *fleet_find(const struct fleet *cl, const char *name);
  *   -EFBIG   its text passes FLEET_DOC_MAX
  *   -EEXIST  a second document begins after the first ended
  */
-int fleet_feed_line(struct fleet *cl, const char *host, const char *line);
+int fleet_feed_line(struct fleet *fleet, const char *host, const char *line);
 
 /* The same for an srun task known only by its number (srun -l's "N: "). */
-int fleet_feed_task(struct fleet *cl, unsigned long task, const char *line);
+int fleet_feed_task(struct fleet *fleet, unsigned long task, const char *line);
 
 /*
  * @host did not run rdmactl to its end: the cause, one line ("command
@@ -104,7 +104,7 @@ int fleet_feed_task(struct fleet *cl, unsigned long task, const char *line);
  * "; ".  A complete document wins over them (the node did answer).
  * 0 or -ENOMEM.
  */
-int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
+int fleet_node_fail(struct fleet *fleet, const char *host, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
@@ -112,10 +112,10 @@ int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
  * naming no node, text beside a node's document).  Shown as escaped.
  * 0 or -ENOMEM.
  */
-int fleet_note(struct fleet *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int fleet_note(struct fleet *fleet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* @host's rdmactl exited with @rc (as its launcher said). 0 or -ENOMEM. */
-int fleet_node_rc(struct fleet *cl, const char *host, int rc);
+int fleet_node_rc(struct fleet *fleet, const char *host, int rc);
 
 /*
  * Parse each node's text into its document, or fail it with the reason
@@ -127,7 +127,7 @@ int fleet_node_rc(struct fleet *cl, const char *host, int rc);
  * -ENOMEM; -EEXIST when two tasks' documents name the same host, with
  * the message in @err.
  */
-int fleet_finish(struct fleet *cl, char *err, size_t errlen);
+int fleet_finish(struct fleet *fleet, char *err, size_t errlen);
 
 /*
  * The document of @nd as a tree (a new reference to put), parsed from its
@@ -137,42 +137,14 @@ int fleet_finish(struct fleet *cl, char *err, size_t errlen);
 struct json_object *fleet_doc(const struct fleet_node *nd);
 
 /* How many nodes have a document. */
-size_t fleet_reached(const struct fleet *cl);
+size_t fleet_reached(const struct fleet *fleet);
 
 /*
  * The names of nodes @idx[0..n-1] folded into one hostlist (hostlist_fold),
  * names that are no host names ("task 3") after it, comma-separated.
  * malloc'd; NULL when out of memory.
  */
-char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n);
-
-/*
- * Read output gathered before into @cl (then fleet_finish() it): @path
- * is a file, "-" for stdin, or a directory of HOST.json files (one
- * document each; other names are not read).  Each line of a file or
- * stream is one of
- *   HOST: TEXT       pdsh, clush (without -b), pdsh -S
- *   N: TEXT          srun -l: task N (leading blanks and zeros as srun pads)
- *   pdsh@LOCAL: HOST: MSG, clush: HOSTLIST: MSG,
- *   srun: error: HOST: task N: MSG
- *                    a launcher's word on a node (with 2>&1): its exit
- *                    code, or the cause of its failure
- * Blank lines are skipped.  0.  -EINVAL for input that is not such output
- * (no prefix, a name that is no host name, a NUL byte, a line longer than
- * FLEET_DOC_MAX, a second document for one node, a directory without a
- * HOST.json), -E2BIG past FLEET_NODES_MAX, -ENOSPC past
- * FLEET_TOTAL_MAX (the input too), -errno when @path cannot be
- * read, -ENOMEM; each with one line in @err naming the bad value and its
- * line number.
- */
-int fleet_read_gathered(struct fleet *cl, const char *path, char *err, size_t errlen);
-
-/*
- * One line of such output (without its newline), as the reader takes it:
- * @lineno names it in messages.  Same results as fleet_read_gathered().
- */
-int fleet_feed_output(struct fleet *cl, const char *line, unsigned long lineno, char *err,
-			size_t errlen);
+char *fleet_fold(const struct fleet *fleet, const size_t *idx, size_t n);
 
 /* A host name as hostlist.h takes it: letters, digits, '.', '_', '-', not first '-'. */
 bool fleet_host_ok(const char *s, size_t len);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The cluster probe's time (issue: a full matrix of N nodes in about
+# The fleet probe's time (issue: a full matrix of N nodes in about
 # (N-1) rounds plus the launcher's start, not N(N-1) tests in a row), on
 # the lab's four guests: `rdmactl probe -w` through srun and ssh against
 # the same twelve directed two-node probes run one after the other.  From
@@ -15,16 +15,16 @@ BUILD=${BUILD:-$TOP/build}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir "$out/t"
-cp "$TOP/bench/probe-cluster-lab.sh" "$out/t/"
+cp "$TOP/bench/probe-fleet-lab.sh" "$out/t/"
 read -r load _ </proc/loadavg
 flock /tmp/rdmactl-lab.lock "$TOP/tests/lab/lab" --guests 4 --bin "$BUILD" --out "$out" \
-	--timeout 1200 "$out/t/probe-cluster-lab.sh" >/dev/null 2>&1
+	--timeout 1200 "$out/t/probe-fleet-lab.sh" >/dev/null 2>&1
 res=$(grep -h "^RESULT" "$out"/a/*.log 2>/dev/null)
 if [ -z "$res" ]; then
-	echo "probe-cluster: the lab gave no result (see tests/lab/README.md)"
+	echo "probe-fleet: the lab gave no result (see tests/lab/README.md)"
 	exit 1
 fi
-echo "probe-cluster: 4 lab guests, host load average $load before, $(cut -d' ' -f1 /proc/loadavg) after"
+echo "probe-fleet: 4 lab guests, host load average $load before, $(cut -d' ' -f1 /proc/loadavg) after"
 seq=$(awk '/RESULT sequential/ { print $4 }' <<<"$res")
 awk -v seq="$seq" '
 /RESULT cluster/ {

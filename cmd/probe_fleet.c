@@ -23,42 +23,33 @@
 #include "probe_mode.h"
 #include "report/html.h"
 
-int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
+int probe_fleet_opt(struct ctx *ctx, struct probe_args *a, int c, const char *val)
 {
-	struct coord_cfg *cl = &a->cl;
+	struct coord_cfg *coord = &a->coord;
 	long l;
 
 	switch (c) {
-	case 'w': a->w = val; return 0;
-	case OPT_EXCLUDE: a->x = val; return 0;
-	case OPT_LAUNCHER: a->launcher = val; return 0;
-	case OPT_RDMACTL: cl->rdmactl = val; return 0;
-	case OPT_PAIRS: cl->pairs_file = val; return 0;
-	case OPT_RENDEZVOUS: cl->rendezvous = val; return 0;
-	case OPT_NO_RETEST: cl->retest = false; return 0;
+	case OPT_PAIRS: coord->pairs_file = val; return 0;
+	case OPT_RENDEZVOUS: coord->rendezvous = val; return 0;
+	case OPT_NO_RETEST: coord->retest = false; return 0;
 	case OPT_HTML: a->html = val; return 0;
-	case OPT_SAVE: cl->save = val; return 0;
+	case OPT_SAVE: coord->save = val; return 0;
 	case OPT_FROM: a->from = val; return 0;
 	case 'f': a->force = true; return 0;
-	case OPT_NODE_TIMEOUT:
-		if (probe_set_long(ctx, "--node-timeout", val, 1, 3600, &l))
-			return -EINVAL;
-		cl->launch.node_timeout = (unsigned int)l;
-		return 0;
 	case OPT_RAILS:
-		if (probe_set_long(ctx, "--rails", val, 1, 16, &l))
+		if (opt_long(ctx, "--rails", val, 1, 16, &l))
 			return -EINVAL;
-		cl->rails = (unsigned int)l;
+		coord->rails = (unsigned int)l;
 		return 0;
 	case OPT_PATTERN:
 		a->pattern_given = true;
-		return pattern_parse(val, &cl->pattern) ? probe_bad_value(ctx, "--pattern", val,
+		return pattern_parse(val, &coord->pattern) ? probe_bad_value(ctx, "--pattern", val,
 									  "use pairs, ring, quick or triage") : 0;
 	case OPT_SLOW:
-		return probe_parse_number(val, 0.01, 0.99, &cl->slow)
+		return probe_parse_number(val, 0.01, 0.99, &coord->slow)
 		       ? probe_bad_value(ctx, "--slow", val, "expected a fraction of the median, 0.01 to 0.99") : 0;
 	}
-	return -ENOENT;
+	return launch_opt(ctx, &a->launch, c, val);
 }
 
 /* Options of the test itself: every agent of -w gets them as given. */
@@ -108,7 +99,7 @@ int probe_forward_done(struct probe_args *a, int rc)
  * judged those): a PEER, a token from anywhere, --pattern with --pairs.
  * 0 or -EINVAL (said).
  */
-static int cluster_check(struct ctx *ctx, const struct probe_args *a, const char *peer)
+static int fleet_check(struct ctx *ctx, const struct probe_args *a, const char *peer)
 {
 	const char *bad = NULL, *why = "";
 
@@ -117,7 +108,7 @@ static int cluster_check(struct ctx *ctx, const struct probe_args *a, const char
 	else if (a->cfg.token)
 		bad = "--token or RDMACTL_TOKEN", why = " with -w: the run makes a token of its own "
 						       "and hands it to the agents on stdin";
-	else if (a->cl.pairs_file && a->pattern_given)
+	else if (a->coord.pairs_file && a->pattern_given)
 		bad = "--pattern", why = " with --pairs: the file is the schedule";
 	if (!bad)
 		return 0;
@@ -126,7 +117,7 @@ static int cluster_check(struct ctx *ctx, const struct probe_args *a, const char
 }
 
 /* -w's test: 2 s a size unless -n or -D says otherwise; its expected length. */
-static int cluster_test(struct ctx *ctx, struct probe_args *a)
+static int fleet_test(struct ctx *ctx, struct probe_args *a)
 {
 	struct probe_test_req *r = &a->cfg.req;
 	unsigned int sizes = 1;
@@ -141,13 +132,13 @@ static int cluster_test(struct ctx *ctx, struct probe_args *a)
 		return -EINVAL;
 	while (a->sweep && (2ull << sizes) <= r->size_max)
 		sizes++;
-	a->cl.timed = a->have_D;
-	a->cl.test_s = sizes * (r->duration_ms / 1000.0 + 0.5) + 1;
-	a->cl.probe = a->cfg;
-	if (!a->cl.probe.port || a->cl.probe.port == PROBE_DEFAULT_PORT)
-		a->cl.probe.port = PROBE_DEFAULT_PORT + 1;
+	a->coord.timed = a->have_D;
+	a->coord.test_s = sizes * (r->duration_ms / 1000.0 + 0.5) + 1;
+	a->coord.probe = a->cfg;
+	if (!a->coord.probe.port || a->coord.probe.port == PROBE_DEFAULT_PORT)
+		a->coord.probe.port = PROBE_DEFAULT_PORT + 1;
 	a->fwd[a->nfwd] = NULL;
-	a->cl.test_args = a->fwd;
+	a->coord.test_args = a->fwd;
 	return 0;
 }
 
@@ -232,70 +223,76 @@ static bool same_file(const char *a, const char *b)
  */
 static int save_check(struct ctx *ctx, const struct probe_args *a)
 {
-	unsigned int flags = a->force || same_file(a->from, a->cl.save) ? OUTFILE_FORCE : 0;
+	unsigned int flags = a->force || same_file(a->from, a->coord.save) ? OUTFILE_FORCE : 0;
 	struct outfile of;
 
-	if (outfile_open(ctx, &of, a->cl.save, "the run's document (--save)", flags))
+	if (outfile_open(ctx, &of, a->coord.save, "the run's document (--save)", flags))
 		return of.refused ? RC_USAGE : RC_PROBLEM;
 	outfile_discard(&of);
 	return 0;
 }
 
-int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
-		      const char *peer)
+int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
+	const struct hostlist *nodes = &a->nodes;
 	struct html_out h = { .ctx = ctx };
 	struct resume rs = { 0 };
 	int lock = -1, ret;
 
-	if (cluster_check(ctx, a, peer) || cluster_test(ctx, a) ||
-	    launch_pick(ctx, a->launcher, &a->cl.launch.launcher))
+	/* -w's nodes, unless the Slurm allocation's are there already. */
+	if (!nodes->n && launch_nodes(ctx, a->launch.w, a->launch.x, &a->nodes))
+		return RC_USAGE;
+
+	a->coord.rdmactl = a->launch.rdmactl;
+	a->coord.launch.node_timeout = (unsigned int)a->launch.node_timeout;
+	if (fleet_check(ctx, a, peer) || fleet_test(ctx, a) ||
+	    launch_pick(ctx, a->launch.launcher, &a->coord.launch.launcher))
 		return RC_USAGE;
 	if (nodes->n < 2) {
 		log_err(ctx, "Failed to probe a cluster of one: -w '%s' names one node; give two or more",
 			nodes->names[0]);
 		return RC_USAGE;
 	}
-	if (agents_fit(ctx, &a->cl.launch, nodes->n))
+	if (agents_fit(ctx, &a->coord.launch, nodes->n))
 		return RC_USAGE;
 	/* Then the lock: the --from read after it is the file as no other run changes it. */
-	ret = a->cl.save ? save_check(ctx, a) : 0;
+	ret = a->coord.save ? save_check(ctx, a) : 0;
 	if (ret)
 		return ret;
-	if (a->cl.save && (ret = runsave_lock(ctx, a->cl.save, &lock)))
+	if (a->coord.save && (ret = runsave_lock(ctx, a->coord.save, &lock)))
 		return ret == -EBUSY ? RC_USAGE : RC_PROBLEM;
 	if (a->from && from_plan(ctx, a->from, nodes, &rs))
 		ret = RC_USAGE;
-	if (!ret && rs.left_out && same_file(a->from, a->cl.save)) {
+	if (!ret && rs.left_out && same_file(a->from, a->coord.save)) {
 		char safe[512];
 
 		log_err(ctx, "Failed to resume into --save '%s': %zu of its links are of nodes -w leaves "
 			"out, and the file would lose them; --save another file",
-			text_safe(a->cl.save, safe, sizeof(safe), 0), rs.left_out);
+			text_safe(a->coord.save, safe, sizeof(safe), 0), rs.left_out);
 		resume_free(&rs);
 		ret = RC_USAGE;
 	}
 	if (ret) {
-		runsave_unlock(a->cl.save, lock);
+		runsave_unlock(a->coord.save, lock);
 		return ret;
 	}
-	a->cl.from = a->from ? &rs : NULL;
+	a->coord.from = a->from ? &rs : NULL;
 	if (a->html) {
 		if (outfile_open(ctx, &h.of, a->html, "report", a->force ? OUTFILE_FORCE : 0)) {
 			resume_free(&rs);
-			runsave_unlock(a->cl.save, lock);
+			runsave_unlock(a->coord.save, lock);
 			return h.of.refused ? RC_USAGE : RC_PROBLEM;
 		}
 		h.open = true;
-		a->cl.done = html_done;
-		a->cl.done_arg = &h;
+		a->coord.done = html_done;
+		a->coord.done_arg = &h;
 	}
-	ret = coord_run(ctx, nodes, &a->cl);
+	ret = coord_run(ctx, nodes, &a->coord);
 	/* The run ended before its report: no page. */
 	if (h.open)
 		outfile_discard(&h.of);
 	resume_free(&rs);
-	runsave_unlock(a->cl.save, lock);
+	runsave_unlock(a->coord.save, lock);
 	/* Stopped by a signal, its steps done saved: end of it, as without --save. */
 	if (ret == -EINTR && launch_stopped())
 		raise(launch_stopped());

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Guest side of bench/probe-cluster.sh (run by tests/lab/lab in four
-# guests): lab-a runs the cluster probe of the four guests (the pairs
+# Guest side of bench/probe-fleet.sh (run by tests/lab/lab in four
+# guests): lab-a runs the fleet probe of the four guests (the pairs
 # pattern, both directions, every size 2 s) through srun and ssh, then the
 # same twelve directed tests as two-node probes one after the other over
 # ssh, the way they are run without -w; it prints "RESULT" lines.

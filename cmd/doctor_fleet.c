@@ -18,31 +18,15 @@
 #include "fleet/summary.h"
 #include "report/html.h"
 
-static int set_num(const struct ctx *ctx, const char *name, const char *val, long lo, long hi,
-		   long *out)
+int doctor_fleet_opt(struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
 {
-	if (!parse_long(val, lo, hi, out))
-		return 0;
-	log_err(ctx, "Failed to read %s '%s': expected a whole number from %ld to %ld", name, val, lo,
-		hi);
-	return -EINVAL;
-}
-
-int doctor_cluster_opt(const struct ctx *ctx, struct doctor_args *a, int opt, const char *val)
-{
-	struct cluster_args *c = &a->c;
+	struct fleet_args *fleet = &a->fleet;
 
 	switch (opt) {
-	case 'w': c->w = val; return 0;
-	case OPT_EXCLUDE: c->x = val; return 0;
-	case OPT_LAUNCHER: c->launcher = val; return 0;
-	case OPT_RDMACTL: c->rdmactl = val; return 0;
-	case OPT_HTML: c->html = val; return 0;
-	case 'f': c->force = true; return 0;
-	case OPT_FANOUT: return set_num(ctx, "--fanout", val, 1, 4096, &c->fanout);
-	case OPT_NODE_TIMEOUT: return set_num(ctx, "--node-timeout", val, 1, 3600, &c->node_timeout);
+	case OPT_HTML: fleet->html = val; return 0;
+	case 'f': fleet->force = true; return 0;
 	}
-	return -ENOENT;
+	return launch_opt(ctx, &fleet->launch, opt, val);
 }
 
 
@@ -56,7 +40,7 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 {
 	size_t k = 0;
 
-	argv[k++] = (char *)launch_rdmactl(l, a->c.rdmactl);
+	argv[k++] = (char *)launch_rdmactl(l, a->fleet.launch.rdmactl);
 	argv[k++] = "-j";
 	if (l == LAUNCHER_SRUN)
 		argv[k++] = "-p";
@@ -79,27 +63,28 @@ static void remote_argv(const struct doctor_args *a, enum launcher l, char **arg
 	argv[k] = NULL;
 }
 
-int doctor_cluster_run(struct ctx *ctx, const struct doctor_args *a, const struct hostlist *nodes)
+int doctor_fleet_run(struct ctx *ctx, const struct doctor_args *a, const bool *sel)
 {
-	struct launch l = { .fanout = (unsigned int)a->c.fanout,
-			    .node_timeout = (unsigned int)a->c.node_timeout };
+	struct launch l = { .fanout = (unsigned int)a->fleet.launch.fanout,
+			    .node_timeout = (unsigned int)a->fleet.launch.node_timeout };
 	struct fleet_counts counts;
 	struct json_object *doc = NULL;
 	char *argv[24], port[16];
 	struct outfile of;
 	int ret;
 
-	if (launch_pick(ctx, a->c.launcher, &l.launcher))
+	(void)sel;	/* each node selects its own, from --only and --skip passed on */
+	if (launch_pick(ctx, a->fleet.launch.launcher, &l.launcher))
 		return RC_USAGE;
 	remote_argv(a, l.launcher, argv, port, sizeof(port));
 	l.argv = argv;
 	/* The page's file is checked before any node is asked, and written at the end. */
-	if (a->c.html && outfile_open(ctx, &of, a->c.html, "report", a->c.force ? OUTFILE_FORCE : 0))
+	if (a->fleet.html && outfile_open(ctx, &of, a->fleet.html, "report", a->fleet.force ? OUTFILE_FORCE : 0))
 		return of.refused ? RC_USAGE : RC_PROBLEM;
-	ret = fanout_doctor(ctx, nodes, &l, &counts, a->c.html ? &doc : NULL);
-	if (a->c.html && ret)
+	ret = fanout_doctor(ctx, &a->nodes, &l, &counts, a->fleet.html ? &doc : NULL);
+	if (a->fleet.html && ret)
 		outfile_discard(&of);
-	else if (a->c.html)
+	else if (a->fleet.html)
 		ret = html_write_doctor(ctx, &of, doc);
 	json_object_put(doc);
 	return ret ? RC_PROBLEM : fleet_rc(&counts);

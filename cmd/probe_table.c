@@ -226,7 +226,7 @@ static int verdict(struct probe_out *o, const struct probe_cfg *cfg)
 	return RC_OK;
 }
 
-int probe_session(struct ctx *ctx, struct probe_args *a, const char *peer)
+int probe_table_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 {
 	struct probe_out o = { .ctx = ctx, .server = a->server, .once = a->cfg.once };
 	int ret, rc;

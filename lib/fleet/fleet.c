@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The cluster in memory: nodes by name, their text, their documents (see gather.h). */
+/* The fleet in memory: nodes by name, their text, their documents (see fleet.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include "base/text.h"
 #include "doctor/doc.h"
-#include "fleet/gather.h"
+#include "fleet/fleet.h"
 
 /* The longest reason kept for a node: one line of the report. */
 #define ERROR_MAX 512
@@ -20,9 +20,9 @@
 /* Lines opening '{' tried as the start of a document among other lines. */
 #define EMBED_TRIES 16
 
-void fleet_init(struct fleet *cl)
+void fleet_init(struct fleet *fleet)
 {
-	memset(cl, 0, sizeof(*cl));
+	memset(fleet, 0, sizeof(*fleet));
 }
 
 static void node_free(struct fleet_node *nd)
@@ -36,16 +36,16 @@ static void node_free(struct fleet_node *nd)
 	free(nd);
 }
 
-void fleet_free(struct fleet *cl)
+void fleet_free(struct fleet *fleet)
 {
 	size_t i;
 
-	for (i = 0; i < cl->n; i++)
-		node_free(cl->nodes[i]);
-	free(cl->nodes);
-	free(cl->slots);
-	json_object_put(cl->notes);
-	fleet_init(cl);
+	for (i = 0; i < fleet->n; i++)
+		node_free(fleet->nodes[i]);
+	free(fleet->nodes);
+	free(fleet->slots);
+	json_object_put(fleet->notes);
+	fleet_init(fleet);
 }
 
 bool fleet_host_ok(const char *s, size_t len)
@@ -76,67 +76,67 @@ static size_t name_hash(const char *s)
 }
 
 /* The slot holding @name, or the free slot where it would go. */
-static size_t slot_of(const struct fleet *cl, const char *name)
+static size_t slot_of(const struct fleet *fleet, const char *name)
 {
-	size_t mask = cl->nslots - 1, i = name_hash(name) & mask;
+	size_t mask = fleet->nslots - 1, i = name_hash(name) & mask;
 
-	while (cl->slots[i] && strcmp(cl->nodes[cl->slots[i] - 1]->name, name))
+	while (fleet->slots[i] && strcmp(fleet->nodes[fleet->slots[i] - 1]->name, name))
 		i = (i + 1) & mask;
 	return i;
 }
 
-static int rehash(struct fleet *cl, size_t nslots)
+static int rehash(struct fleet *fleet, size_t nslots)
 {
-	size_t i, *old = cl->slots;
+	size_t i, *old = fleet->slots;
 
-	cl->slots = calloc(nslots, sizeof(*cl->slots));
-	if (!cl->slots) {
-		cl->slots = old;
+	fleet->slots = calloc(nslots, sizeof(*fleet->slots));
+	if (!fleet->slots) {
+		fleet->slots = old;
 		return -ENOMEM;
 	}
 	free(old);
-	cl->nslots = nslots;
-	for (i = 0; i < cl->n; i++)
-		cl->slots[slot_of(cl, cl->nodes[i]->name)] = i + 1;
+	fleet->nslots = nslots;
+	for (i = 0; i < fleet->n; i++)
+		fleet->slots[slot_of(fleet, fleet->nodes[i]->name)] = i + 1;
 	return 0;
 }
 
-struct fleet_node *fleet_find(const struct fleet *cl, const char *name)
+struct fleet_node *fleet_find(const struct fleet *fleet, const char *name)
 {
 	size_t i;
 
-	if (!cl->nslots)
+	if (!fleet->nslots)
 		return NULL;
-	i = slot_of(cl, name);
-	return cl->slots[i] ? cl->nodes[cl->slots[i] - 1] : NULL;
+	i = slot_of(fleet, name);
+	return fleet->slots[i] ? fleet->nodes[fleet->slots[i] - 1] : NULL;
 }
 
-static int grow_nodes(struct fleet *cl)
+static int grow_nodes(struct fleet *fleet)
 {
-	size_t cap = cl->cap ? cl->cap * 2 : 64;
+	size_t cap = fleet->cap ? fleet->cap * 2 : 64;
 	struct fleet_node **nodes;
 
-	if (cl->n < cl->cap)
+	if (fleet->n < fleet->cap)
 		return 0;
-	nodes = realloc(cl->nodes, cap * sizeof(*nodes));
+	nodes = realloc(fleet->nodes, cap * sizeof(*nodes));
 	if (!nodes)
 		return -ENOMEM;
-	cl->nodes = nodes;
-	cl->cap = cap;
+	fleet->nodes = nodes;
+	fleet->cap = cap;
 	return 0;
 }
 
-int fleet_add(struct fleet *cl, const char *name, struct fleet_node **out)
+int fleet_add(struct fleet *fleet, const char *name, struct fleet_node **out)
 {
-	struct fleet_node *nd = fleet_find(cl, name);
+	struct fleet_node *nd = fleet_find(fleet, name);
 
 	if (nd)
 		goto found;
-	if (cl->n >= FLEET_NODES_MAX)
+	if (fleet->n >= FLEET_NODES_MAX)
 		return -E2BIG;
-	if ((cl->n + 1) * 2 >= cl->nslots && rehash(cl, cl->nslots ? cl->nslots * 2 : 128))
+	if ((fleet->n + 1) * 2 >= fleet->nslots && rehash(fleet, fleet->nslots ? fleet->nslots * 2 : 128))
 		return -ENOMEM;
-	if (grow_nodes(cl))
+	if (grow_nodes(fleet))
 		return -ENOMEM;
 	nd = calloc(1, sizeof(*nd));
 	if (!nd || !(nd->name = strdup(name))) {
@@ -145,8 +145,8 @@ int fleet_add(struct fleet *cl, const char *name, struct fleet_node **out)
 	}
 	nd->rc = -1;
 	nd->task = -1;
-	cl->nodes[cl->n++] = nd;
-	cl->slots[slot_of(cl, name)] = cl->n;
+	fleet->nodes[fleet->n++] = nd;
+	fleet->slots[slot_of(fleet, name)] = fleet->n;
 found:
 	if (out)
 		*out = nd;
@@ -187,24 +187,24 @@ static int scan(struct fleet_node *nd, const char *s)
 }
 
 /* Refuse the rest of @nd's text, saying why; returns @ret. */
-static int reject(struct fleet *cl, struct fleet_node *nd, int ret, const char *why)
+static int reject(struct fleet *fleet, struct fleet_node *nd, int ret, const char *why)
 {
 	char buf[256];
 
-	if (cl->lineno)
-		snprintf(buf, sizeof(buf), "%s (line %lu)", why, cl->lineno);
+	if (fleet->lineno)
+		snprintf(buf, sizeof(buf), "%s (line %lu)", why, fleet->lineno);
 	else
 		snprintf(buf, sizeof(buf), "%s", why);
 	free(nd->rejected);
 	nd->rejected = strdup(buf);
-	cl->total -= nd->len;
+	fleet->total -= nd->len;
 	free(nd->text);
 	nd->text = NULL;
 	nd->len = nd->cap = 0;
 	return nd->rejected ? ret : -ENOMEM;
 }
 
-static int append(struct fleet *cl, struct fleet_node *nd, const char *line)
+static int append(struct fleet *fleet, struct fleet_node *nd, const char *line)
 {
 	size_t n = strlen(line), cap;
 	char *text;
@@ -212,13 +212,13 @@ static int append(struct fleet *cl, struct fleet_node *nd, const char *line)
 	if (nd->rejected)
 		return 0;
 	if (!nd->line)
-		nd->line = cl->lineno;
+		nd->line = fleet->lineno;
 	nd->in_str = nd->esc = false;	/* no JSON string holds a newline */
 	if (scan(nd, line) == -EEXIST)
-		return reject(cl, nd, -EEXIST, "a second document began after the first ended");
+		return reject(fleet, nd, -EEXIST, "a second document began after the first ended");
 	if (nd->len + n + 1 > FLEET_DOC_MAX)
-		return reject(cl, nd, -EFBIG, "output over 4 MiB: no doctor document is that long");
-	if (cl->total + n + 1 > FLEET_TOTAL_MAX)
+		return reject(fleet, nd, -EFBIG, "output over 4 MiB: no doctor document is that long");
+	if (fleet->total + n + 1 > FLEET_TOTAL_MAX)
 		return -ENOSPC;
 	if (nd->len + n + 2 > nd->cap) {
 		/* A document on one line (the usual) takes its size, not a page more. */
@@ -235,38 +235,38 @@ static int append(struct fleet *cl, struct fleet_node *nd, const char *line)
 	nd->len += n;
 	nd->text[nd->len++] = '\n';
 	nd->text[nd->len] = '\0';
-	cl->total += n + 1;
+	fleet->total += n + 1;
 	return 0;
 }
 
-int fleet_feed_line(struct fleet *cl, const char *host, const char *line)
+int fleet_feed_line(struct fleet *fleet, const char *host, const char *line)
 {
 	struct fleet_node *nd;
-	int ret = fleet_add(cl, host, &nd);
+	int ret = fleet_add(fleet, host, &nd);
 
-	return ret ? ret : append(cl, nd, line);
+	return ret ? ret : append(fleet, nd, line);
 }
 
-int fleet_feed_task(struct fleet *cl, unsigned long task, const char *line)
+int fleet_feed_task(struct fleet *fleet, unsigned long task, const char *line)
 {
 	struct fleet_node *nd;
 	char name[32];
 	int ret;
 
 	snprintf(name, sizeof(name), "task %lu", task);
-	ret = fleet_add(cl, name, &nd);
+	ret = fleet_add(fleet, name, &nd);
 	if (ret)
 		return ret;
 	nd->task = (long)task;
-	return append(cl, nd, line);
+	return append(fleet, nd, line);
 }
 
-int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
+int fleet_node_fail(struct fleet *fleet, const char *host, const char *fmt, ...)
 {
 	struct fleet_node *nd;
 	char *why, *joined;
 	va_list ap;
-	int ret = fleet_add(cl, host, &nd), n;
+	int ret = fleet_add(fleet, host, &nd), n;
 
 	if (ret)
 		return ret;
@@ -288,28 +288,28 @@ int fleet_node_fail(struct fleet *cl, const char *host, const char *fmt, ...)
 	return 0;
 }
 
-int fleet_note(struct fleet *cl, const char *fmt, ...)
+int fleet_note(struct fleet *fleet, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 	int n;
 
-	if (!cl->notes && !(cl->notes = json_object_new_array()))
+	if (!fleet->notes && !(fleet->notes = json_object_new_array()))
 		return -ENOMEM;
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	n = json_object_array_add(cl->notes, json_object_new_string(s));
+	n = json_object_array_add(fleet->notes, json_object_new_string(s));
 	free(s);
 	return n ? -ENOMEM : 0;
 }
 
-int fleet_node_rc(struct fleet *cl, const char *host, int rc)
+int fleet_node_rc(struct fleet *fleet, const char *host, int rc)
 {
 	struct fleet_node *nd;
-	int ret = fleet_add(cl, host, &nd);
+	int ret = fleet_add(fleet, host, &nd);
 
 	if (!ret)
 		nd->rc = rc;
@@ -365,7 +365,7 @@ static bool str_or_null(struct json_object *o, const char *key)
 /*
  * The shape summary.c relies on: checks[] of {id, status, found, fix}, node{}
  * (doctor/doc.h).  A status in another case (capitals, from an older
- * rdmactl) is rewritten as check_status_str() spells it, so the cluster's
+ * rdmactl) is rewritten as check_status_str() spells it, so the fleet's
  * document has one spelling.
  */
 static bool doc_shape(struct json_object *doc, char *why, size_t len)
@@ -565,7 +565,7 @@ static int keep_doc(struct fleet_node *nd, struct json_object *doc)
 	return 0;
 }
 
-static int finish_node(struct fleet *cl, struct fleet_node *nd)
+static int finish_node(struct fleet *fleet, struct fleet_node *nd)
 {
 	char why[ERROR_MAX], what[ERROR_MAX + 64], at[32] = "", beside[SNIPPET_MAX];
 	struct json_object *doc = NULL;
@@ -585,7 +585,7 @@ static int finish_node(struct fleet *cl, struct fleet_node *nd)
 	}
 	ret = parse_doc(nd, &doc, why, sizeof(why));
 	if (!ret && (ret = embedded_doc(nd, &doc, beside, sizeof(beside))) > 0 &&
-	    fleet_note(cl, "%s%s: lines beside its document: '%s'", nd->name, at, beside)) {
+	    fleet_note(fleet, "%s%s: lines beside its document: '%s'", nd->name, at, beside)) {
 		json_object_put(doc);
 		return -ENOMEM;
 	}
@@ -604,14 +604,14 @@ static int by_name(const void *a, const void *b)
 }
 
 /* After renaming, two nodes of one name: two tasks on one host, or a task and a host. */
-static int duplicates(const struct fleet *cl, char *err, size_t errlen)
+static int duplicates(const struct fleet *fleet, char *err, size_t errlen)
 {
 	static const char one_task[] = "run one srun task per node (srun --ntasks-per-node=1)";
 	char lines[64];
 	size_t i;
 
-	for (i = 1; i < cl->n; i++) {
-		const struct fleet_node *a = cl->nodes[i - 1], *b = cl->nodes[i];
+	for (i = 1; i < fleet->n; i++) {
+		const struct fleet_node *a = fleet->nodes[i - 1], *b = fleet->nodes[i];
 
 		if (strcmp(a->name, b->name))
 			continue;
@@ -635,29 +635,29 @@ static int duplicates(const struct fleet *cl, char *err, size_t errlen)
 	return 0;
 }
 
-int fleet_finish(struct fleet *cl, char *err, size_t errlen)
+int fleet_finish(struct fleet *fleet, char *err, size_t errlen)
 {
 	size_t i;
 	int ret;
 
-	if (cl->finished)
+	if (fleet->finished)
 		return 0;
-	for (i = 0; i < cl->n; i++) {
-		struct fleet_node *nd = cl->nodes[i];
+	for (i = 0; i < fleet->n; i++) {
+		struct fleet_node *nd = fleet->nodes[i];
 
-		if ((ret = finish_node(cl, nd)))
+		if ((ret = finish_node(fleet, nd)))
 			return ret;
 		free(nd->text);
 		nd->text = NULL;
 		nd->len = nd->cap = 0;
 	}
-	cl->total = 0;
-	qsort(cl->nodes, cl->n, sizeof(*cl->nodes), by_name);
-	if ((ret = duplicates(cl, err, errlen)))
+	fleet->total = 0;
+	qsort(fleet->nodes, fleet->n, sizeof(*fleet->nodes), by_name);
+	if ((ret = duplicates(fleet, err, errlen)))
 		return ret;
-	if (cl->nslots && (ret = rehash(cl, cl->nslots)))
+	if (fleet->nslots && (ret = rehash(fleet, fleet->nslots)))
 		return ret;
-	cl->finished = true;
+	fleet->finished = true;
 	return 0;
 }
 
@@ -666,16 +666,16 @@ struct json_object *fleet_doc(const struct fleet_node *nd)
 	return nd->doc ? json_tokener_parse(nd->doc) : NULL;
 }
 
-size_t fleet_reached(const struct fleet *cl)
+size_t fleet_reached(const struct fleet *fleet)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < cl->n; i++)
-		n += cl->nodes[i]->doc != NULL;
+	for (i = 0; i < fleet->n; i++)
+		n += fleet->nodes[i]->doc != NULL;
 	return n;
 }
 
-char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n)
+char *fleet_fold(const struct fleet *fleet, const size_t *idx, size_t n)
 {
 	const char **hosts = malloc((n + 1) * sizeof(*hosts));
 	size_t i, nh = 0, extra = 0;
@@ -684,7 +684,7 @@ char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n)
 	if (!hosts)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		const char *name = cl->nodes[idx[i]]->name;
+		const char *name = fleet->nodes[idx[i]]->name;
 
 		if (fleet_host_ok(name, strlen(name)))
 			hosts[nh++] = name;
@@ -702,7 +702,7 @@ char *fleet_fold(const struct fleet *cl, const size_t *idx, size_t n)
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		const char *name = cl->nodes[idx[i]]->name;
+		const char *name = fleet->nodes[idx[i]]->name;
 
 		if (!fleet_host_ok(name, strlen(name)))
 			sprintf(out + strlen(out), "%s%s", out[0] ? "," : "", name);
