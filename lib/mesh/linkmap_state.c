@@ -221,6 +221,9 @@ static void count_group(struct lm_state *st, size_t i, size_t end, struct nstat 
 	for (; i < end; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
+		/* A switch finding's link says nothing of its ends. */
+		if (lm_explained(st, i))
+			continue;
 		count(st, lo, r, lo_of(r) == r->client);
 		count(st, hi, r, hi_of(r) == r->client);
 		ok |= r->ok;
@@ -341,6 +344,12 @@ const char *lm_gbps(double gbps)
 
 void lm_state_free(struct lm_state *st)
 {
+	size_t i;
+
+	for (i = 0; i < st->nswf; i++)
+		linkmap_finding_release(&st->swf[i]);
+	free(st->swf);
+	free(st->expl);
 	free(st->eff);
 	free(st->node);
 	free(st->rail);
@@ -358,6 +367,8 @@ int lm_state_make(const struct linkmap *m, struct lm_state *st)
 	ret = st->node && st->rail ? effective(st) : -ENOMEM;
 	if (!ret)
 		ret = medians(st);
+	if (!ret && m->topo)
+		ret = lm_switches(st);
 	if (ret) {
 		lm_state_free(st);
 		return ret;

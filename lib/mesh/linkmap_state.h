@@ -40,7 +40,24 @@ struct lm_state {
 	struct nstat *node;		/* [nodes] */
 	struct nstat *rail;		/* [nodes * rails] */
 	double median, median_lat;	/* median_lat < 0: no latency measured */
+	/*
+	 * With a topology: [neff] 1 + the index in swf of the switch finding
+	 * that explains the link, 0 none (then NULL without one); the switch
+	 * findings (lm_switches()), until linkmap_analyse() takes them.
+	 */
+	uint32_t *expl;
+	struct finding *swf;
+	size_t nswf;
 };
+
+/* The switch findings of st->m->topo (linkmap_switch.c): 0 or -ENOMEM. */
+int lm_switches(struct lm_state *st);
+
+/* The link st->eff[@i] is explained by a switch finding. */
+static inline bool lm_explained(const struct lm_state *st, size_t i)
+{
+	return st->expl && st->expl[i];
+}
 
 int lm_state_make(const struct linkmap *m, struct lm_state *st);
 
