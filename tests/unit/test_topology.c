@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mesh/linkmap.h"
+#include "mesh/simfabric.h"
+#include "mesh/stepper.h"
 #include "mesh/topology.h"
 #include "test.h"
 
@@ -99,10 +102,203 @@ static void conf_errors(void)
 		"f:1: switch 'a' has both Nodes= and Switches=: a leaf holds nodes, the switches above hold switches");
 }
 
+/* ---- the switch findings (lib/mesh/linkmap_switch.c) on made-up links ---- */
+
+static char *lab[] = { "lab-a", "lab-b", "lab-c", "lab-d" };
+
+/* Every directed link of @n nodes at 100 Gb/s, but those rate(a, b) says. */
+static void fill(struct linkmap *m, uint32_t n, double (*rate)(uint32_t a, uint32_t b))
+{
+	uint32_t a, b;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			struct link_result r = { .client = a, .server = b, .ok = true, .lat_us = -1 };
+
+			if (a == b)
+				continue;
+			r.gbps = rate(a, b);
+			r.ok = r.gbps > 0;
+			r.cause = r.ok ? CAUSE_NONE : CAUSE_TIMEOUT;
+			CHECK_INT(linkmap_add(m, &r), 0);
+		}
+}
+
+static size_t count_kind(const struct linkmap *m, enum finding_kind k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nfind; i++)
+		n += m->find[i].kind == k;
+	return n;
+}
+
+static const struct finding *first_kind(const struct linkmap *m, enum finding_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfind; i++)
+		if (m->find[i].kind == k)
+			return &m->find[i];
+	return NULL;
+}
+
+/* The lab's fabric: lab-a and lab-b under leaf1, lab-c under leaf2, lab-d under leaf3. */
+static const char lab_conf[] = "SwitchName=leaf1 Nodes=lab-a,lab-b\nSwitchName=leaf2 Nodes=lab-c\n"
+			       "SwitchName=leaf3 Nodes=lab-d\nSwitchName=spine Switches=leaf[1-3]\n";
+
+static bool in_leaf1(uint32_t v)
+{
+	return v < 2;
+}
+
+static double uplink1_slow(uint32_t a, uint32_t b)
+{
+	return in_leaf1(a) != in_leaf1(b) ? 20 : 100;
+}
+
+static double node_a_slow(uint32_t a, uint32_t b)
+{
+	return a == 0 || b == 0 ? 20 : 100;
+}
+
+static double uplink1_cut(uint32_t a, uint32_t b)
+{
+	return in_leaf1(a) != in_leaf1(b) ? 0 : 100;
+}
+
+/* One run of @rate over the lab's tree, analysed. */
+static void lab_run(struct linkmap *m, struct topology *t, double (*rate)(uint32_t a, uint32_t b))
+{
+	char err[256] = "";
+
+	CHECK_INT(topology_parse(lab_conf, "t", false, lab, 4, t, err, sizeof(err)), 0);
+	linkmap_init(m, lab, 4, 1, 0.8);
+	m->topo = t;
+	fill(m, 4, rate);
+	CHECK_INT(linkmap_analyse(m), 0);
+}
+
+static void uplink_named(void)
+{
+	struct topology t;
+	struct linkmap m;
+	const struct finding *f;
+
+	lab_run(&m, &t, uplink1_slow);
+	CHECK_INT(m.nfind, 1);
+	f = first_kind(&m, FIND_SLOW_UPLINK);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_STR(t.sw[f->sw].name, "leaf1");
+		CHECK_STR(t.sw[f->parent].name, "spine");
+		CHECK_INT(f->npairs, 8);
+		CHECK_INT(f->ncand, 1);
+		CHECK(strstr(f->text, "uplink leaf1 -> spine is slow: 8 links crossing it slow") != NULL);
+	}
+	CHECK_INT(count_kind(&m, FIND_SLOW_NODE), 0);
+	linkmap_free(&m);
+	topology_free(&t);
+	/* Cut: failed_uplink, and no node blocked. */
+	lab_run(&m, &t, uplink1_cut);
+	CHECK_INT(m.nfind, 1);
+	CHECK_INT(count_kind(&m, FIND_FAILED_UPLINK), 1);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
+static void node_not_switch(void)
+{
+	struct topology t;
+	struct linkmap m;
+	const struct finding *f;
+
+	lab_run(&m, &t, node_a_slow);
+	CHECK_INT(m.nfind, 1);
+	f = first_kind(&m, FIND_SLOW_NODE);
+	CHECK(f && f->node == 0);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
+/* Two leaves: either uplink explains the same links; both are candidates. */
+static void two_leaves_candidates(void)
+{
+	static const char conf[] = "SwitchName=l1 Nodes=lab-a,lab-b\nSwitchName=l2 Nodes=lab-c,lab-d\n"
+				   "SwitchName=top Switches=l[1-2]\n";
+	struct topology t;
+	struct linkmap m;
+	char err[256] = "";
+	const struct finding *f;
+
+	CHECK_INT(topology_parse(conf, "t", false, lab, 4, &t, err, sizeof(err)), 0);
+	linkmap_init(&m, lab, 4, 1, 0.8);
+	m.topo = &t;
+	fill(&m, 4, uplink1_slow);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(m.nfind, 1);
+	f = first_kind(&m, FIND_SLOW_UPLINK);
+	CHECK(f && f->ncand == 2);
+	CHECK(f && strstr(f->text, "the topology cannot tell it from the uplink of") != NULL);
+	CHECK_INT(count_kind(&m, FIND_SLOW_NODE), 0);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
+/*
+ * The simulator at 256 nodes (8 leaves of 32, 4 spines): every uplink and
+ * leaf fault of a few seeded mixes named, no healthy node or switch, in
+ * at most 2 ceil(log2 N) + 4 steps.  bench/triage-sim --clos runs 1 024
+ * and 4 096.
+ */
+static void clos_sim(void)
+{
+	const struct sim_clos c = { .per_leaf = 32, .spines = 4, .qps = 1 };
+	uint64_t seed;
+
+	for (seed = 1; seed <= 3; seed++) {
+		struct simfabric f;
+		struct schedule s;
+		struct linkmap m;
+		struct sim_score sc;
+		struct stepper sp = { .step = sim_step, .arg = &f, .map = &m };
+		size_t rsteps = 0, k;
+		char **nm = calloc(257, sizeof(*nm));
+		uint32_t i;
+
+		for (i = 0; i < 256; i++)
+			CHECK(asprintf(&nm[i], "n%03u", i) > 0);
+		CHECK_INT(sim_init_clos(&f, 256, 2, seed, 0.10, triage_steps(256), &c), 0);
+		CHECK_INT(triage_topo_make(256, &f.topo, &s), 0);
+		linkmap_init(&m, nm, 256, 2, 0.8);
+		m.topo = &f.topo;
+		f.map = &m;
+		CHECK_INT(stepper_run(&sp, &s, true, &rsteps), 0);
+		CHECK_INT(linkmap_analyse(&m), 0);
+		sim_score(&f, &m, &sc, NULL, NULL);
+		for (k = SIM_SLOW_UPLINK; k < SIM_KINDS; k++)
+			CHECK_INT(sc.kind_found[k], sc.kind_faults[k]);
+		CHECK(sc.kind_faults[SIM_SLOW_UPLINK] >= 1 && sc.kind_faults[SIM_SLOW_LEAF] == 1);
+		CHECK_INT(sc.false_nodes, 0);
+		CHECK_INT(sc.false_switches, 0);
+		CHECK(s.n + rsteps <= 2 * 8 + 4);
+		linkmap_free(&m);
+		schedule_free(&s);
+		sim_free(&f);
+		for (i = 0; i < 256; i++)
+			free(nm[i]);
+		free(nm);
+	}
+}
+
 int main(void)
 {
 	RUN("topology", conf_tree);
 	RUN("topology", scontrol_tree);
 	RUN("topology", conf_errors);
+	RUN("topology", uplink_named);
+	RUN("topology", node_not_switch);
+	RUN("topology", two_leaves_candidates);
+	RUN("topology", clos_sim);
 	TEST_EXIT();
 }
