@@ -438,6 +438,85 @@ static void findings_text(struct ctx *ctx, const struct linkmap *m)
 		print_text(ctx, "  %s  %s\n", m->find[i].failure ? "FAIL" : "warn", m->find[i].text);
 }
 
+/* ---- the switch tree, its bad links marked ---- */
+
+/* Above this many switches the tree shows only the marked ones and those above them. */
+#define TREE_MAX 40
+
+/* "uplink slow", "uplink cut?" (a candidate), "switch slow" of switch @s, or NULL. */
+static const char *tree_mark(const struct linkmap *m, uint32_t s)
+{
+	size_t i, c;
+
+	for (i = 0; i < m->nfind; i++) {
+		const struct finding *f = &m->find[i];
+		bool up = f->kind == FIND_SLOW_UPLINK || f->kind == FIND_FAILED_UPLINK;
+
+		if (f->kind == FIND_SLOW_SWITCH && f->sw == s)
+			return "<== leaf switch slow (slow_switch)";
+		for (c = 0; up && c < f->ncand; c++)
+			if (f->cand[c] == s && f->ncand > 1)
+				return f->kind == FIND_SLOW_UPLINK ? "<== uplink slow? (one of the candidates)"
+								   : "<== uplink fails? (one of the candidates)";
+		if (up && f->sw == s)
+			return f->kind == FIND_SLOW_UPLINK ? "<== uplink slow (slow_uplink)"
+							   : "<== uplink fails (failed_uplink)";
+	}
+	return NULL;
+}
+
+/* @s is marked or has a marked switch below it. */
+static bool tree_shown(const struct linkmap *m, uint32_t s)
+{
+	uint32_t k;
+
+	if (m->topo->nsw <= TREE_MAX)
+		return true;
+	for (k = 0; k < m->topo->nsw; k++)
+		if (tree_mark(m, k) && topology_under(m->topo, k, s))
+			return true;
+	return false;
+}
+
+static void tree_line(struct ctx *ctx, const struct linkmap *m, uint32_t s, const uint32_t *nodes)
+{
+	const struct topology *t = m->topo;
+	const char *mark = tree_mark(m, s);
+	char safe[128];
+	uint32_t k;
+
+	print_text(ctx, "  %*s%s", (int)(2 * t->sw[s].depth), "", text_safe(t->sw[s].name, safe, sizeof(safe), 0));
+	if (t->sw[s].leaf)
+		print_text(ctx, " (%u node%s)", nodes[s], nodes[s] == 1 ? "" : "s");
+	print_text(ctx, "%s%s\n", mark ? "  " : "", mark ? mark : "");
+	for (k = 0; k < t->nsw; k++)
+		if (t->sw[k].parent == s && tree_shown(m, k))
+			tree_line(ctx, m, k, nodes);
+}
+
+/*
+ * With a topology: its tree, each leaf with its nodes of the run, a bad
+ * uplink or leaf switch marked where it is (the finding's text says why).
+ */
+static int tree_text(struct ctx *ctx, const struct linkmap *m)
+{
+	const struct topology *t = m->topo;
+	uint32_t *nodes = calloc((size_t)t->nsw + 1, sizeof(*nodes)), v, shown = 0, s;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (v = 0; v < m->nodes; v++)
+		nodes[t->leaf[v]]++;
+	for (s = 0; s < t->nsw; s++)
+		shown += tree_shown(m, s);
+	print_text(ctx, "\nSwitch tree (--topology)%s:\n", shown < t->nsw ? ", the marked branches" : "");
+	tree_line(ctx, m, t->root, nodes);
+	if (shown < t->nsw)
+		print_text(ctx, "  (%u other switches: nothing found)\n", t->nsw - shown);
+	free(nodes);
+	return 0;
+}
+
 static void count(const struct lm_state *st, struct counts *c)
 {
 	const struct linkmap *m = st->m;
@@ -478,6 +557,8 @@ static int text_report(struct ctx *ctx, const struct linkmap *m, const struct ce
 	}
 	if (!ret)
 		findings_text(ctx, m);
+	if (!ret && m->topo)
+		ret = tree_text(ctx, m);
 	return ret;
 }
 

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/ctx.h"
+#include "base/output.h"
 #include "mesh/linkmap.h"
 #include "mesh/simfabric.h"
 #include "mesh/stepper.h"
@@ -221,6 +223,42 @@ static void node_not_switch(void)
 	topology_free(&t);
 }
 
+static char *printed(const struct linkmap *m, bool json, int *rc)
+{
+	struct ctx ctx = { .root = "", .json = json };
+	struct capture cap;
+
+	capture_begin(&cap);
+	*rc = linkmap_print(&ctx, m);
+	CHECK_INT(output_finish(&ctx), 0);
+	return capture_end(&cap);
+}
+
+/* The report: the tree with the bad uplink marked; -j's finding with its switch, parent and pairs. */
+static void uplink_reported(void)
+{
+	struct topology t;
+	struct linkmap m;
+	char *out;
+	int rc;
+
+	lab_run(&m, &t, uplink1_slow);
+	out = printed(&m, false, &rc);
+	CHECK_INT(rc, 1);
+	CHECK(out && strstr(out, "Switch tree (--topology):\n  spine\n    leaf1 (2 nodes)  <== uplink slow "
+				 "(slow_uplink)\n    leaf2 (1 node)\n    leaf3 (1 node)\n"));
+	CHECK(out && strstr(out, "; 1 switch finding (no node to drain for them)"));
+	free(out);
+	out = printed(&m, true, &rc);
+	CHECK(out && strstr(out, "\"kind\":\"slow_uplink\",\"failure\":true,\"node\":null,\"peer\":null"));
+	CHECK(out && strstr(out, "\"switch\":\"leaf1\",\"parent\":\"spine\",\"candidates\":[{\"switch\":"
+				 "\"leaf1\",\"parent\":\"spine\"}],\"pairs\":[[\"lab-a\",\"lab-c\"]"));
+	CHECK(out && strstr(out, "\"switch_findings\":1"));
+	free(out);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
 /* Two leaves: either uplink explains the same links; both are candidates. */
 static void two_leaves_candidates(void)
 {
@@ -298,6 +336,7 @@ int main(void)
 	RUN("topology", conf_errors);
 	RUN("topology", uplink_named);
 	RUN("topology", node_not_switch);
+	RUN("topology", uplink_reported);
 	RUN("topology", two_leaves_candidates);
 	RUN("topology", clos_sim);
 	TEST_EXIT();
