@@ -374,7 +374,7 @@ void lm_state_free(struct lm_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-int lm_state_make(const struct linkmap *m, struct lm_state *st)
+int lm_state_build(const struct linkmap *m, struct lm_state *st, int (*switches)(struct lm_state *st))
 {
 	int ret;
 
@@ -385,8 +385,8 @@ int lm_state_make(const struct linkmap *m, struct lm_state *st)
 	ret = st->node && st->rail ? effective(st) : -ENOMEM;
 	if (!ret)
 		ret = medians(st);
-	if (!ret && m->topo)
-		ret = lm_switches(st);
+	if (!ret && m->topo && switches)
+		ret = switches(st);
 	if (ret) {
 		lm_state_free(st);
 		return ret;

@@ -50,15 +50,20 @@ struct lm_state {
 	size_t nswf;
 };
 
-/* The switch findings of st->m->topo (linkmap_switch.c): 0 or -ENOMEM. */
-int lm_switches(struct lm_state *st);
-
 /* The link st->eff[@i] is explained by a switch finding. */
 static inline bool lm_explained(const struct lm_state *st, size_t i)
 {
 	return st->expl && st->expl[i];
 }
 
+/*
+ * The state of @m: the links that count, the medians, then (with a
+ * topology) @switches' switch findings, whose links every node verdict
+ * leaves out, then each node's counts.  0 or -ENOMEM.  lm_state_make()
+ * (linkmap_switch.c) is it with the switch findings of linkmap_switch.c,
+ * which in turn uses this file's helpers.
+ */
+int lm_state_build(const struct linkmap *m, struct lm_state *st, int (*switches)(struct lm_state *st));
 int lm_state_make(const struct linkmap *m, struct lm_state *st);
 
 /*

@@ -480,7 +480,8 @@ static void rails_merge(struct lm_state *st, struct swrun *w)
 	}
 }
 
-int lm_switches(struct lm_state *st)
+/* The switch findings of st->m->topo: 0 or -ENOMEM. */
+static int lm_switches(struct lm_state *st)
 {
 	const struct topology *t = st->m->topo;
 	struct swrun w = { .st = st, .t = t, .nodes = st->m->nodes, .nsw = t->nsw };
@@ -510,4 +511,9 @@ int lm_switches(struct lm_state *st)
 	st->swf = w.f;
 	st->nswf = w.nf;
 	return ret;
+}
+
+int lm_state_make(const struct linkmap *m, struct lm_state *st)
+{
+	return lm_state_build(m, st, lm_switches);
 }
