@@ -11,9 +11,11 @@
 #include "base/ctx.h"
 #include "base/output.h"
 #include "mesh/linkmap.h"
+#include "mesh/resume.h"
 #include "mesh/simfabric.h"
 #include "mesh/stepper.h"
 #include "mesh/topology.h"
+#include "report/linkview.h"
 #include "test.h"
 
 static char *names[] = { "gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06" };
@@ -254,6 +256,29 @@ static void uplink_reported(void)
 	CHECK(out && strstr(out, "\"switch\":\"leaf1\",\"parent\":\"spine\",\"candidates\":[{\"switch\":"
 				 "\"leaf1\",\"parent\":\"spine\"}],\"pairs\":[[\"lab-a\",\"lab-c\"]"));
 	CHECK(out && strstr(out, "\"switch_findings\":1"));
+	/* The report reads the document back: the switch's finding, of no node. */
+	if (out) {
+		struct linkview v;
+		struct json_object *doc = NULL;
+		char err[256] = "";
+
+		CHECK_INT(linkview_read(&v, &doc, out, strlen(out), err, sizeof(err)), 0);
+		CHECK_STR(err, "");
+		CHECK(v.nfind == 1 && !strcmp(v.find[0].kind, "slow_uplink") && v.find[0].node == UINT32_MAX);
+		linkview_free(&v);
+		json_object_put(doc);
+	}
+	/* --from reads it too: the switch's finding names no node to reopen (its slow links are). */
+	if (out) {
+		struct saved_run sv;
+		char err[256] = "";
+
+		CHECK_INT(saved_run_read(out, strlen(out), &sv, err, sizeof(err)), 0);
+		CHECK_STR(err, "");
+		CHECK_INT(sv.nfind, 0);
+		CHECK_INT(sv.nres, 12);
+		saved_run_free(&sv);
+	}
 	free(out);
 	linkmap_free(&m);
 	topology_free(&t);
