@@ -34,6 +34,7 @@
 #include "mesh/resume.h"
 #include "mesh/runsave.h"
 #include "mesh/stepper.h"
+#include "mesh/topology.h"
 #include "probe/probe_auth.h"
 
 #define RAILS_MAX	16
@@ -1088,6 +1089,9 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 
 	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
+	/* --topology: the tree, which the report draws with the switch findings marked. */
+	if (co->cfg->topo)
+		json_object_object_add(o, "topology", topology_json(co->cfg->topo));
 	row_int(o, "nodes", co->n);
 	row_int(o, "joined", joined(co));
 	/* The rails of the document's links: a saved run's too (map_start()). */

@@ -6,6 +6,8 @@
  * their leaves, each rule failing with the one line that names its value.
  */
 #include <errno.h>
+
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +226,7 @@ static int line_read(struct tparse *p, const char *s, uint32_t line)
 
 /*
  * The logical lines of @text: `#` to the end of a line dropped, a line
- * ending in `\` joined to the next (Slurm's parse_config.c does both, the
+ * ending in `\` joined to the next (Slurm's config parser does both, the
  * comment first), each numbered by its first line.
  */
 static int lines_read(struct tparse *p, const char *text)
@@ -470,5 +472,25 @@ uint32_t topology_common(const struct topology *t, uint32_t a, uint32_t b)
 		a = t->sw[a].parent;
 		b = t->sw[b].parent;
 	}
+	return a;
+}
+
+struct json_object *topology_json(const struct topology *t)
+{
+	struct json_object *a = json_object_new_array();
+	uint32_t s, v, *nodes = calloc((size_t)t->nsw + 1, sizeof(*nodes));
+
+	for (v = 0; nodes && v < t->nodes; v++)
+		nodes[t->leaf[v]]++;
+	for (s = 0; a && nodes && s < t->nsw; s++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "switch", json_object_new_string(t->sw[s].name));
+		json_object_object_add(o, "parent", t->sw[s].parent == TOPO_NONE ? NULL :
+					  json_object_new_string(t->sw[t->sw[s].parent].name));
+		json_object_object_add(o, "nodes", t->sw[s].leaf ? json_object_new_int64(nodes[s]) : NULL);
+		json_object_array_add(a, o);
+	}
+	free(nodes);
 	return a;
 }

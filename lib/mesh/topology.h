@@ -65,4 +65,12 @@ bool topology_under(const struct topology *t, uint32_t a, uint32_t b);
 /* The lowest switch above (or equal to) both @a and @b. */
 uint32_t topology_common(const struct topology *t, uint32_t a, uint32_t b);
 
+/*
+ * The tree for a document (probe -w's run.topology): [{switch, parent
+ * (null: the root), nodes (a leaf's nodes of the run; null above)}], in
+ * the file's order.  NULL when out of memory.
+ */
+struct json_object;
+struct json_object *topology_json(const struct topology *t);
+
 #endif

@@ -17,6 +17,7 @@
 #include "mesh/simfabric.h"
 #include "mesh/stepper.h"
 #include "mesh/topology.h"
+#include "report/html_probe.h"
 #include "report/linkview.h"
 #include "test.h"
 
@@ -289,6 +290,26 @@ static void uplink_reported(void)
 		CHECK(v.nfind == 1 && !strcmp(v.find[0].kind, "slow_uplink") && v.find[0].node == UINT32_MAX);
 		linkview_free(&v);
 		json_object_put(doc);
+	}
+	/* The page: the tree from run.topology, the uplink marked, the same from the map as from -j. */
+	{
+		struct json_object *run = json_object_new_object();
+		struct linkview v;
+		char *page = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		json_object_object_add(run, "topology", topology_json(&t));
+		CHECK_INT(linkview_from_map(&v, &m, run), 0);
+		json_object_put(run);
+		f = open_memstream(&page, &len);
+		CHECK_INT(html_probe(f, &v, 0, NULL), 0);
+		fclose(f);
+		CHECK(page && strstr(page, "<h3>Switch tree</h3>\n<ul class=\"tree\"><li>spine<ul><li>leaf1 "
+					   "<span class=\"muted\">(2 nodes)</span> <b class=\"fail\">&#9664; uplink "
+					   "(slow_uplink)</b></li>\n<li>leaf2 <span class=\"muted\">(1 nodes)</span></li>"));
+		free(page);
+		linkview_free(&v);
 	}
 	/* --from reads it too: the switch's finding names no node to reopen (its slow links are). */
 	{
