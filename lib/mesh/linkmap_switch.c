@@ -76,15 +76,18 @@ static bool on_rail(const struct swrun *w, size_t i)
 
 /* ---- step 0: leaf switches ---- */
 
-static void leaves_judge(struct swrun *w)
+/* The slow leaf switches, the nodes measured on the rail, the background p0: 0 or -ENOMEM. */
+static int leaves_judge(struct swrun *w)
 {
 	uint32_t *tot = calloc(w->nodes + 1, sizeof(*tot)), *bad = calloc(w->nodes + 1, sizeof(*bad));
 	uint32_t *meas = calloc(w->nsw + 1, sizeof(*meas)), *slow = calloc(w->nsw + 1, sizeof(*slow));
 	size_t i, in_tot = 0, in_bad = 0;
 	uint32_t v, s;
+	int ret = -ENOMEM;
 
 	if (!tot || !bad || !meas || !slow)
 		goto out;
+	ret = 0;
 	for (i = 0; i < w->st->neff; i++) {
 		const struct link_result *r = lm_eff(w->st, i);
 
@@ -117,6 +120,7 @@ out:
 	free(bad);
 	free(meas);
 	free(slow);
+	return ret;
 }
 
 /* ---- what crosses each uplink ---- */
@@ -419,8 +423,7 @@ static int rail_run(struct swrun *w)
 	memset(w->leaf_slow, 0, w->nsw * sizeof(*w->leaf_slow));
 	memset(w->node_slow, 0, w->nodes * sizeof(*w->node_slow));
 	memset(w->measured, 0, w->nodes * sizeof(*w->measured));
-	leaves_judge(w);
-	ret = leaf_findings(w);
+	ret = leaves_judge(w) ?: leaf_findings(w);
 	if (ret)
 		return ret;
 	tally(w);

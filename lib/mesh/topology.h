@@ -42,10 +42,12 @@ struct topology {
  * Read @text, topology.conf (@scontrol false) or `scontrol show topology`
  * (@scontrol true: Level= and the other keys scontrol adds are skipped, a
  * switch's Nodes= beside Switches= is the union scontrol prints), for the
- * run's @n nodes @names.  Slurm's rules (src/common/parse_config.c and the
- * topology/tree plugin, Slurm 23.11): keys are case-insensitive, `#` starts
- * a comment, a line ending in `\` goes on on the next, Switches= and
- * Nodes= are hostlists.  Keys: SwitchName (first on its line), Switches,
+ * run's @n nodes @names.  Slurm's rules (src/common/parse_config.c's
+ * _get_next_line(): the comment stripped first, then a trailing `\` joins
+ * the next line; the topology/tree plugin's keys): keys are
+ * case-insensitive, `#` starts a comment, Switches= and Nodes= are
+ * hostlists.  Slurm's escapes (`\#` a literal #) are not read: no name
+ * of a switch or node holds one.  Keys: SwitchName (first on its line), Switches,
  * Nodes, LinkSpeed.  -EINVAL with one line in @err, prefixed "FILE:LINE: "
  * where a line is to blame, naming the bad value: an unknown key, a switch
  * defined twice, a switch with no Nodes= or Switches= (or, in a file,
