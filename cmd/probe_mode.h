@@ -67,6 +67,7 @@ enum {
 	OPT_SAVE,
 	OPT_FROM,
 	OPT_FORCE,
+	OPT_TOPOLOGY,
 };
 
 struct probe_args {
@@ -80,6 +81,7 @@ struct probe_args {
 	struct launch_args launch;	/* -w, --exclude, --launcher ... (launch/nodes.h) */
 	struct hostlist nodes;		/* -w's, or the Slurm allocation's */
 	const char *agent, *html, *from;
+	const char *topology;	/* --topology FILE, or "slurm" */
 	bool force;		/* -f: --save and --html may replace a regular file */
 	bool pattern_given;	/* --pattern, which --pairs replaces */
 	char *fwd[40];		/* the test's options, for every agent */

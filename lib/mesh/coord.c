@@ -34,6 +34,7 @@
 #include "mesh/resume.h"
 #include "mesh/runsave.h"
 #include "mesh/stepper.h"
+#include "mesh/topology.h"
 #include "probe/probe_auth.h"
 
 #define RAILS_MAX	16
@@ -901,6 +902,8 @@ static int schedule_for(struct coord *co, struct schedule *s)
 	FILE *f;
 	int ret;
 
+	if (!co->cfg->pairs_file && co->cfg->topo && co->cfg->pattern == PATTERN_TRIAGE)
+		return triage_topo_make(co->n, co->cfg->topo, s);
 	if (!co->cfg->pairs_file)
 		return schedule_make(co->cfg->pattern, co->n, s);
 	f = fopen(co->cfg->pairs_file, "re");
@@ -1086,6 +1089,9 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 
 	row_str(o, "launcher", launcher_name(co->cfg->launch.launcher));
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
+	/* --topology: the tree, which the report draws with the switch findings marked. */
+	if (co->cfg->topo)
+		json_object_object_add(o, "topology", topology_json(co->cfg->topo));
 	row_int(o, "nodes", co->n);
 	row_int(o, "joined", joined(co));
 	/* The rails of the document's links: a saved run's too (map_start()). */
@@ -1250,6 +1256,7 @@ static int map_start(struct coord *co)
 	/* The saved run's links on a rail this run lacks are kept all the same. */
 	linkmap_init(&co->map, co->names, co->n, rs && rs->rails > co->rails ? rs->rails : co->rails,
 		     co->cfg->slow);
+	co->map.topo = co->cfg->topo;
 	if (!rs)
 		return 0;
 	if (co->rails != rs->rails)

@@ -8,6 +8,7 @@
  * cells would take the browser minutes).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -398,6 +399,62 @@ static void findings(FILE *f, const struct linkview *v, bool table)
 		      : "The nodes these name are ticked on the matrices' margins.");
 }
 
+/* ---- the switch tree (probe -w --topology), its switch findings marked ---- */
+
+/* Deeper or larger than this a document's tree is not a fabric's (and a loop in a hostile one ends). */
+#define TREE_DEPTH 16
+#define TREE_SWITCHES 4096
+
+static void tree_item(FILE *f, const struct linkview *v, struct json_object *sws, size_t k, int depth)
+{
+	struct json_object *o = json_object_array_get_idx(sws, k), *mark = NULL;
+	const char *name = jstr(o, "switch");
+	size_t i, n = json_object_array_length(sws);
+	bool open = false;
+
+	fputs("<li>", f);
+	html_escape(f, name);
+	if (jget(o, "nodes"))
+		fprintf(f, " <span class=\"muted\">(%" PRId64 " nodes)</span>", jint(o, "nodes", 0));
+	if (v->swmarks && json_object_object_get_ex(v->swmarks, name, &mark)) {
+		const char *m = json_object_get_string(mark);
+
+		fprintf(f, " <b class=\"fail\">&#9664; %s", strncmp(m, "slow_switch", 11) ? "uplink" : "switch");
+		fputs(" (", f);
+		html_escape(f, m);
+		fputs(")</b>", f);
+	}
+	for (i = 0; depth < TREE_DEPTH && i < n; i++) {
+		const char *parent = jstr(json_object_array_get_idx(sws, i), "parent");
+
+		if (!parent || strcmp(parent, name) || i == k || !jstr(json_object_array_get_idx(sws, i), "switch"))
+			continue;
+		if (!open)
+			fputs("<ul>", f);
+		open = true;
+		tree_item(f, v, sws, i, depth + 1);
+	}
+	fputs(open ? "</ul></li>\n" : "</li>\n", f);
+}
+
+/* The run's switch tree (run.topology), when it had one. */
+static void tree(FILE *f, const struct linkview *v)
+{
+	struct json_object *sws = NULL;
+	size_t i;
+
+	if (!v->run || !json_object_object_get_ex(v->run, "topology", &sws) ||
+	    !json_object_is_type(sws, json_type_array) || jlen(sws) > TREE_SWITCHES)
+		return;
+	fputs("<h3>Switch tree</h3>\n<ul class=\"tree\">", f);
+	for (i = 0; i < json_object_array_length(sws); i++)
+		if (jstr(json_object_array_get_idx(sws, i), "switch") &&
+		    !jget(json_object_array_get_idx(sws, i), "parent"))
+			tree_item(f, v, sws, i, 0);
+	fputs("</ul>\n<p class=\"muted\">A marked uplink is the switch's link to the one above it; "
+	      "\"?\": one of the candidates the tree cannot tell apart.</p>\n", f);
+}
+
 static void legend(FILE *f)
 {
 	int q;
@@ -525,6 +582,7 @@ int html_probe(FILE *f, const struct linkview *v, size_t idx, const char *src)
 	free(d.untested_nodes);
 	facts(f, v);
 	findings(f, v, table);
+	tree(f, v);
 	if (!table)
 		ret = big_data(f, v, down, idx);
 	for (r = 0; !ret && r < v->rails; r++) {

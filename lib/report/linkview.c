@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/jstream.h"
 #include "mesh/linkmap.h"
+#include "mesh/topology.h"
 #include "report/linkview.h"
 
 /* ---- from a link map ---- */
@@ -59,6 +60,37 @@ static int finding_add(struct linkview *v, const char *kind, bool failure, uint3
 	return 0;
 }
 
+/* Switch @name marked with @kind ("kind?" when one of several candidates); 0 or -ENOMEM. */
+static int swmark(struct linkview *v, const char *name, const char *kind, bool candidate)
+{
+	char mark[40];
+
+	if (!v->swmarks && !(v->swmarks = json_object_new_object()))
+		return -ENOMEM;
+	snprintf(mark, sizeof(mark), "%s%s", kind, candidate ? "?" : "");
+	return json_object_object_add(v->swmarks, name, json_object_new_string(mark)) ? -ENOMEM : 0;
+}
+
+/* The marks of a saved switch finding @f: its switch, or each of its candidates when several. */
+static int swmarks_read(struct linkview *v, struct json_object *f)
+{
+	struct json_object *c = NULL;
+	const char *kind = jstr(f, "kind") ? jstr(f, "kind") : "unknown";
+	size_t i, n;
+	int ret = 0;
+
+	if (!jstr(f, "switch"))
+		return 0;
+	n = json_object_object_get_ex(f, "candidates", &c) && json_object_is_type(c, json_type_array)
+	    ? json_object_array_length(c) : 0;
+	if (n < 2)
+		return swmark(v, jstr(f, "switch"), kind, false);
+	for (i = 0; !ret && i < n; i++)
+		if (jstr(json_object_array_get_idx(c, i), "switch"))
+			ret = swmark(v, jstr(json_object_array_get_idx(c, i), "switch"), kind, true);
+	return ret;
+}
+
 int linkview_from_map(struct linkview *v, const struct linkmap *m, struct json_object *run)
 {
 	size_t i;
@@ -85,9 +117,14 @@ int linkview_from_map(struct linkview *v, const struct linkmap *m, struct json_o
 	}
 	for (i = 0; !ret && i < m->nfind; i++) {
 		const struct finding *f = &m->find[i];
+		size_t c;
 
 		ret = finding_add(v, finding_kind_name(f->kind), f->failure, f->node, f->peer, f->rail,
 				  f->text);
+		if (!ret && f->sw != UINT32_MAX && m->topo && f->ncand < 2)
+			ret = swmark(v, m->topo->sw[f->sw].name, finding_kind_name(f->kind), false);
+		for (c = 0; !ret && f->ncand > 1 && c < f->ncand; c++)
+			ret = swmark(v, m->topo->sw[f->cand[c]].name, finding_kind_name(f->kind), true);
 	}
 	return ret;
 }
@@ -216,7 +253,10 @@ static int findings_read(struct reader *r, struct json_object *doc, struct linkv
 		double rail;
 
 		f = json_object_array_get_idx(arr, i);
-		ret = named(r, f, "node", "findings", i, &fnode[i]);
+		/* A switch's finding (probe -w --topology) names no node. */
+		fnode[i] = UINT32_MAX;
+		if (jstr(f, "node") || !jstr(f, "switch"))
+			ret = named(r, f, "node", "findings", i, &fnode[i]);
 		if (!ret && jstr(f, "peer"))
 			ret = named(r, f, "peer", "findings", i, &peer);
 		fpeer[i] = peer;
@@ -227,6 +267,8 @@ static int findings_read(struct reader *r, struct json_object *doc, struct linkv
 					  json_object_get_boolean(fl), 0, 0,
 					  rail < 0 || rail >= 64 ? UINT32_MAX : (uint32_t)rail,
 					  jstr(f, "text"));
+		if (!ret)
+			ret = swmarks_read(v, f);
 	}
 	return ret;
 }
@@ -356,7 +398,7 @@ static int view_make(struct reader *r, struct json_object *doc, struct linkview 
 		ret = cells_fill(r, v, map);
 	}
 	for (i = 0; !ret && i < v->nfind; i++) {
-		v->find[i].node = map[fnode[i]];
+		v->find[i].node = fnode[i] == UINT32_MAX ? UINT32_MAX : map[fnode[i]];
 		v->find[i].peer = fpeer[i] == UINT32_MAX ? UINT32_MAX : map[fpeer[i]];
 	}
 	free(map);
@@ -406,6 +448,7 @@ void linkview_free(struct linkview *v)
 	free(v->names);
 	for (i = 0; i < v->nfind; i++)
 		free(v->find[i].text);
+	json_object_put(v->swmarks);
 	free(v->find);
 	json_object_put(v->run);
 	*v = (struct linkview){ 0 };

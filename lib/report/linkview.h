@@ -53,6 +53,12 @@ struct linkview {
 	struct lv_finding *find;
 	size_t nfind;
 	struct json_object *run;	/* the run's facts as -j has them (owned), or NULL */
+	/*
+	 * The switch findings (probe -w --topology) by switch: {name: "kind"}
+	 * for the switch a finding names, "kind?" for each of the candidates
+	 * of one the tree cannot tell apart (owned), or NULL when none.
+	 */
+	struct json_object *swmarks;
 };
 
 static inline struct lv_cell *lv_cell(const struct linkview *v, uint32_t rail, uint32_t i,

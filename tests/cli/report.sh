@@ -152,6 +152,17 @@ fails_with doctor-html-alone 2 "rdmactl doctor: Failed to use --html: it is for 
 	doctor --html "$TMPD/x.html"
 fails_with probe-html-alone 2 "rdmactl probe: Failed to use --html: it is for a run on many nodes; give -w HOSTLIST too" \
 	probe 127.0.0.1 --html "$TMPD/x.html"
+# ---- a run with --topology: the tree drawn, leaf1's slow uplink marked, no node named ----
+"$GEN" --leaves 3 --slow-uplink 1 node 12 >"$TMPD/tree.json"
+run report -o "$TMPD/tree.html" "$TMPD/tree.json"
+check tree-rc rc_is 0
+OUT=$(cat "$TMPD/tree.html")
+check tree-drawn has '<ul class="tree"><li>spine<ul><li>leaf1 <span class="muted">(4 nodes)</span> <b class="fail">&#9664; uplink (slow_uplink)</b></li>'
+check tree-others-unmarked has '<li>leaf2 <span class="muted">(4 nodes)</span></li>'
+check tree-no-node-named bash -c '! grep -q "slow_node" <<<"$1"' _ "$OUT"
+check tree-finding has 'uplink leaf1 -&gt; spine is slow: 64 links crossing it slow'
+check tree-self-contained self_contained
+
 RC=0; PATH="$TMPD/bin:$PATH" "$RDMACTL" probe -w lab-a,lab-b --launcher ssh --html "$TMPD/dir" >/dev/null 2>"$TMPD/err" || RC=$?
 ERR=$(cat "$TMPD/err")
 check probe-html-dir-rc rc_is 2

@@ -11,6 +11,10 @@
  *   --hostile       the second node named with markup and terminal escapes
  *   --rails N       N rails (default 1)
  *   --letters       nodes PREFIXa, PREFIXb, ... (N up to 26), as the lab's lab-a..lab-d
+ *   --leaves K      the nodes dealt in order to K leaf switches leaf1..leafK under
+ *                   "spine" (probe -w --topology: the tree read by its own parser,
+ *                   the switch findings made, run.topology written)
+ *   --slow-uplink L every link crossing leaf L's uplink at a quarter
  *
  * Usage: gen-probe-run [OPTIONS] PREFIX N
  * Nodes are PREFIX1..PREFIXN, zero-padded to the width of N (node0001).
@@ -24,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "mesh/linkmap.h"
+#include "mesh/topology.h"
 
 /* A node name a hostile host could have: markup and the hostile tree's terminal escapes. */
 #define HOSTILE_NAME "n<img src=x onerror=alert(1)>\"'&\033]0;pwned\007"
@@ -33,7 +38,46 @@ struct gen {
 	uint32_t n, rails;
 	const char *slow, *blocked;
 	unsigned int seed;
+	uint32_t leaves, slow_leaf;	/* --leaves, --slow-uplink (1-based; 0 none) */
+	struct topology topo;
 };
+
+/* Node @i's leaf, 1-based, with --leaves. */
+static uint32_t leaf_of(const struct gen *g, uint32_t i)
+{
+	return 1 + (uint32_t)((uint64_t)i * g->leaves / g->n);
+}
+
+/* The tree as topology.conf writes it, read by the probe's own parser. */
+static int tree(struct gen *g)
+{
+	char *conf = NULL, err[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&conf, &len);
+	uint32_t l, i;
+	int ret;
+
+	for (l = 1; f && l <= g->leaves; l++) {
+		fprintf(f, "SwitchName=leaf%u Nodes=", l);
+		for (i = 0; i < g->n; i++)
+			if (leaf_of(g, i) == l)
+				fprintf(f, "%s,", g->names[i]);
+		fprintf(f, "\n");
+	}
+	if (f)
+		fprintf(f, "SwitchName=spine Switches=leaf[1-%u]\n", g->leaves);
+	if (!f || fclose(f))
+		return -1;
+	/* The lists' trailing commas are an empty item: gone. */
+	for (i = 0; conf[i]; i++)
+		if (conf[i] == ',' && conf[i + 1] == '\n')
+			conf[i] = ' ';
+	ret = topology_parse(conf, "leaves", false, g->names, g->n, &g->topo, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "gen-probe-run: %s\n", err);
+	free(conf);
+	return ret;
+}
 
 static double noise(struct gen *g, double base, double spread)
 {
@@ -61,6 +105,8 @@ static struct link_result result(struct gen *g, const struct sched_pair *p, uint
 		return r;
 	}
 	r.gbps = noise(g, 97.0, 0.02);
+	if (g->slow_leaf && (leaf_of(g, p->client) == g->slow_leaf) != (leaf_of(g, p->server) == g->slow_leaf))
+		r.gbps = noise(g, 24.0, 0.05);
 	if (is(g, p->client, g->slow) || is(g, p->server, g->slow)) {
 		r.gbps = noise(g, 24.0, 0.05);
 		r.lat_us = noise(g, 9.0, 0.1);
@@ -117,6 +163,8 @@ static struct json_object *run(const struct gen *g)
 	for (i = 0; i < g->n; i++)
 		json_object_array_add(names, json_object_new_string(g->names[i]));
 	json_object_object_add(o, "names", names);
+	if (g->leaves)
+		json_object_object_add(o, "topology", topology_json(&g->topo));
 	return o;
 }
 
@@ -154,7 +202,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "slow", required_argument, NULL, 's' }, { "blocked", required_argument, NULL, 'b' },
 		{ "rails", required_argument, NULL, 'r' }, { "hostile", no_argument, NULL, 'h' },
-		{ "letters", no_argument, NULL, 'l' },
+		{ "letters", no_argument, NULL, 'l' }, { "leaves", required_argument, NULL, 'L' },
+		{ "slow-uplink", required_argument, NULL, 'U' },
 		{ 0 }
 	};
 	struct gen g = { .rails = 1, .seed = 25 };
@@ -174,6 +223,10 @@ int main(int argc, char **argv)
 			hostile = true;
 		else if (c == 'l')
 			letters = true;
+		else if (c == 'L')
+			g.leaves = (uint32_t)atoi(optarg);
+		else if (c == 'U')
+			g.slow_leaf = (uint32_t)atoi(optarg);
 		else
 			return 2;
 	}
@@ -196,7 +249,10 @@ int main(int argc, char **argv)
 		free(g.names[1]);
 		g.names[1] = strdup(HOSTILE_NAME);
 	}
+	if (g.leaves && (g.leaves > g.n || g.slow_leaf > g.leaves || tree(&g)))
+		return 2;
 	linkmap_init(&m, g.names, g.n, g.rails, 0.8);
+	m.topo = g.leaves ? &g.topo : NULL;
 	if (links(&g, &m) || linkmap_analyse(&m)) {
 		fprintf(stderr, "gen-probe-run: out of memory\n");
 		return 1;
