@@ -9,8 +9,16 @@
  *
  *   triage-sim [-n N,N...] [-p PATTERN,...] [--seeds K] [--seed0 S]
  *              [--noise F] [--rails R] [--slow F] [--step-s S] [-v]
+ *              [--clos PER_LEAF [--spines S] [--qps Q]]
  *
  * -v says every fault missed and every false finding, with its seed.
+ * --clos: a two-tier Clos of leaves of PER_LEAF nodes under S spines (4),
+ * each flow's Q queue pairs (1) hashed over them, with switch faults
+ * besides the node faults (simfabric.h); the link map gets its tree (the
+ * triage then pairs inside leaves too, triage_topo_make()).  Printed:
+ * recall for each fault kind, precision for the switch findings and
+ * slow_node, the healthy nodes and switches named, and the steps against
+ * 2 ceil(log2 N) + 4.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +40,7 @@ struct cfg {
 	unsigned long long seed0;
 	double noise, slow, step_s;
 	bool verbose;
+	struct sim_clos clos;		/* per_leaf 0: no Clos */
 };
 
 /* Over the seeds of one size and pattern. */
@@ -41,6 +50,29 @@ struct total {
 	struct sim_score sc;
 	double cpu_s;
 };
+
+static void score_add(struct sim_score *t, const struct sim_score *sc)
+{
+	size_t k;
+
+	t->faults += sc->faults;
+	t->found += sc->found;
+	t->missed += sc->missed;
+	t->untested += sc->untested;
+	t->node_faults += sc->node_faults;
+	t->node_found += sc->node_found;
+	t->false_nodes += sc->false_nodes;
+	t->false_links += sc->false_links;
+	t->false_switches += sc->false_switches;
+	for (k = 0; k < SIM_KINDS; k++) {
+		t->kind_faults[k] += sc->kind_faults[k];
+		t->kind_found[k] += sc->kind_found[k];
+	}
+	for (k = 0; k < FIND_KINDS; k++) {
+		t->find_total[k] += sc->find_total[k];
+		t->find_true[k] += sc->find_true[k];
+	}
+}
 
 static double now_s(void)
 {
@@ -93,16 +125,30 @@ static int run_one(const struct cfg *cfg, char **names, uint32_t n, enum pattern
 	struct stepper sp = { .step = sim_step, .arg = &f, .map = &m };
 	size_t rsteps = 0;
 	double t0 = now_s();
-	int ret = schedule_make(p, n, &s);
+	int ret;
 
-	if (ret)
-		return ret;
-	ret = sim_init(&f, n, cfg->rails, seed, cfg->noise, s.n);
-	if (ret) {
-		schedule_free(&s);
-		return ret;
+	/* A Clos: the fabric first, its tree makes the triage's schedule (as many steps as without). */
+	if (cfg->clos.per_leaf) {
+		ret = sim_init_clos(&f, n, cfg->rails, seed, cfg->noise, triage_steps(n), &cfg->clos);
+		if (ret)
+			return ret;
+		ret = p == PATTERN_TRIAGE ? triage_topo_make(n, &f.topo, &s) : schedule_make(p, n, &s);
+		if (ret) {
+			sim_free(&f);
+			return ret;
+		}
+	} else {
+		ret = schedule_make(p, n, &s);
+		if (ret)
+			return ret;
+		ret = sim_init(&f, n, cfg->rails, seed, cfg->noise, s.n);
+		if (ret) {
+			schedule_free(&s);
+			return ret;
+		}
 	}
 	linkmap_init(&m, names, n, cfg->rails, cfg->slow);
+	m.topo = cfg->clos.per_leaf ? &f.topo : NULL;
 	f.map = &m;
 	ret = stepper_run(&sp, &s, true, &rsteps) ?: linkmap_analyse(&m);
 	if (!ret) {
@@ -113,14 +159,7 @@ static int run_one(const struct cfg *cfg, char **names, uint32_t n, enum pattern
 			t->steps_max = s.n;
 		if (rsteps > t->rsteps_max)
 			t->rsteps_max = rsteps;
-		t->sc.faults += sc.faults;
-		t->sc.found += sc.found;
-		t->sc.missed += sc.missed;
-		t->sc.untested += sc.untested;
-		t->sc.node_faults += sc.node_faults;
-		t->sc.node_found += sc.node_found;
-		t->sc.false_nodes += sc.false_nodes;
-		t->sc.false_links += sc.false_links;
+		score_add(&t->sc, &sc);
 	}
 	t->cpu_s += now_s() - t0;
 	linkmap_free(&m);
@@ -165,6 +204,59 @@ static void row(const struct cfg *cfg, uint32_t n, enum pattern p, const struct 
 	fflush(stdout);
 }
 
+static uint32_t ceil_log2(uint32_t n)
+{
+	uint32_t k = 0;
+
+	while ((1u << k) < n)
+		k++;
+	return k;
+}
+
+static void clos_header(const struct cfg *cfg)
+{
+	printf("two-tier Clos: leaves of %u nodes, %u spines, %u QP(s) a flow hashed over them; %u rail(s);\n"
+	       "--slow %.2f; found/faults per kind, then findings true/all per kind\n", cfg->clos.per_leaf,
+	       cfg->clos.spines, cfg->clos.qps, cfg->rails, cfg->slow);
+	printf("%6s %-7s %5s %9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %9s %6s %6s\n", "nodes", "pattern", "mixes",
+	       "steps", "2lgN+4", "nodes", "links", "upl.slow", "upl.cut", "leaf", "slow_node", "slow_upl",
+	       "fail_upl", "slow_sw", "false", "false");
+	printf("%6s %-7s %5s %9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %9s %6s %6s\n", "", "", "", "(most)", "",
+	       "found", "found", "found", "found", "found", "true", "true", "true", "true", "nodes", "sw");
+}
+
+static void ratio(char *buf, size_t len, size_t a, size_t b)
+{
+	snprintf(buf, len, "%zu/%zu", a, b);
+}
+
+static void clos_row(const struct cfg *cfg, uint32_t n, enum pattern p, const struct total *t)
+{
+	const struct sim_score *c = &t->sc;
+	char st[32], nd[32], ln[32], us[32], uc[32], lf[32], p1[32], p2[32], p3[32], p4[32];
+	size_t nf = 0, nfound = 0, k;
+
+	(void)cfg;
+	for (k = SIM_SLOW; k < SIM_SLOW_LINK; k++) {
+		nf += c->kind_faults[k];
+		nfound += c->kind_found[k];
+	}
+	snprintf(st, sizeof(st), "%zu+%zu", t->steps_max, t->rsteps_max);
+	ratio(nd, sizeof(nd), nfound, nf);
+	ratio(ln, sizeof(ln), c->kind_found[SIM_SLOW_LINK], c->kind_faults[SIM_SLOW_LINK]);
+	ratio(us, sizeof(us), c->kind_found[SIM_SLOW_UPLINK], c->kind_faults[SIM_SLOW_UPLINK]);
+	ratio(uc, sizeof(uc), c->kind_found[SIM_FAILED_UPLINK], c->kind_faults[SIM_FAILED_UPLINK]);
+	ratio(lf, sizeof(lf), c->kind_found[SIM_SLOW_LEAF], c->kind_faults[SIM_SLOW_LEAF]);
+	ratio(p1, sizeof(p1), c->find_true[FIND_SLOW_NODE], c->find_total[FIND_SLOW_NODE]);
+	ratio(p2, sizeof(p2), c->find_true[FIND_SLOW_UPLINK], c->find_total[FIND_SLOW_UPLINK]);
+	ratio(p3, sizeof(p3), c->find_true[FIND_FAILED_UPLINK], c->find_total[FIND_FAILED_UPLINK]);
+	ratio(p4, sizeof(p4), c->find_true[FIND_SLOW_SWITCH], c->find_total[FIND_SLOW_SWITCH]);
+	printf("%6u %-7s %5zu %9s %9u %8s %8s %8s %8s %8s %8s %9s %9s %9s %6zu %6zu\n", n, pattern_name(p),
+	       t->runs, st, 2 * ceil_log2(n) + 4, nd, ln, us, uc, lf, p1, p2, p3, p4, c->false_nodes,
+	       c->false_switches);
+	fflush(stdout);
+}
+
 static int list_sizes(struct cfg *cfg, char *arg)
 {
 	char *save = NULL, *tok, *end;
@@ -202,12 +294,14 @@ static int parse(int argc, char **argv, struct cfg *cfg)
 		{ "seeds", required_argument, NULL, 'k' }, { "seed0", required_argument, NULL, 'S' },
 		{ "noise", required_argument, NULL, 'N' }, { "rails", required_argument, NULL, 'r' },
 		{ "slow", required_argument, NULL, 'w' }, { "step-s", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' }, { 0 },
+		{ "verbose", no_argument, NULL, 'v' }, { "clos", required_argument, NULL, 'C' },
+		{ "spines", required_argument, NULL, 's' }, { "qps", required_argument, NULL, 'q' }, { 0 },
 	};
 	char sizes[] = "16,64,256,1000", pats[] = "pairs,quick,triage";
 	int c;
 
-	*cfg = (struct cfg){ .seeds = 20, .rails = 2, .seed0 = 1, .slow = 0.8, .step_s = 3 };
+	*cfg = (struct cfg){ .seeds = 20, .rails = 2, .seed0 = 1, .slow = 0.8, .step_s = 3,
+			     .clos = { .spines = 4, .qps = 1 } };
 	if (list_sizes(cfg, sizes) || list_patterns(cfg, pats))
 		return -EINVAL;
 	while ((c = getopt_long(argc, argv, "n:p:v", opts, NULL)) != -1) {
@@ -241,6 +335,15 @@ static int parse(int argc, char **argv, struct cfg *cfg)
 		case 'v':
 			cfg->verbose = true;
 			break;
+		case 'C':
+			cfg->clos.per_leaf = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			cfg->clos.spines = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'q':
+			cfg->clos.qps = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -261,7 +364,10 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv, &cfg))
 		return 2;
-	header(&cfg);
+	if (cfg.clos.per_leaf)
+		clos_header(&cfg);
+	else
+		header(&cfg);
 	for (i = 0; i < cfg.nsizes; i++) {
 		char **names = names_make(cfg.sizes[i]);
 
@@ -278,7 +384,10 @@ int main(int argc, char **argv)
 					return 1;
 				}
 			}
-			row(&cfg, cfg.sizes[i], cfg.pats[j], &t);
+			if (cfg.clos.per_leaf)
+				clos_row(&cfg, cfg.sizes[i], cfg.pats[j], &t);
+			else
+				row(&cfg, cfg.sizes[i], cfg.pats[j], &t);
 		}
 		names_free(names);
 	}

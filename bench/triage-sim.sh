@@ -35,4 +35,12 @@ for slow in 0.8 0.65; do
 done
 echo "== noise drawn from 10 to 25% a mix, --slow 0.8, 1 000 nodes"
 "$SIM" --slow 0.8 --seeds 20 -n 1000 -p quick,triage || exit 1
+# With a switch tree: a two-tier Clos of leaves of 32 nodes under 4
+# spines (ECMP over them), uplink and leaf faults besides the node
+# faults, probe -w --topology's triage and switch findings; 4 096 nodes
+# take a few minutes of CPU.
+echo
+echo "== a Clos, noise drawn from 10 to 25% a mix, then 25%"
+"$SIM" --clos 32 --seeds 20 -n 1024,4096 -p triage || exit 1
+"$SIM" --clos 32 --noise 0.25 --seeds 20 -n 1024,4096 -p triage | tail -n +5 || exit 1
 exit 0

@@ -71,6 +71,8 @@ const struct opt probe_opts[] = {
 	  NULL, M_CLUSTER },
 	{ "save", OPT_SAVE, ARG_FILE, "FILE", "with -w: write the -j document to FILE as the run goes (kept if it is cut short)",
 	  NULL, M_CLUSTER },
+	{ "topology", OPT_TOPOLOGY, ARG_FILE, "FILE|slurm",
+	  "with -w: the switch tree (Slurm's topology.conf, or 'slurm': scontrol show topology)", NULL, M_CLUSTER },
 	{ "from", OPT_FROM, ARG_FILE, "FILE", "with -w: resume a saved run: test only what FILE left open or suspect",
 	  NULL, M_CLUSTER },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --save or --html FILE (only ever a regular file)",

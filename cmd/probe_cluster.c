@@ -16,10 +16,12 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "base/outfile.h"
+#include "base/run.h"
 #include "base/text.h"
 #include "cmds.h"
 #include "mesh/resume.h"
 #include "mesh/runsave.h"
+#include "mesh/topology.h"
 #include "probe_mode.h"
 #include "report/html.h"
 
@@ -39,6 +41,7 @@ int probe_cluster_opt(struct ctx *ctx, struct probe_args *a, int c, const char *
 	case OPT_HTML: a->html = val; return 0;
 	case OPT_SAVE: cl->save = val; return 0;
 	case OPT_FROM: a->from = val; return 0;
+	case OPT_TOPOLOGY: a->topology = val; return 0;
 	case 'f': a->force = true; return 0;
 	case OPT_NODE_TIMEOUT:
 		if (probe_set_long(ctx, "--node-timeout", val, 1, 3600, &l))
@@ -217,6 +220,43 @@ static int from_plan(struct ctx *ctx, const char *path, const struct hostlist *n
 	return ret ? -EINVAL : 0;
 }
 
+/* A topology.conf larger than this is not one (100 000 nodes' is a few MB). */
+#define TOPOLOGY_MAX ((size_t)64 << 20)
+
+/*
+ * --topology FILE, or "slurm": `scontrol show topology` of the running
+ * Slurm (a file of that name is ./slurm).  The tree for @nodes into @t;
+ * 0, or -EINVAL with one line said (rdmactl-probe(8): exit 2).
+ */
+static int topology_load(struct ctx *ctx, const char *arg, const struct hostlist *nodes,
+			 struct topology *t)
+{
+	char *argv[] = { "scontrol", "show", "topology", NULL };
+	bool slurm = !strcmp(arg, "slurm");
+	char err[700] = "", msg[300] = "", safe[512], *text = NULL;
+	size_t len;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	text_safe(arg, safe, sizeof(safe), 0);
+	ret = slurm ? run_query(argv, &text, msg, sizeof(msg)) : file_read_all(arg, TOPOLOGY_MAX, 0, &text, &len, NULL);
+	if (ret) {
+		if (slurm)
+			log_err(ctx, "Failed to read --topology slurm: scontrol show topology: %s",
+				ret == -ENOENT ? "scontrol is not installed" : msg[0] ? msg : strerror(-ret));
+		else
+			log_err(ctx, "Failed to read --topology '%s': %s", safe,
+				ret == -EINVAL ? "not a regular file" : strerror(-ret));
+		return -EINVAL;
+	}
+	ret = topology_parse(text, slurm ? "scontrol show topology" : safe, slurm, nodes->names,
+			     (uint32_t)nodes->n, t, err, sizeof(err));
+	free(text);
+	if (ret)
+		log_err(ctx, "Failed to read --topology: %s", err);
+	return ret ? -EINVAL : 0;
+}
+
 /* --from and --save name one file (resumed into it): that file only gains (coord.h). */
 static bool same_file(const char *a, const char *b)
 {
@@ -241,8 +281,8 @@ static int save_check(struct ctx *ctx, const struct probe_args *a)
 	return 0;
 }
 
-int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
-		      const char *peer)
+static int cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
+		       const char *peer)
 {
 	struct html_out h = { .ctx = ctx };
 	struct resume rs = { 0 };
@@ -258,6 +298,7 @@ int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostli
 	}
 	if (agents_fit(ctx, &a->cl.launch, nodes->n))
 		return RC_USAGE;
+
 	/* Then the lock: the --from read after it is the file as no other run changes it. */
 	ret = a->cl.save ? save_check(ctx, a) : 0;
 	if (ret)
@@ -302,4 +343,24 @@ int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostli
 	if (ret < 0)
 		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
 	return ret ? RC_PROBLEM : RC_OK;
+}
+
+int probe_cluster_run(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes,
+		      const char *peer)
+{
+	struct topology topo;
+	int rc;
+
+	if (!a->topology)
+		return cluster_run(ctx, a, nodes, peer);
+	/* Before anything starts: a bad tree is the run's input, refused as --pairs is. */
+	if (topology_load(ctx, a->topology, nodes, &topo)) {
+		topology_free(&topo);
+		return RC_USAGE;
+	}
+	a->cl.topo = &topo;
+	rc = cluster_run(ctx, a, nodes, peer);
+	a->cl.topo = NULL;
+	topology_free(&topo);
+	return rc;
 }

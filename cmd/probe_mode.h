@@ -65,6 +65,7 @@ enum {
 	OPT_SAVE,
 	OPT_FROM,
 	OPT_FORCE,
+	OPT_TOPOLOGY,
 };
 
 struct probe_args {
@@ -76,6 +77,7 @@ struct probe_args {
 	/* The cluster probe (-w) and its agents (--agent). */
 	struct coord_cfg cl;
 	const char *w, *x, *launcher, *agent, *html, *from;
+	const char *topology;	/* --topology FILE, or "slurm" */
 	bool force;		/* -f: --save and --html may replace a regular file */
 	bool pattern_given;	/* --pattern, which --pairs replaces */
 	char *fwd[40];		/* the test's options, for every agent */

@@ -901,6 +901,8 @@ static int schedule_for(struct coord *co, struct schedule *s)
 	FILE *f;
 	int ret;
 
+	if (!co->cfg->pairs_file && co->cfg->topo && co->cfg->pattern == PATTERN_TRIAGE)
+		return triage_topo_make(co->n, co->cfg->topo, s);
 	if (!co->cfg->pairs_file)
 		return schedule_make(co->cfg->pattern, co->n, s);
 	f = fopen(co->cfg->pairs_file, "re");
@@ -1250,6 +1252,7 @@ static int map_start(struct coord *co)
 	/* The saved run's links on a rail this run lacks are kept all the same. */
 	linkmap_init(&co->map, co->names, co->n, rs && rs->rails > co->rails ? rs->rails : co->rails,
 		     co->cfg->slow);
+	co->map.topo = co->cfg->topo;
 	if (!rs)
 		return 0;
 	if (co->rails != rs->rails)

@@ -22,6 +22,7 @@
 struct ctx;
 struct json_object;
 struct resume;
+struct topology;
 
 struct coord_cfg {
 	struct probe_cfg probe;		/* the test of every pair (port: the first rail's) */
@@ -41,6 +42,8 @@ struct coord_cfg {
 	 * (runsave.h), marked incomplete until the run ends; or NULL.
 	 */
 	const char *save;
+	/* --topology: the switch tree (topology.h), or NULL. */
+	const struct topology *topo;
 	/* --from FILE: what a saved run carries over (resume.h), or NULL. */
 	struct resume *from;
 	/*

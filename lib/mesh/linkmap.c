@@ -73,10 +73,21 @@ int linkmap_node_down(struct linkmap *m, uint32_t node, const char *why)
 	return 0;
 }
 
+void linkmap_finding_release(struct finding *f)
+{
+	free(f->cand);
+	free(f->pairs);
+	f->cand = NULL;
+	f->pairs = NULL;
+	f->ncand = f->npairs = 0;
+}
+
 void linkmap_free(struct linkmap *m)
 {
 	uint32_t i;
 
+	for (i = 0; i < m->nfind; i++)
+		linkmap_finding_release(&m->find[i]);
 	for (i = 0; m->down && i < m->nodes; i++)
 		free(m->down[i]);
 	free(m->down);

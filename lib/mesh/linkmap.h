@@ -18,6 +18,7 @@
 
 struct ctx;
 struct json_object;
+struct topology;
 
 /* Why a directed test failed, as the two-node probe explains it. */
 enum link_cause {
@@ -53,6 +54,11 @@ enum finding_kind {
 	FIND_DOWN_NODE,		/* the node did not take part (launcher's cause) */
 	FIND_ASYMMETRIC,	/* A->B fine, B->A slow (or the other way) */
 	FIND_HIGH_LATENCY,	/* a warning: latency above 2x the median */
+	/* With a topology (linkmap_switch.c): */
+	FIND_SLOW_UPLINK,	/* a switch's link to its parent slows the links crossing it */
+	FIND_FAILED_UPLINK,	/* ... fails them */
+	FIND_SLOW_SWITCH,	/* a leaf switch: its nodes slow among themselves too */
+	FIND_KINDS,
 };
 
 struct finding {
@@ -65,7 +71,22 @@ struct finding {
 				 * 0 when nothing was measured */
 	enum link_cause cause;
 	char text[512];		/* one line, names filled in */
+	/*
+	 * Switch findings (node and peer UINT32_MAX): the switch (of an
+	 * uplink, its lower end) and its parent, indexes into the topology
+	 * (TOPO_NONE otherwise); the uplinks the topology cannot tell apart
+	 * from this one, itself among them (ncand > 1: it names none before
+	 * the others); the links that show it, indexes into the map's res.
+	 */
+	uint32_t sw, parent;
+	uint32_t *cand;
+	size_t ncand;
+	size_t *pairs;
+	size_t npairs;
 };
+
+/* What a finding owns (its candidates and pairs), freed. */
+void linkmap_finding_release(struct finding *f);
 
 struct linkmap {
 	char *const *names;	/* the run's nodes (not owned) */
@@ -81,6 +102,8 @@ struct linkmap {
 	 */
 	size_t held;
 	char **down;		/* down[i]: why node i did not run, NULL if it ran (owned) */
+	/* The switch tree (probe -w --topology), or NULL: the switch findings need it. */
+	const struct topology *topo;
 	double median_gbps;	/* 0: no link ok */
 	double median_lat_us;	/* < 0: no latency measured */
 	struct finding *find;

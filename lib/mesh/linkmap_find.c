@@ -14,6 +14,7 @@
 
 #include "mesh/linkmap.h"
 #include "mesh/linkmap_state.h"
+#include "mesh/topology.h"
 
 /* A latency above this many times the median is worth a warning. */
 #define LAT_FACTOR 2.0
@@ -47,6 +48,7 @@ static struct finding *find_add(struct fvec *v, enum finding_kind k, uint32_t no
 	f->node = node;
 	f->peer = peer;
 	f->rail = rail;
+	f->sw = f->parent = TOPO_NONE;
 	return f;
 }
 
@@ -405,7 +407,10 @@ static void link_findings(const struct lm_state *st, struct fvec *v)
 
 		end = lm_group_end(st, i, true);
 		for (j = i; j < end && pl.n < 2; j++)
-			pl.d[pl.n++] = lm_eff(st, j);
+			if (!lm_explained(st, j))
+				pl.d[pl.n++] = lm_eff(st, j);
+		if (!pl.n)
+			continue;
 		pl.lo = pl.d[0]->client < pl.d[0]->server ? pl.d[0]->client : pl.d[0]->server;
 		pl.hi = pl.d[0]->client ^ pl.d[0]->server ^ pl.lo;
 		pl.rail = pl.d[0]->rail;
@@ -429,7 +434,69 @@ static int by_finding(const void *x, const void *y)
 	CMP(a->node, b->node);
 	CMP(a->peer, b->peer);
 	CMP(a->rail, b->rail);
+	CMP(a->sw, b->sw);
 	return 0;
+}
+
+/* ---- what names a switch (linkmap_switch.c found them) ---- */
+
+static const char *sw_name(const struct linkmap *m, uint32_t s)
+{
+	return s < m->topo->nsw ? m->topo->sw[s].name : "?";
+}
+
+/* "; the topology cannot tell it from the uplink of b -> spine: the same links cross both" */
+static void candidates_text(const struct linkmap *m, struct finding *f)
+{
+	size_t i;
+	const char *sep = "";
+
+	if (f->ncand < 2)
+		return;
+	text_add(f, "; the topology cannot tell it from the uplink%s of ", f->ncand > 2 ? "s" : "");
+	for (i = 0; i < f->ncand; i++) {
+		if (f->cand[i] == f->sw)
+			continue;
+		text_add(f, "%s%s -> %s", sep, sw_name(m, f->cand[i]), sw_name(m, m->topo->sw[f->cand[i]].parent));
+		sep = ", ";
+	}
+	text_add(f, ": the same links cross %s", f->ncand > 2 ? "all of them" : "both");
+}
+
+static void switch_text(const struct lm_state *st, struct finding *f)
+{
+	const struct linkmap *m = st->m;
+
+	if (f->kind == FIND_SLOW_SWITCH)
+		text_add(f, "leaf switch %s is slow: %zu links of its nodes are slow, among themselves too",
+			 sw_name(m, f->sw), f->npairs);
+	else
+		text_add(f, "uplink %s -> %s %s: %zu links crossing it %s, its nodes fine among themselves",
+			 sw_name(m, f->sw), sw_name(m, f->parent),
+			 f->kind == FIND_FAILED_UPLINK ? "fails" : "is slow", f->npairs,
+			 f->kind == FIND_FAILED_UPLINK ? "failed or slow" : "slow");
+	if (f->rail != UINT32_MAX)
+		rail_text(m, f, f->rail);
+	if (f->gbps > 0)
+		text_add(f, ", the slow ones average %s Gb/s, %.0f%% of the median %s Gb/s", lm_gbps(f->gbps),
+			 f->ratio * 100, lm_gbps(st->median));
+	candidates_text(m, f);
+}
+
+/* The switch findings into @v, theirs to own now. */
+static void switch_findings(struct lm_state *st, struct fvec *v)
+{
+	size_t i;
+
+	for (i = 0; i < st->nswf; i++) {
+		struct finding *f = find_add(v, st->swf[i].kind, UINT32_MAX, UINT32_MAX, st->swf[i].rail);
+
+		if (!f)
+			return;
+		*f = st->swf[i];
+		memset(&st->swf[i], 0, sizeof(st->swf[i]));
+		switch_text(st, f);
+	}
 }
 
 int linkmap_analyse(struct linkmap *m)
@@ -444,13 +511,18 @@ int linkmap_analyse(struct linkmap *m)
 	m->median_lat_us = st.median_lat;
 	node_findings(&st, &v);
 	link_findings(&st, &v);
+	switch_findings(&st, &v);
 	lm_state_free(&st);
 	if (v.err) {
+		while (v.n)
+			linkmap_finding_release(&v.f[--v.n]);
 		free(v.f);
 		return v.err;
 	}
 	if (v.n)
 		qsort(v.f, v.n, sizeof(*v.f), by_finding);
+	while (m->nfind)
+		linkmap_finding_release(&m->find[--m->nfind]);
 	free(m->find);
 	m->find = v.f;
 	m->nfind = v.n;

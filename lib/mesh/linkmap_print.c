@@ -16,6 +16,7 @@
 #include "base/text.h"
 #include "mesh/linkmap.h"
 #include "mesh/linkmap_state.h"
+#include "mesh/topology.h"
 
 /* Above this many nodes the matrix is left out: only the findings say what is wrong. */
 #define MATRIX_MAX 32
@@ -31,6 +32,9 @@ static const char *const kind_names[] = {
 	[FIND_DOWN_NODE] = "down_node",
 	[FIND_ASYMMETRIC] = "asymmetric",
 	[FIND_HIGH_LATENCY] = "high_latency",
+	[FIND_SLOW_UPLINK] = "slow_uplink",
+	[FIND_FAILED_UPLINK] = "failed_uplink",
+	[FIND_SLOW_SWITCH] = "slow_switch",
 };
 
 const char *finding_kind_name(enum finding_kind k)
@@ -268,6 +272,50 @@ struct json_object *linkmap_link_json(const struct linkmap *m, const struct link
 	return o;
 }
 
+/* [client, server] of the link res[@i]. */
+static struct json_object *pair_json(const struct linkmap *m, size_t i)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (a) {
+		json_object_array_add(a, json_object_new_string(m->names[m->res[i].client]));
+		json_object_array_add(a, json_object_new_string(m->names[m->res[i].server]));
+	}
+	return a;
+}
+
+static const char *parent_name(const struct linkmap *m, uint32_t s)
+{
+	return m->topo->sw[s].parent == TOPO_NONE ? NULL : m->topo->sw[m->topo->sw[s].parent].name;
+}
+
+/*
+ * A switch finding's own keys: "switch", "parent" (an uplink's; null for
+ * a leaf switch), "candidates" (the uplinks the topology cannot tell
+ * apart, this one among them: more than one, and the finding names none
+ * before the others) and "pairs" ([client, server] of the links that
+ * show it).
+ */
+static void switch_json(const struct linkmap *m, const struct finding *f, struct json_object *o)
+{
+	struct json_object *c = json_object_new_array(), *p = json_object_new_array();
+	size_t i;
+
+	row_str(o, "switch", m->topo->sw[f->sw].name);
+	row_str(o, "parent", f->kind == FIND_SLOW_SWITCH ? NULL : parent_name(m, f->sw));
+	for (i = 0; c && i < f->ncand; i++) {
+		struct json_object *e = json_object_new_object();
+
+		row_str(e, "switch", m->topo->sw[f->cand[i]].name);
+		row_str(e, "parent", parent_name(m, f->cand[i]));
+		json_object_array_add(c, e);
+	}
+	for (i = 0; p && i < f->npairs; i++)
+		json_object_array_add(p, pair_json(m, f->pairs[i]));
+	json_object_object_add(o, "candidates", c);
+	json_object_object_add(o, "pairs", p);
+}
+
 struct json_object *linkmap_finding_json(const struct linkmap *m, const struct finding *f)
 {
 	struct json_object *o = json_object_new_object();
@@ -275,7 +323,7 @@ struct json_object *linkmap_finding_json(const struct linkmap *m, const struct f
 
 	row_str(o, "kind", finding_kind_name(f->kind));
 	row_bool(o, "failure", f->failure);
-	row_str(o, "node", m->names[f->node]);
+	row_str(o, "node", f->node == UINT32_MAX ? NULL : m->names[f->node]);
 	row_str(o, "peer", f->peer == UINT32_MAX ? NULL : m->names[f->peer]);
 	if (f->rail == UINT32_MAX)
 		row_str(o, "rail", NULL);
@@ -289,6 +337,8 @@ struct json_object *linkmap_finding_json(const struct linkmap *m, const struct f
 	}
 	row_str(o, "cause", f->cause == CAUSE_NONE ? NULL : link_cause_name(f->cause));
 	row_str(o, "text", f->text);
+	if (f->sw != TOPO_NONE && m->topo)
+		switch_json(m, f, o);
 	return o;
 }
 
@@ -332,6 +382,7 @@ static int attach_findings(struct ctx *ctx, const struct linkmap *m)
 
 struct counts {
 	size_t links, failed, down, failures;
+	size_t switches;	/* switch findings (uplinks, leaf switches) */
 	size_t untested;	/* directed links between nodes that took part, not measured */
 };
 
@@ -346,6 +397,9 @@ static struct json_object *summary_json(const struct linkmap *m, const struct co
 	row_int(s, "untested", (int64_t)c->untested);
 	row_int(s, "findings", (int64_t)m->nfind);
 	row_int(s, "failures", (int64_t)c->failures);
+	/* With a topology only: a run without one has no switch to count. */
+	if (m->topo)
+		row_int(s, "switch_findings", (int64_t)c->switches);
 	return s;
 }
 
@@ -361,6 +415,9 @@ static void summary(struct ctx *ctx, const struct linkmap *m, const struct count
 		print_text(ctx, ", median latency %.1f us", m->median_lat_us);
 	if (c->down)
 		print_text(ctx, "; %zu node%s down", c->down, c->down == 1 ? "" : "s");
+	if (c->switches)
+		print_text(ctx, "; %zu switch finding%s (no node to drain for them)", c->switches,
+			   c->switches == 1 ? "" : "s");
 	if (c->untested)
 		print_text(ctx, "; %zu link%s untested (--pattern pairs measures every one)",
 			   c->untested, c->untested == 1 ? "" : "s");
@@ -381,6 +438,85 @@ static void findings_text(struct ctx *ctx, const struct linkmap *m)
 		print_text(ctx, "  %s  %s\n", m->find[i].failure ? "FAIL" : "warn", m->find[i].text);
 }
 
+/* ---- the switch tree, its bad links marked ---- */
+
+/* Above this many switches the tree shows only the marked ones and those above them. */
+#define TREE_MAX 40
+
+/* "uplink slow", "uplink cut?" (a candidate), "switch slow" of switch @s, or NULL. */
+static const char *tree_mark(const struct linkmap *m, uint32_t s)
+{
+	size_t i, c;
+
+	for (i = 0; i < m->nfind; i++) {
+		const struct finding *f = &m->find[i];
+		bool up = f->kind == FIND_SLOW_UPLINK || f->kind == FIND_FAILED_UPLINK;
+
+		if (f->kind == FIND_SLOW_SWITCH && f->sw == s)
+			return "<== leaf switch slow (slow_switch)";
+		for (c = 0; up && c < f->ncand; c++)
+			if (f->cand[c] == s && f->ncand > 1)
+				return f->kind == FIND_SLOW_UPLINK ? "<== uplink slow? (one of the candidates)"
+								   : "<== uplink fails? (one of the candidates)";
+		if (up && f->sw == s)
+			return f->kind == FIND_SLOW_UPLINK ? "<== uplink slow (slow_uplink)"
+							   : "<== uplink fails (failed_uplink)";
+	}
+	return NULL;
+}
+
+/* @s is marked or has a marked switch below it. */
+static bool tree_shown(const struct linkmap *m, uint32_t s)
+{
+	uint32_t k;
+
+	if (m->topo->nsw <= TREE_MAX)
+		return true;
+	for (k = 0; k < m->topo->nsw; k++)
+		if (tree_mark(m, k) && topology_under(m->topo, k, s))
+			return true;
+	return false;
+}
+
+static void tree_line(struct ctx *ctx, const struct linkmap *m, uint32_t s, const uint32_t *nodes)
+{
+	const struct topology *t = m->topo;
+	const char *mark = tree_mark(m, s);
+	char safe[128];
+	uint32_t k;
+
+	print_text(ctx, "  %*s%s", (int)(2 * t->sw[s].depth), "", text_safe(t->sw[s].name, safe, sizeof(safe), 0));
+	if (t->sw[s].leaf)
+		print_text(ctx, " (%u node%s)", nodes[s], nodes[s] == 1 ? "" : "s");
+	print_text(ctx, "%s%s\n", mark ? "  " : "", mark ? mark : "");
+	for (k = 0; k < t->nsw; k++)
+		if (t->sw[k].parent == s && tree_shown(m, k))
+			tree_line(ctx, m, k, nodes);
+}
+
+/*
+ * With a topology: its tree, each leaf with its nodes of the run, a bad
+ * uplink or leaf switch marked where it is (the finding's text says why).
+ */
+static int tree_text(struct ctx *ctx, const struct linkmap *m)
+{
+	const struct topology *t = m->topo;
+	uint32_t *nodes = calloc((size_t)t->nsw + 1, sizeof(*nodes)), v, shown = 0, s;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (v = 0; v < m->nodes; v++)
+		nodes[t->leaf[v]]++;
+	for (s = 0; s < t->nsw; s++)
+		shown += tree_shown(m, s);
+	print_text(ctx, "\nSwitch tree (--topology)%s:\n", shown < t->nsw ? ", the marked branches" : "");
+	tree_line(ctx, m, t->root, nodes);
+	if (shown < t->nsw)
+		print_text(ctx, "  (%u other switches: nothing found)\n", t->nsw - shown);
+	free(nodes);
+	return 0;
+}
+
 static void count(const struct lm_state *st, struct counts *c)
 {
 	const struct linkmap *m = st->m;
@@ -392,8 +528,10 @@ static void count(const struct lm_state *st, struct counts *c)
 		c->failed += !lm_eff(st, i)->ok;
 	for (i = 0; m->down && i < m->nodes; i++)
 		c->down += !!m->down[i];
-	for (i = 0; i < m->nfind; i++)
+	for (i = 0; i < m->nfind; i++) {
 		c->failures += m->find[i].failure;
+		c->switches += m->find[i].sw != TOPO_NONE;
+	}
 	/*
 	 * Every directed link of every rail between the nodes that took part,
 	 * less those measured (a saved run's links of a node down now are
@@ -419,6 +557,8 @@ static int text_report(struct ctx *ctx, const struct linkmap *m, const struct ce
 	}
 	if (!ret)
 		findings_text(ctx, m);
+	if (!ret && m->topo)
+		ret = tree_text(ctx, m);
 	return ret;
 }
 

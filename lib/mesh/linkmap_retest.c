@@ -43,7 +43,7 @@ static void open_ends(const struct lm_state *st, const bool *vs_good, bool *rete
 	for (i = 0; i < st->neff; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
-		if ((r->ok && !lm_slow(st, r)) || explained(st, r, r->client) ||
+		if ((r->ok && !lm_slow(st, r)) || lm_explained(st, i) || explained(st, r, r->client) ||
 		    explained(st, r, r->server))
 			continue;
 		retest[r->client] |= !vs_good[r->client];

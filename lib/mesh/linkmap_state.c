@@ -14,6 +14,7 @@
 
 #include "mesh/linkmap.h"
 #include "mesh/linkmap_state.h"
+#include "mesh/topology.h"
 
 /* ---- the links that count: the last result of each directed link ---- */
 
@@ -106,7 +107,15 @@ static double median(double *v, size_t n, double none)
  * the faster middle one for bandwidth, the lower one for latency when the
  * count is even), into @out; how many nodes have one.
  */
-static size_t node_typical(const struct lm_state *st, bool lat, double *vals, size_t *off,
+static bool counts_for(const struct lm_state *st, const struct link_result *r, bool lat, bool intra)
+{
+	const struct topology *t = st->m->topo;
+
+	return r->ok && (!lat || r->lat_us >= 0) && (!intra || t->leaf[r->client] == t->leaf[r->server]);
+}
+
+/* (@intra: of the links inside the node's leaf only.) */
+static size_t node_typical(const struct lm_state *st, bool lat, bool intra, double *vals, size_t *off,
 			   double *out)
 {
 	uint32_t v, nodes = st->m->nodes;
@@ -116,7 +125,7 @@ static size_t node_typical(const struct lm_state *st, bool lat, double *vals, si
 	for (i = 0; i < st->neff; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
-		if (r->ok && (!lat || r->lat_us >= 0)) {
+		if (counts_for(st, r, lat, intra)) {
 			off[r->client + 1]++;
 			off[r->server + 1]++;
 		}
@@ -127,7 +136,7 @@ static size_t node_typical(const struct lm_state *st, bool lat, double *vals, si
 	for (i = 0; i < st->neff; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
-		if (r->ok && (!lat || r->lat_us >= 0)) {
+		if (counts_for(st, r, lat, intra)) {
 			vals[fill[r->client]++] = lat ? r->lat_us : r->gbps;
 			vals[fill[r->server]++] = lat ? r->lat_us : r->gbps;
 		}
@@ -164,9 +173,18 @@ static int medians(struct lm_state *st)
 		free(off);
 		return -ENOMEM;
 	}
-	n = node_typical(st, false, vals, off, typ);
+	n = node_typical(st, false, false, vals, off, typ);
 	st->median = median(typ, n, 0);
-	n = node_typical(st, true, vals, off, typ);
+	/*
+	 * With a tree, the links inside leaves cross no uplink: where a bad
+	 * uplink slows most links (four nodes, two of them under it: 8 of 12),
+	 * theirs is the rate the fabric has.  Only up, never down: a slow node
+	 * inside a small leaf must not lower it.
+	 */
+	if (st->m->topo && (n = node_typical(st, false, true, vals, off, typ)) >= 2 &&
+	    median(typ, n, 0) > st->median)
+		st->median = median(typ, n, 0);
+	n = node_typical(st, true, false, vals, off, typ);
 	st->median_lat = median(typ, n, -1);
 	free(vals);
 	free(typ);
@@ -221,6 +239,9 @@ static void count_group(struct lm_state *st, size_t i, size_t end, struct nstat 
 	for (; i < end; i++) {
 		const struct link_result *r = lm_eff(st, i);
 
+		/* A switch finding's link says nothing of its ends. */
+		if (lm_explained(st, i))
+			continue;
 		count(st, lo, r, lo_of(r) == r->client);
 		count(st, hi, r, hi_of(r) == r->client);
 		ok |= r->ok;
@@ -341,13 +362,19 @@ const char *lm_gbps(double gbps)
 
 void lm_state_free(struct lm_state *st)
 {
+	size_t i;
+
+	for (i = 0; i < st->nswf; i++)
+		linkmap_finding_release(&st->swf[i]);
+	free(st->swf);
+	free(st->expl);
 	free(st->eff);
 	free(st->node);
 	free(st->rail);
 	memset(st, 0, sizeof(*st));
 }
 
-int lm_state_make(const struct linkmap *m, struct lm_state *st)
+int lm_state_build(const struct linkmap *m, struct lm_state *st, int (*switches)(struct lm_state *st))
 {
 	int ret;
 
@@ -358,6 +385,8 @@ int lm_state_make(const struct linkmap *m, struct lm_state *st)
 	ret = st->node && st->rail ? effective(st) : -ENOMEM;
 	if (!ret)
 		ret = medians(st);
+	if (!ret && m->topo && switches)
+		ret = switches(st);
 	if (ret) {
 		lm_state_free(st);
 		return ret;

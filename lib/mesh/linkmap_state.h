@@ -40,8 +40,30 @@ struct lm_state {
 	struct nstat *node;		/* [nodes] */
 	struct nstat *rail;		/* [nodes * rails] */
 	double median, median_lat;	/* median_lat < 0: no latency measured */
+	/*
+	 * With a topology: [neff] 1 + the index in swf of the switch finding
+	 * that explains the link, 0 none (then NULL without one); the switch
+	 * findings (lm_switches()), until linkmap_analyse() takes them.
+	 */
+	uint32_t *expl;
+	struct finding *swf;
+	size_t nswf;
 };
 
+/* The link st->eff[@i] is explained by a switch finding. */
+static inline bool lm_explained(const struct lm_state *st, size_t i)
+{
+	return st->expl && st->expl[i];
+}
+
+/*
+ * The state of @m: the links that count, the medians, then (with a
+ * topology) @switches' switch findings, whose links every node verdict
+ * leaves out, then each node's counts.  0 or -ENOMEM.  lm_state_make()
+ * (linkmap_switch.c) is it with the switch findings of linkmap_switch.c,
+ * which in turn uses this file's helpers.
+ */
+int lm_state_build(const struct linkmap *m, struct lm_state *st, int (*switches)(struct lm_state *st));
 int lm_state_make(const struct linkmap *m, struct lm_state *st);
 
 /*

@@ -69,6 +69,20 @@ uint32_t triage_steps(uint32_t nodes);
 int triage_make(uint32_t nodes, struct schedule *s);
 
 /*
+ * The triage pattern over a switch tree (topology.h): as many steps,
+ * triage_inside_steps() of them rings inside every leaf (each node meets
+ * up to 2 x 4 nodes of its leaf, the contrast that tells a bad uplink or
+ * leaf switch from its nodes: links inside a leaf cross no uplink), the
+ * rest the triage's rings across the whole order (almost every link
+ * crosses uplinks, every uplink by many).  When the triage already meets
+ * every pair (N - 1 steps or fewer) or no leaf has two nodes: the
+ * triage's own schedule.  0, -EINVAL (fewer than 2 nodes), -ENOMEM.
+ */
+struct topology;
+uint32_t triage_inside_steps(uint32_t nodes, const struct topology *t);
+int triage_topo_make(uint32_t nodes, const struct topology *t, struct schedule *s);
+
+/*
  * A schedule chosen by the user: @text holds lines `ROUND NODE_A NODE_B`
  * (blank lines and `#` comments skipped; ROUND a positive integer, rounds
  * in any order, equal rounds run together); each pair is tested in both

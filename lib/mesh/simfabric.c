@@ -17,6 +17,9 @@ static const char *const kind_names[] = {
 	[SIM_DIES] = "node dying",
 	[SIM_SLOW_RAIL] = "slow rail",
 	[SIM_SLOW_LINK] = "slow link",
+	[SIM_SLOW_UPLINK] = "slow uplink",
+	[SIM_FAILED_UPLINK] = "cut uplink",
+	[SIM_SLOW_LEAF] = "slow leaf",
 };
 
 const char *sim_kind_name(enum sim_kind k)
@@ -61,7 +64,7 @@ static struct sim_fault *fault_add(struct simfabric *f, enum sim_kind k, uint32_
 	x->peer = UINT32_MAX;
 	x->rail = UINT32_MAX;
 	x->factor = 0.2 + 0.3 * unit(f);	/* a fifth to a half of the rate */
-	if (k != SIM_SLOW_LINK)
+	if (k < SIM_SLOW_LINK)
 		f->of[node] = (int32_t)f->nfault;
 	f->nfault++;
 	return x;
@@ -103,10 +106,117 @@ static void faults_draw(struct simfabric *f, size_t main_steps)
 	}
 }
 
+/* ---- a Clos ---- */
+
+/* The leaf has no node fault and no end of a slow link: a slow leaf there hides none. */
+static bool leaf_clean(const struct simfabric *f, uint32_t l)
+{
+	uint32_t v;
+	size_t i;
+
+	for (v = l * f->clos.per_leaf; v < (l + 1) * f->clos.per_leaf; v++)
+		if (f->of[v] >= 0)
+			return false;
+	for (i = 0; i < f->nfault; i++)
+		if (f->fault[i].kind == SIM_SLOW_LINK &&
+		    (f->fault[i].node / f->clos.per_leaf == l || f->fault[i].peer / f->clos.per_leaf == l))
+			return false;
+	return true;
+}
+
+/* A leaf no switch fault has yet (@clean: and leaf_clean()); there are always many. */
+static uint32_t free_leaf(struct simfabric *f, bool clean)
+{
+	uint32_t l;
+	size_t i;
+	bool taken;
+
+	do {
+		l = (uint32_t)(rnd(f) % f->leaves);
+		for (i = 0, taken = false; i < f->nfault; i++)
+			taken |= f->fault[i].kind > SIM_SLOW_LINK && f->fault[i].node == l;
+	} while (taken || (clean && !leaf_clean(f, l)));
+	return l;
+}
+
+static void switch_fault(struct simfabric *f, enum sim_kind k)
+{
+	struct sim_fault *x = fault_add(f, k, free_leaf(f, k == SIM_SLOW_LEAF));
+	uint32_t sp = (uint32_t)(rnd(f) % f->clos.spines);
+
+	x->rail = (uint32_t)(rnd(f) % f->rails);
+	if (k == SIM_SLOW_LEAF) {
+		f->leaf[x->node * f->rails + x->rail] = x->factor;
+		return;
+	}
+	x->peer = sp;
+	f->up[((size_t)x->node * f->clos.spines + sp) * f->rails + x->rail] = k == SIM_FAILED_UPLINK ? 0 : x->factor;
+}
+
+/* Slurm's tree of the Clos: leaf000.. under "spine". */
+static int clos_topology(struct simfabric *f)
+{
+	struct topology *t = &f->topo;
+	uint32_t l, v;
+
+	t->nsw = f->leaves + 1;
+	t->root = f->leaves;
+	t->nodes = f->nodes;
+	t->sw = calloc(t->nsw, sizeof(*t->sw));
+	t->leaf = calloc(f->nodes, sizeof(*t->leaf));
+	if (!t->sw || !t->leaf)
+		return -ENOMEM;
+	for (l = 0; l <= f->leaves; l++) {
+		struct topo_switch *w = &t->sw[l];
+
+		if (l < f->leaves ? asprintf(&w->name, "leaf%03u", l) < 0 : !(w->name = strdup("spine")))
+			return -ENOMEM;
+		w->leaf = l < f->leaves;
+		w->parent = l < f->leaves ? f->leaves : TOPO_NONE;
+		w->depth = l < f->leaves;
+	}
+	for (v = 0; v < f->nodes; v++)
+		t->leaf[v] = v / f->clos.per_leaf;
+	return 0;
+}
+
+static int clos_init(struct simfabric *f, const struct sim_clos *c)
+{
+	size_t i, n;
+	int k;
+
+	if (!c->per_leaf || f->nodes % c->per_leaf || f->nodes / c->per_leaf < 3 || c->spines < 2 ||
+	    c->spines > 64 || !c->qps || c->qps > 16)
+		return -EINVAL;
+	f->clos = *c;
+	f->leaves = f->nodes / c->per_leaf;
+	n = (size_t)f->leaves * c->spines * f->rails;
+	f->up = malloc(n * sizeof(*f->up));
+	f->leaf = malloc((size_t)f->leaves * f->rails * sizeof(*f->leaf));
+	if (!f->up || !f->leaf || clos_topology(f))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		f->up[i] = 1;
+	for (i = 0; i < (size_t)f->leaves * f->rails; i++)
+		f->leaf[i] = 1;
+	for (k = (int)(1 + rnd(f) % 2); k > 0; k--)
+		switch_fault(f, SIM_SLOW_UPLINK);
+	switch_fault(f, SIM_FAILED_UPLINK);
+	switch_fault(f, SIM_SLOW_LEAF);
+	return 0;
+}
+
 int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed, double noise,
 	     size_t main_steps)
 {
+	return sim_init_clos(f, nodes, rails, seed, noise, main_steps, NULL);
+}
+
+int sim_init_clos(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed, double noise,
+		  size_t main_steps, const struct sim_clos *c)
+{
 	size_t i;
+	int ret;
 
 	memset(f, 0, sizeof(*f));
 	f->nodes = nodes;
@@ -115,7 +225,7 @@ int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed,
 	f->rate = calloc((size_t)nodes * f->rails + 1, sizeof(*f->rate));
 	f->of = calloc((size_t)nodes + 1, sizeof(*f->of));
 	f->gone = calloc((size_t)nodes + 1, sizeof(*f->gone));
-	f->fault = calloc(6 * ((size_t)nodes / 300 + 1) + 4, sizeof(*f->fault));
+	f->fault = calloc(6 * ((size_t)nodes / 300 + 1) + 8, sizeof(*f->fault));
 	if (!f->rate || !f->of || !f->gone || !f->fault || nodes < 16) {
 		sim_free(f);
 		return nodes < 16 ? -EINVAL : -ENOMEM;
@@ -126,7 +236,10 @@ int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed,
 	for (i = 0; i < nodes; i++)
 		f->of[i] = -1;
 	faults_draw(f, main_steps);
-	return 0;
+	ret = c ? clos_init(f, c) : 0;
+	if (ret)
+		sim_free(f);
+	return ret;
 }
 
 void sim_free(struct simfabric *f)
@@ -135,6 +248,9 @@ void sim_free(struct simfabric *f)
 	free(f->of);
 	free(f->gone);
 	free(f->fault);
+	free(f->up);
+	free(f->leaf);
+	topology_free(&f->topo);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -178,6 +294,45 @@ static double link_factor(const struct simfabric *f, uint32_t a, uint32_t b, uin
 	return 1;
 }
 
+/* A queue pair's spine: ECMP's hash of its flow (the ends, the rail, the QP's own source port). */
+static uint32_t spine_of(const struct simfabric *f, uint32_t c, uint32_t s, uint32_t rail, uint32_t qp)
+{
+	uint64_t z = ((uint64_t)c << 40) ^ ((uint64_t)s << 16) ^ ((uint64_t)rail << 8) ^ qp;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (uint32_t)((z ^ (z >> 31)) % f->clos.spines);
+}
+
+/*
+ * What the switches leave of the flow @c -> @s on @rail: the mean over its
+ * QPs of each one's path (the slowest switch or cable on it); < 0 when a
+ * QP's path is cut (the test fails).  1 without a Clos.
+ */
+static double path_factor(const struct simfabric *f, uint32_t c, uint32_t s, uint32_t rail)
+{
+	uint32_t lc, ls, q, R = f->rails, S = f->clos.spines;
+	double lf, sum = 0;
+
+	if (!f->clos.per_leaf)
+		return 1;
+	lc = c / f->clos.per_leaf;
+	ls = s / f->clos.per_leaf;
+	lf = f->leaf[lc * R + rail] < f->leaf[ls * R + rail] ? f->leaf[lc * R + rail] : f->leaf[ls * R + rail];
+	if (lc == ls)
+		return lf;
+	for (q = 0; q < f->clos.qps; q++) {
+		uint32_t sp = spine_of(f, c, s, rail, q);
+		double a = f->up[((size_t)lc * S + sp) * R + rail], b = f->up[((size_t)ls * S + sp) * R + rail];
+		double p = a < b ? a : b;
+
+		if (p <= 0)
+			return -1;
+		sum += p < lf ? p : lf;
+	}
+	return sum / f->clos.qps;
+}
+
 static bool blocked(const struct simfabric *f, uint32_t v)
 {
 	const struct sim_fault *x = fault_of(f, v);
@@ -201,7 +356,7 @@ static double min3(double a, double b, double c)
 /* One test, @c writing to @s on @rail, as the two-node probe would report it. */
 static void measure(struct simfabric *f, uint32_t c, uint32_t s, uint32_t rail, struct link_result *r)
 {
-	double rate = f->rate[c * f->rails + rail], srate = f->rate[s * f->rails + rail];
+	double rate = f->rate[c * f->rails + rail], srate = f->rate[s * f->rails + rail], path, k;
 
 	if (dies_now(f, c) || dies_now(f, s)) {
 		r->cause = CAUSE_NODE_DOWN;
@@ -213,10 +368,16 @@ static void measure(struct simfabric *f, uint32_t c, uint32_t s, uint32_t rail, 
 		snprintf(r->why, sizeof(r->why), "no RDMA traffic arrived (model)");
 		return;
 	}
+	path = path_factor(f, c, s, rail);
+	if (path < 0) {
+		r->cause = CAUSE_TIMEOUT;
+		snprintf(r->why, sizeof(r->why), "no completion within the timeout (model: a cut uplink)");
+		return;
+	}
+	/* The slowest thing on the way sets the rate: an end, the pair's link, a switch. */
+	k = min3(end_factor(f, c, rail, true), end_factor(f, s, rail, false), link_factor(f, c, s, rail));
 	r->ok = true;
-	r->gbps = (rate < srate ? rate : srate) *
-		  min3(end_factor(f, c, rail, true), end_factor(f, s, rail, false), link_factor(f, c, s, rail)) *
-		  (1 + f->noise * (2 * unit(f) - 1));
+	r->gbps = (rate < srate ? rate : srate) * (path < k ? path : k) * (1 + f->noise * (2 * unit(f) - 1));
 }
 
 /* The nodes that died in this step: gone, and said to the map, as the coordinator does. */
@@ -283,12 +444,39 @@ static bool dir_matches(const struct sim_fault *x, const struct finding *fd)
 	return x->kind == SIM_SLOW ? !out && !in : x->kind == SIM_SLOW_OUT ? out : in;
 }
 
+static bool switch_matches(const struct sim_fault *x, const struct finding *fd, uint32_t sw)
+{
+	if (x->node != sw || (fd->rail != UINT32_MAX && fd->rail != x->rail))
+		return false;
+	if (fd->kind == FIND_SLOW_SWITCH)
+		return x->kind == SIM_SLOW_LEAF;
+	return x->kind == SIM_SLOW_UPLINK || x->kind == SIM_FAILED_UPLINK;
+}
+
+/* A switch finding: the switch fault it names (any of its candidates'), or NULL. */
+static struct sim_fault *switch_found(struct simfabric *f, const struct finding *fd, bool *faulty)
+{
+	size_t i, c;
+
+	*faulty = false;
+	for (i = 0; i < f->nfault; i++)
+		for (c = 0; c < (fd->ncand ? fd->ncand : 1); c++)
+			if (switch_matches(&f->fault[i], fd, fd->ncand ? fd->cand[c] : fd->sw)) {
+				*faulty = true;
+				return &f->fault[i];
+			}
+	return NULL;
+}
+
 /* The fault @fd finds, or NULL; *@faulty: it names a node or link with a fault, found or not. */
 static struct sim_fault *fault_found(struct simfabric *f, const struct finding *fd, bool *faulty)
 {
-	struct sim_fault *x = f->of[fd->node] >= 0 ? &f->fault[f->of[fd->node]] : NULL;
+	struct sim_fault *x;
 	size_t i;
 
+	if (fd->sw != TOPO_NONE)
+		return switch_found(f, fd, faulty);
+	x = f->of[fd->node] >= 0 ? &f->fault[f->of[fd->node]] : NULL;
 	*faulty = x != NULL;
 	switch (fd->kind) {
 	case FIND_DOWN_NODE:
@@ -350,9 +538,15 @@ void sim_score(struct simfabric *f, const struct linkmap *m, struct sim_score *s
 		if (!fd->failure)
 			continue;
 		x = fault_found(f, fd, &faulty);
+		sc->find_total[fd->kind]++;
+		sc->find_true[fd->kind] += x != NULL;
 		if (x)
 			x->found = true;
-		else if (!faulty) {
+		else if (!faulty && fd->sw != TOPO_NONE) {
+			sc->false_switches++;
+			if (say)
+				say(arg, "false switch", fd->text);
+		} else if (!faulty) {
 			*(link ? &sc->false_links : &sc->false_nodes) += 1;
 			if (say)
 				say(arg, link ? "false link" : "false node", fd->text);
@@ -360,9 +554,11 @@ void sim_score(struct simfabric *f, const struct linkmap *m, struct sim_score *s
 	}
 	for (i = 0; i < f->nfault; i++) {
 		const struct sim_fault *x = &f->fault[i];
-		bool node = x->kind != SIM_SLOW_LINK;
+		bool node = x->kind < SIM_SLOW_LINK;
 		char text[160];
 
+		sc->kind_faults[x->kind]++;
+		sc->kind_found[x->kind] += x->found;
 		sc->faults++;
 		sc->node_faults += node;
 		sc->found += x->found;
@@ -373,7 +569,11 @@ void sim_score(struct simfabric *f, const struct linkmap *m, struct sim_score *s
 		sc->missed++;
 		if (!say)
 			continue;
-		if (x->kind == SIM_SLOW_LINK)
+		if (x->kind > SIM_SLOW_LINK)
+			snprintf(text, sizeof(text), "%s: leaf%03u (spine %u) on rail %u, %.0f%%",
+				 sim_kind_name(x->kind), x->node, x->kind == SIM_SLOW_LEAF ? 0 : x->peer, x->rail,
+				 x->kind == SIM_FAILED_UPLINK ? 0 : x->factor * 100);
+		else if (x->kind == SIM_SLOW_LINK)
 			snprintf(text, sizeof(text), "%s: %u <-> %u on rail %u, %.0f%%%s", sim_kind_name(x->kind),
 				 x->node, x->peer, x->rail, x->factor * 100, x->untested ? ", not tested" : "");
 		else if (x->kind == SIM_BLOCKED || x->kind == SIM_DIES)

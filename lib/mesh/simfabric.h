@@ -21,6 +21,19 @@
 #include <stdint.h>
 
 #include "mesh/linkmap.h"
+#include "mesh/topology.h"
+
+/*
+ * A two-tier Clos: leaves of @per_leaf nodes (node i under leaf i /
+ * per_leaf, as racks are numbered), each joined to every one of @spines
+ * spines on each rail; a flow's @qps queue pairs hashed over the spines,
+ * each on one path, as RoCE v2's UDP source ports are hashed by ECMP; a
+ * pair's rate the mean of its paths'.  The topology handed to the link
+ * map is Slurm's tree of it: the leaves under one switch "spine".
+ */
+struct sim_clos {
+	uint32_t per_leaf, spines, qps;
+};
 
 enum sim_kind {
 	SIM_SLOW,		/* the node, both ways */
@@ -30,6 +43,10 @@ enum sim_kind {
 	SIM_DIES,		/* during the run's main steps */
 	SIM_SLOW_RAIL,
 	SIM_SLOW_LINK,		/* node -> peer and back, on rail */
+	/* A two-tier Clos (sim_init_clos()): node is the leaf, peer the spine */
+	SIM_SLOW_UPLINK,	/* the leaf's cable to one spine, on rail */
+	SIM_FAILED_UPLINK,	/* cut: the flows hashed onto it fail */
+	SIM_SLOW_LEAF,		/* the leaf switch on rail: every flow through it */
 	SIM_KINDS,
 };
 
@@ -53,6 +70,12 @@ struct simfabric {
 	uint32_t steps;			/* steps run */
 	uint64_t rng;
 	struct linkmap *map;
+	/* A Clos (sim_init_clos()), else clos.per_leaf 0 */
+	struct sim_clos clos;
+	uint32_t leaves;
+	double *up;			/* [(leaf * spines + spine) * rails + rail]: 1, a factor, 0 cut */
+	double *leaf;			/* [leaf * rails + rail] */
+	struct topology topo;		/* Slurm's tree of it, for the link map */
 };
 
 /*
@@ -62,6 +85,14 @@ struct simfabric {
  */
 int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed, double noise,
 	     size_t main_steps);
+/*
+ * The same over a Clos of @c (@nodes a multiple of c->per_leaf, 2 to 64
+ * spines, 1 to 16 QPs): the same node faults, then one or two slow
+ * uplinks, a cut one and a slow leaf, each on one rail of its own leaf (the
+ * slow leaf's nodes have no fault of their own).  -EINVAL, -ENOMEM.
+ */
+int sim_init_clos(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed, double noise,
+		  size_t main_steps, const struct sim_clos *c);
 void sim_free(struct simfabric *f);
 
 /*
@@ -78,6 +109,9 @@ struct sim_score {
 	size_t faults, found, missed, untested;	/* missed counts untested too */
 	size_t node_faults, node_found;		/* slow, one-way, blocked, dying, slow rail */
 	size_t false_nodes, false_links;	/* findings naming what is healthy */
+	size_t false_switches;			/* switch findings naming a healthy switch */
+	size_t kind_faults[SIM_KINDS], kind_found[SIM_KINDS];	/* recall per fault kind */
+	size_t find_total[FIND_KINDS], find_true[FIND_KINDS];	/* precision per finding kind */
 };
 
 /*

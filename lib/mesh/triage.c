@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mesh/schedule.h"
+#include "mesh/topology.h"
 
 /* splitmix64: small, and the same numbers on every platform. */
 static uint64_t next_rand(uint64_t *x)
@@ -90,38 +91,129 @@ static void shuffle(uint32_t *v, uint32_t n, uint64_t *seed)
 	}
 }
 
-int triage_make(uint32_t nodes, struct schedule *s)
+/* @k rings of distinct strides over the shuffled order, appended to @s. */
+static int triage_rings(uint32_t nodes, uint32_t k, struct schedule *s)
 {
-	uint32_t k = triage_steps(nodes), *order, *stride, j, p;
+	uint32_t *order, *stride, j, p;
 	uint64_t seed = 0x7269616765ULL ^ nodes;	/* fixed: one schedule for each N */
 	int ret;
 
 	order = malloc(((size_t)nodes + 1) * sizeof(*order));
 	stride = malloc(((size_t)k + 1) * sizeof(*stride));
-	s->steps = calloc((size_t)k + 1, sizeof(*s->steps));
-	ret = order && stride && s->steps ? 0 : -ENOMEM;
+	ret = order && stride ? 0 : -ENOMEM;
 	if (!ret) {
 		shuffle(order, nodes, &seed);
 		ret = strides(nodes, k, &seed, stride);
 	}
 	for (j = 0; !ret && j < k; j++) {
-		struct sched_step *st = &s->steps[s->n];
+		struct sched_step *st = schedule_step_add(s, (uint32_t)s->n + 1, nodes);
 
-		st->pairs = calloc(nodes, sizeof(*st->pairs));
-		if (!st->pairs) {
+		if (!st) {
 			ret = -ENOMEM;
 			break;
 		}
-		st->round = j + 1;
-		st->n = nodes;
-		s->n++;
-		for (p = 0; p < nodes; p++) {
-			st->pairs[p].client = order[p];
-			st->pairs[p].server = order[(p + stride[j]) % nodes];
-		}
+		for (p = 0; p < nodes; p++)
+			schedule_pair_add(st, order[p], order[(p + stride[j]) % nodes]);
 	}
-	s->rounds = k;
+	s->rounds = (uint32_t)s->n;
 	free(order);
 	free(stride);
+	return ret;
+}
+
+int triage_make(uint32_t nodes, struct schedule *s)
+{
+	return triage_rings(nodes, triage_steps(nodes), s);
+}
+
+/* Steps inside every leaf of a tree: each node meets twice this many of its leaf. */
+#define TRIAGE_INSIDE 4
+
+/* Step @j inside the leaves: each leaf's ring of stride 1 + j, a leaf too small for it out. */
+static int inside_step(struct schedule *s, const uint32_t *by_leaf, const uint32_t *start,
+		       uint32_t nsw, uint32_t nodes, uint32_t j)
+{
+	struct sched_step *st = schedule_step_add(s, s->n + 1, nodes);
+	uint32_t l, p;
+
+	if (!st)
+		return -ENOMEM;
+	for (l = 0; l < nsw; l++) {
+		uint32_t size = start[l + 1] - start[l];
+
+		if (size < 2 || j + 1 >= size)
+			continue;
+		for (p = 0; p < size; p++)
+			schedule_pair_add(st, by_leaf[start[l] + p], by_leaf[start[l] + (p + j + 1) % size]);
+	}
+	return 0;
+}
+
+/* The shuffled @order grouped by leaf (each leaf's nodes in @order's order); start[nsw + 1]. */
+static int group_by_leaf(const struct topology *t, const uint32_t *order, uint32_t nodes,
+			 uint32_t *by_leaf, uint32_t *start)
+{
+	uint32_t *fill = calloc((size_t)t->nsw + 1, sizeof(*fill)), l, p;
+
+	if (!fill)
+		return -ENOMEM;
+	memset(start, 0, ((size_t)t->nsw + 1) * sizeof(*start));
+	for (p = 0; p < nodes; p++)
+		start[t->leaf[p] + 1]++;
+	for (l = 0; l < t->nsw; l++)
+		start[l + 1] += start[l];
+	memcpy(fill, start, (size_t)t->nsw * sizeof(*fill));
+	for (p = 0; p < nodes; p++)
+		by_leaf[fill[t->leaf[order[p]]]++] = order[p];
+	free(fill);
+	return 0;
+}
+
+uint32_t triage_inside_steps(uint32_t nodes, const struct topology *t)
+{
+	uint32_t *size = calloc((size_t)t->nsw + 1, sizeof(*size)), v, big = 0;
+
+	if (!size)
+		return 0;
+	for (v = 0; v < nodes; v++)
+		if (++size[t->leaf[v]] > big)
+			big = size[t->leaf[v]];
+	free(size);
+	if (triage_steps(nodes) >= nodes - 1 || big < 2)
+		return 0;
+	return big - 1 < TRIAGE_INSIDE ? big - 1 : TRIAGE_INSIDE;
+}
+
+int triage_topo_make(uint32_t nodes, const struct topology *t, struct schedule *s)
+{
+	uint32_t k = triage_steps(nodes), kin = triage_inside_steps(nodes, t), *order, *by_leaf, *start, j;
+	uint64_t seed = 0x7269616765ULL ^ nodes;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (nodes < 2)
+		return -EINVAL;
+	s->nodes = nodes;
+	if (!kin)
+		return triage_make(nodes, s);
+	/* The rings across the tree first: the triage's own, fewer of them. */
+	ret = triage_rings(nodes, k - kin, s);
+	order = malloc(((size_t)nodes + 1) * sizeof(*order));
+	by_leaf = malloc(((size_t)nodes + 1) * sizeof(*by_leaf));
+	start = malloc(((size_t)t->nsw + 2) * sizeof(*start));
+	if (!ret && (!order || !by_leaf || !start))
+		ret = -ENOMEM;
+	if (!ret) {
+		shuffle(order, nodes, &seed);
+		ret = group_by_leaf(t, order, nodes, by_leaf, start);
+	}
+	for (j = 0; !ret && j < kin; j++)
+		ret = inside_step(s, by_leaf, start, t->nsw, nodes, j);
+	s->rounds = (uint32_t)s->n;
+	free(order);
+	free(by_leaf);
+	free(start);
+	if (ret)
+		schedule_free(s);
 	return ret;
 }

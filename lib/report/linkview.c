@@ -216,7 +216,10 @@ static int findings_read(struct reader *r, struct json_object *doc, struct linkv
 		double rail;
 
 		f = json_object_array_get_idx(arr, i);
-		ret = named(r, f, "node", "findings", i, &fnode[i]);
+		/* A switch's finding (probe -w --topology) names no node. */
+		fnode[i] = UINT32_MAX;
+		if (jstr(f, "node") || !jstr(f, "switch"))
+			ret = named(r, f, "node", "findings", i, &fnode[i]);
 		if (!ret && jstr(f, "peer"))
 			ret = named(r, f, "peer", "findings", i, &peer);
 		fpeer[i] = peer;
@@ -356,7 +359,7 @@ static int view_make(struct reader *r, struct json_object *doc, struct linkview 
 		ret = cells_fill(r, v, map);
 	}
 	for (i = 0; !ret && i < v->nfind; i++) {
-		v->find[i].node = map[fnode[i]];
+		v->find[i].node = fnode[i] == UINT32_MAX ? UINT32_MAX : map[fnode[i]];
 		v->find[i].peer = fpeer[i] == UINT32_MAX ? UINT32_MAX : map[fpeer[i]];
 	}
 	free(map);

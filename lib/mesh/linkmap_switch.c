@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The switch findings of a link map with a topology (linkmap.h, topology.h):
+ * a leaf switch or a switch's uplink that explains slow and failed links
+ * better than the nodes do.  Each rail on its own (a rail-optimised
+ * fabric has a tree per rail); a finding on every rail is one finding.
+ *
+ * A bad uplink of switch X slows the links with one end below X and
+ * leaves those inside alone; with ECMP over several spines only the flows
+ * hashed onto the bad cable, so a fraction of them.  So an uplink is
+ * judged by the share of bad links crossing it against the share among
+ * links inside leaves (which cross no uplink: the background of noise),
+ * and the badness must be spread over two nodes below X or more: one node
+ * alone could be that node.  In order, per rail:
+ *
+ *  0. a leaf switch whose nodes are slow among themselves, three nodes or
+ *     more and two in three of those measured inside it: slow_switch, and
+ *     every bad link of its nodes is its;
+ *  1. the uplinks that stand out over all links: suspects;
+ *  2. the nodes slow on the links that cross no suspect (two partners or
+ *     more): their links are left to the node findings, never a switch's;
+ *  3. then, greedily, the uplink that explains the most bad links left
+ *     (the fewest elements): slow_uplink or failed_uplink, its bad links
+ *     its own; again until none stands out.
+ *
+ * The links a switch finding explains are left out of every node and link
+ * verdict (linkmap_state.c): a node under a bad uplink is not a slow node.
+ * Uplinks that cut the measured nodes in the same two parts (two leaves
+ * under one spine) explain the same links: the finding lists them all as
+ * candidates and names none before the others.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/linkmap.h"
+#include "mesh/linkmap_state.h"
+#include "mesh/topology.h"
+
+/* An uplink stands out at this share of bad links over the background, or 4 sigma. */
+#define UPLINK_MARGIN 0.10
+
+struct swrun {
+	struct lm_state *st;
+	const struct topology *t;
+	uint32_t rail;
+	uint32_t nodes, nsw, depth;	/* depth: the deepest switch + 1 */
+	bool *leaf_slow;		/* [nsw] */
+	bool *suspect;			/* [nsw] uplinks (step 1) */
+	bool *node_slow;		/* [nodes] step 2 */
+	bool *measured;			/* [nodes] a link on this rail */
+	size_t *tot, *bad, *failed;	/* [nsw] links crossing the uplink */
+	uint32_t *spread;		/* [nsw] nodes below with a bad crossing link */
+	uint32_t *nbad;			/* [nodes * depth] a node's bad links through its ancestor at a depth */
+	double p0;			/* the background: bad share of links inside leaves */
+	struct finding *f;		/* found, all rails */
+	size_t nf, cap;
+};
+
+static bool bad_link(const struct lm_state *st, const struct link_result *r)
+{
+	return !r->ok || lm_slow(st, r);
+}
+
+static uint32_t leaf_of(const struct swrun *w, uint32_t v)
+{
+	return w->t->leaf[v];
+}
+
+static bool on_rail(const struct swrun *w, size_t i)
+{
+	return lm_eff(w->st, i)->rail == w->rail;
+}
+
+/* ---- step 0: leaf switches ---- */
+
+static void leaves_judge(struct swrun *w)
+{
+	uint32_t *tot = calloc(w->nodes + 1, sizeof(*tot)), *bad = calloc(w->nodes + 1, sizeof(*bad));
+	uint32_t *meas = calloc(w->nsw + 1, sizeof(*meas)), *slow = calloc(w->nsw + 1, sizeof(*slow));
+	size_t i, in_tot = 0, in_bad = 0;
+	uint32_t v, s;
+
+	if (!tot || !bad || !meas || !slow)
+		goto out;
+	for (i = 0; i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+
+		w->measured[r->client] |= r->rail == w->rail;
+		w->measured[r->server] |= r->rail == w->rail;
+		if (r->rail != w->rail || leaf_of(w, r->client) != leaf_of(w, r->server))
+			continue;
+		tot[r->client]++, tot[r->server]++;
+		bad[r->client] += bad_link(w->st, r);
+		bad[r->server] += bad_link(w->st, r);
+	}
+	for (v = 0; v < w->nodes; v++) {
+		meas[leaf_of(w, v)] += tot[v] >= 2;
+		slow[leaf_of(w, v)] += tot[v] >= 2 && bad[v] * 4 >= tot[v] * 3;
+	}
+	for (s = 0; s < w->nsw; s++)
+		w->leaf_slow[s] = slow[s] >= 3 && slow[s] * 3 >= meas[s] * 2;
+	for (i = 0; i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+
+		if (r->rail != w->rail || leaf_of(w, r->client) != leaf_of(w, r->server) ||
+		    w->leaf_slow[leaf_of(w, r->client)])
+			continue;
+		in_tot++;
+		in_bad += bad_link(w->st, r);
+	}
+	w->p0 = in_tot ? (double)in_bad / (double)in_tot : 0;
+out:
+	free(tot);
+	free(bad);
+	free(meas);
+	free(slow);
+}
+
+/* ---- what crosses each uplink ---- */
+
+/* The link counts for uplinks when it is not explained and no end is left to the nodes. */
+static bool counts(const struct swrun *w, size_t i)
+{
+	const struct link_result *r = lm_eff(w->st, i);
+
+	return on_rail(w, i) && !w->st->expl[i] && !w->node_slow[r->client] && !w->node_slow[r->server] &&
+	       !w->leaf_slow[leaf_of(w, r->client)] && !w->leaf_slow[leaf_of(w, r->server)];
+}
+
+/* Add link @i to the uplinks from @v's leaf up to (not with) @top. */
+static void climb(struct swrun *w, uint32_t v, uint32_t top, bool bad, bool failed)
+{
+	uint32_t s;
+
+	for (s = leaf_of(w, v); s != top; s = w->t->sw[s].parent) {
+		w->tot[s]++;
+		w->bad[s] += bad;
+		w->failed[s] += failed;
+		w->nbad[(size_t)v * w->depth + w->t->sw[s].depth] += bad;
+	}
+}
+
+static void tally(struct swrun *w)
+{
+	size_t i;
+	uint32_t v, s;
+
+	memset(w->tot, 0, w->nsw * sizeof(*w->tot));
+	memset(w->bad, 0, w->nsw * sizeof(*w->bad));
+	memset(w->failed, 0, w->nsw * sizeof(*w->failed));
+	memset(w->spread, 0, w->nsw * sizeof(*w->spread));
+	memset(w->nbad, 0, (size_t)w->nodes * w->depth * sizeof(*w->nbad));
+	for (i = 0; i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+		uint32_t top;
+		bool bad;
+
+		if (!counts(w, i))
+			continue;
+		top = topology_common(w->t, leaf_of(w, r->client), leaf_of(w, r->server));
+		bad = bad_link(w->st, r);
+		climb(w, r->client, top, bad, !r->ok);
+		climb(w, r->server, top, bad, !r->ok);
+	}
+	for (v = 0; v < w->nodes; v++)
+		for (s = leaf_of(w, v); s != w->t->root; s = w->t->sw[s].parent)
+			w->spread[s] += w->nbad[(size_t)v * w->depth + w->t->sw[s].depth] > 0;
+}
+
+/* The uplink of @s stands out over the background, spread over two nodes or more. */
+static bool stands_out(const struct swrun *w, uint32_t s)
+{
+	double p, sigma;
+
+	if (s == w->t->root || w->bad[s] < 2 || w->spread[s] < 2)
+		return false;
+	p = (double)w->bad[s] / (double)w->tot[s];
+	sigma = sqrt(w->p0 * (1 - w->p0) / (double)w->tot[s]);
+	return p >= w->p0 + (4 * sigma > UPLINK_MARGIN ? 4 * sigma : UPLINK_MARGIN);
+}
+
+/* ---- step 2: nodes slow on links that cross no suspect ---- */
+
+static bool crosses_suspect(const struct swrun *w, const struct link_result *r)
+{
+	uint32_t top = topology_common(w->t, leaf_of(w, r->client), leaf_of(w, r->server)), s;
+
+	for (s = leaf_of(w, r->client); s != top; s = w->t->sw[s].parent)
+		if (w->suspect[s])
+			return true;
+	for (s = leaf_of(w, r->server); s != top; s = w->t->sw[s].parent)
+		if (w->suspect[s])
+			return true;
+	return false;
+}
+
+/* Per pair (both directions one partner), as linkmap_state.c counts partners. */
+static int nodes_judge(struct swrun *w)
+{
+	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), *bpart = calloc(w->nodes + 1, sizeof(*bpart));
+	size_t i, j, end;
+	uint32_t v;
+
+	if (!part || !bpart) {
+		free(part);
+		free(bpart);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->st->neff; i = end) {
+		const struct link_result *r = lm_eff(w->st, i);
+		bool bad = false;
+
+		end = lm_group_end(w->st, i, true);
+		if (r->rail != w->rail || crosses_suspect(w, r))
+			continue;
+		for (j = i; j < end; j++)
+			bad |= bad_link(w->st, lm_eff(w->st, j));
+		part[r->client]++, part[r->server]++;
+		bpart[r->client] += bad, bpart[r->server] += bad;
+	}
+	for (v = 0; v < w->nodes; v++)
+		w->node_slow[v] = part[v] >= 2 && (bpart[v] == part[v] || (part[v] >= 4 && bpart[v] * 4 >= part[v] * 3));
+	free(part);
+	free(bpart);
+	return 0;
+}
+
+/* ---- the findings ---- */
+
+static struct finding *swf_add(struct swrun *w, enum finding_kind k, uint32_t s)
+{
+	struct finding *f;
+
+	if (w->nf == w->cap) {
+		size_t cap = w->cap * 2 + 8;
+		struct finding *nf = realloc(w->f, cap * sizeof(*nf));
+
+		if (!nf)
+			return NULL;
+		w->f = nf;
+		w->cap = cap;
+	}
+	f = &w->f[w->nf++];
+	memset(f, 0, sizeof(*f));
+	f->kind = k;
+	f->failure = true;
+	f->node = f->peer = UINT32_MAX;
+	f->rail = w->rail;
+	f->sw = s;
+	f->parent = TOPO_NONE;
+	return f;
+}
+
+static int pair_add(struct finding *f, size_t res)
+{
+	if (!(f->npairs & (f->npairs + 1)) || !f->pairs) {
+		size_t *np = realloc(f->pairs, (f->npairs * 2 + 2) * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		f->pairs = np;
+	}
+	f->pairs[f->npairs++] = res;
+	return 0;
+}
+
+/* Average Gb/s of the slow links of @f, and its ratio to the median. */
+static void rate_of(const struct lm_state *st, struct finding *f)
+{
+	double sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < f->npairs; i++)
+		if (st->m->res[f->pairs[i]].ok)
+			sum += st->m->res[f->pairs[i]].gbps, n++;
+	f->gbps = n ? sum / (double)n : 0;
+	f->ratio = n && st->median > 0 ? f->gbps / st->median : 0;
+}
+
+/* Every measured node is below @a exactly when it is below @b, or exactly when it is not. */
+static bool same_cut(const struct swrun *w, uint32_t a, uint32_t b)
+{
+	bool same = true, other = true;
+	uint32_t v;
+
+	for (v = 0; v < w->nodes && (same || other); v++) {
+		bool x, y;
+
+		if (!w->measured[v])
+			continue;
+		x = topology_under(w->t, leaf_of(w, v), a);
+		y = topology_under(w->t, leaf_of(w, v), b);
+		same &= x == y;
+		other &= x != y;
+	}
+	return same || other;
+}
+
+static int candidates(struct swrun *w, struct finding *f)
+{
+	uint32_t s;
+
+	for (s = 0; s < w->nsw; s++) {
+		uint32_t *nc;
+
+		if (s == w->t->root || (s != f->sw && !same_cut(w, f->sw, s)))
+			continue;
+		nc = realloc(f->cand, (f->ncand + 1) * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		f->cand = nc;
+		f->cand[f->ncand++] = s;
+	}
+	return 0;
+}
+
+/* The bad links that count and cross the uplink of @s: explained by finding @idx. */
+static int explain_uplink(struct swrun *w, struct finding *f, size_t idx)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+		bool ca, cb;
+
+		if (!counts(w, i) || !bad_link(w->st, r))
+			continue;
+		ca = topology_under(w->t, leaf_of(w, r->client), f->sw);
+		cb = topology_under(w->t, leaf_of(w, r->server), f->sw);
+		if (ca == cb)
+			continue;
+		w->st->expl[i] = (uint32_t)idx + 1;
+		ret = pair_add(f, w->st->eff[i]);
+	}
+	return ret;
+}
+
+static int explain_leaf(struct swrun *w, struct finding *f, size_t idx)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+
+		if (!on_rail(w, i) || w->st->expl[i] || !bad_link(w->st, r) ||
+		    (leaf_of(w, r->client) != f->sw && leaf_of(w, r->server) != f->sw))
+			continue;
+		w->st->expl[i] = (uint32_t)idx + 1;
+		ret = pair_add(f, w->st->eff[i]);
+	}
+	return ret;
+}
+
+static int leaf_findings(struct swrun *w)
+{
+	uint32_t s;
+	int ret = 0;
+
+	for (s = 0; !ret && s < w->nsw; s++) {
+		struct finding *f;
+
+		if (!w->leaf_slow[s])
+			continue;
+		if (!(f = swf_add(w, FIND_SLOW_SWITCH, s)))
+			return -ENOMEM;
+		ret = explain_leaf(w, f, w->nf - 1);
+		rate_of(w->st, f);
+	}
+	return ret;
+}
+
+/* The uplink that explains the most bad links left (then the purest), or TOPO_NONE. */
+static uint32_t best_uplink(const struct swrun *w)
+{
+	uint32_t s, best = TOPO_NONE;
+
+	for (s = 0; s < w->nsw; s++) {
+		if (!stands_out(w, s))
+			continue;
+		if (best == TOPO_NONE || w->bad[s] > w->bad[best] ||
+		    (w->bad[s] == w->bad[best] && w->bad[s] * w->tot[best] > w->bad[best] * w->tot[s]))
+			best = s;
+	}
+	return best;
+}
+
+static int uplink_findings(struct swrun *w)
+{
+	uint32_t s, n;
+	int ret = 0;
+
+	for (n = 0; !ret && n < w->nsw; n++) {
+		struct finding *f;
+
+		tally(w);
+		if ((s = best_uplink(w)) == TOPO_NONE)
+			break;
+		if (!(f = swf_add(w, w->failed[s] * 2 >= w->bad[s] ? FIND_FAILED_UPLINK : FIND_SLOW_UPLINK, s)))
+			return -ENOMEM;
+		f->parent = w->t->sw[s].parent;
+		ret = candidates(w, f) ?: explain_uplink(w, f, w->nf - 1);
+		rate_of(w->st, f);
+		if (f->kind == FIND_FAILED_UPLINK)
+			f->cause = CAUSE_TIMEOUT;
+	}
+	return ret;
+}
+
+static int rail_run(struct swrun *w)
+{
+	uint32_t s;
+	int ret;
+
+	memset(w->leaf_slow, 0, w->nsw * sizeof(*w->leaf_slow));
+	memset(w->node_slow, 0, w->nodes * sizeof(*w->node_slow));
+	memset(w->measured, 0, w->nodes * sizeof(*w->measured));
+	leaves_judge(w);
+	ret = leaf_findings(w);
+	if (ret)
+		return ret;
+	tally(w);
+	for (s = 0; s < w->nsw; s++)
+		w->suspect[s] = stands_out(w, s);
+	return nodes_judge(w) ?: uplink_findings(w);
+}
+
+static void swrun_free(struct swrun *w)
+{
+	free(w->leaf_slow);
+	free(w->suspect);
+	free(w->node_slow);
+	free(w->measured);
+	free(w->tot);
+	free(w->bad);
+	free(w->failed);
+	free(w->spread);
+	free(w->nbad);
+}
+
+/*
+ * One finding of @k and switch @s on every rail: merged into one, its
+ * rail UINT32_MAX (every rail) and the pairs of all of them.
+ */
+static void rails_merge(struct lm_state *st, struct swrun *w)
+{
+	size_t i, j, k;
+	uint32_t rails = st->m->rails;
+
+	for (i = 0; i < w->nf; i++) {
+		size_t same = 1;
+
+		for (j = i + 1; j < w->nf; j++)
+			same += w->f[j].kind == w->f[i].kind && w->f[j].sw == w->f[i].sw;
+		if (same != rails)
+			continue;
+		for (j = i + 1; j < w->nf;) {
+			if (w->f[j].kind != w->f[i].kind || w->f[j].sw != w->f[i].sw) {
+				j++;
+				continue;
+			}
+			for (k = 0; k < w->f[j].npairs; k++)
+				if (pair_add(&w->f[i], w->f[j].pairs[k]))
+					break;
+			for (k = 0; k < st->neff; k++)
+				if (st->expl[k] == j + 1)
+					st->expl[k] = (uint32_t)i + 1;
+				else if (st->expl[k] > j + 1)
+					st->expl[k]--;
+			linkmap_finding_release(&w->f[j]);
+			memmove(&w->f[j], &w->f[j + 1], (w->nf - j - 1) * sizeof(*w->f));
+			w->nf--;
+		}
+		w->f[i].rail = UINT32_MAX;
+		rate_of(st, &w->f[i]);
+	}
+}
+
+/* The switch findings of st->m->topo: 0 or -ENOMEM. */
+static int lm_switches(struct lm_state *st)
+{
+	const struct topology *t = st->m->topo;
+	struct swrun w = { .st = st, .t = t, .nodes = st->m->nodes, .nsw = t->nsw };
+	uint32_t s;
+	int ret;
+
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].depth + 1 > w.depth)
+			w.depth = t->sw[s].depth + 1;
+	st->expl = calloc(st->neff + 1, sizeof(*st->expl));
+	w.leaf_slow = calloc(w.nsw + 1, sizeof(bool));
+	w.suspect = calloc(w.nsw + 1, sizeof(bool));
+	w.node_slow = calloc(w.nodes + 1, sizeof(bool));
+	w.measured = calloc(w.nodes + 1, sizeof(bool));
+	w.tot = calloc(w.nsw + 1, sizeof(size_t));
+	w.bad = calloc(w.nsw + 1, sizeof(size_t));
+	w.failed = calloc(w.nsw + 1, sizeof(size_t));
+	w.spread = calloc(w.nsw + 1, sizeof(uint32_t));
+	w.nbad = calloc((size_t)w.nodes * w.depth + 1, sizeof(uint32_t));
+	ret = st->expl && w.leaf_slow && w.suspect && w.node_slow && w.measured && w.tot && w.bad &&
+	      w.failed && w.spread && w.nbad ? 0 : -ENOMEM;
+	for (w.rail = 0; !ret && w.rail < st->m->rails; w.rail++)
+		ret = rail_run(&w);
+	if (!ret)
+		rails_merge(st, &w);
+	swrun_free(&w);
+	st->swf = w.f;
+	st->nswf = w.nf;
+	return ret;
+}
+
+int lm_state_make(const struct linkmap *m, struct lm_state *st)
+{
+	return lm_state_build(m, st, lm_switches);
+}
