@@ -78,6 +78,7 @@ case_() {
 	probe "$name"
 	check_eq "$name: exit status" "$rc" "$RC"
 	check_eq "$name: findings" "$want" "$(findings "$name.json")"
+	# shellcheck disable=SC2016 # jq's variable
 	json_one --argjson n "$sw" '.summary.switch_findings == $n' <"$name.json" ||
 		fail "$name: the summary counts $(jq .summary.switch_findings "$name.json") switch findings, not $sw"
 	for l in "$@"; do
