@@ -54,6 +54,9 @@ struct swrun {
 	size_t *tot, *bad, *failed;	/* [nsw] links crossing the uplink */
 	uint32_t *spread;		/* [nsw] nodes below with a bad crossing link */
 	uint32_t *nbad;			/* [nodes * depth] a node's bad links through its ancestor at a depth */
+	uint32_t *far;			/* [nsw] the far end most bad crossing links share (where nfar) */
+	size_t *nfar;			/* [nsw] the bad crossing links of far[] */
+	size_t *nbadv;			/* [nodes] a node's bad links, all counted */
 	double p0;			/* the background: bad share of links inside leaves */
 	struct finding *f;		/* found, all rails */
 	size_t nf, cap;
@@ -134,6 +137,51 @@ static bool counts(const struct swrun *w, size_t i)
 	       !w->leaf_slow[leaf_of(w, r->client)] && !w->leaf_slow[leaf_of(w, r->server)];
 }
 
+/* Vote (Boyer-Moore: the one with most of them, if any) or count far end @f of a bad link crossing @s. */
+static void far_add(struct swrun *w, uint32_t s, uint32_t f, bool vote)
+{
+	if (!vote)
+		w->nfar[s] += w->far[s] == f;
+	else if (w->nfar[s] == 0)
+		w->far[s] = f, w->nfar[s] = 1;
+	else if (w->far[s] == f)
+		w->nfar[s]++;
+	else
+		w->nfar[s]--;
+}
+
+/*
+ * far[s]: the node beyond uplink s that most of its bad crossing links
+ * share, nfar[s] how many; nbadv: each node's bad links. Two passes over
+ * the links, a vote then a count.
+ */
+static void far_ends(struct swrun *w)
+{
+	size_t i;
+	int pass;
+	uint32_t s, top;
+
+	memset(w->nfar, 0, w->nsw * sizeof(*w->nfar));
+	memset(w->nbadv, 0, w->nodes * sizeof(*w->nbadv));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < w->st->neff; i++) {
+			const struct link_result *r = lm_eff(w->st, i);
+
+			if (!counts(w, i) || !bad_link(w->st, r))
+				continue;
+			top = topology_common(w->t, leaf_of(w, r->client), leaf_of(w, r->server));
+			for (s = leaf_of(w, r->client); s != top; s = w->t->sw[s].parent)
+				far_add(w, s, r->server, pass == 0);
+			for (s = leaf_of(w, r->server); s != top; s = w->t->sw[s].parent)
+				far_add(w, s, r->client, pass == 0);
+			if (pass == 1)
+				w->nbadv[r->client]++, w->nbadv[r->server]++;
+		}
+		if (pass == 0)
+			memset(w->nfar, 0, w->nsw * sizeof(*w->nfar));
+	}
+}
+
 /* Add link @i to the uplinks from @v's leaf up to (not with) @top. */
 static void climb(struct swrun *w, uint32_t v, uint32_t top, bool bad, bool failed)
 {
@@ -172,14 +220,23 @@ static void tally(struct swrun *w)
 	for (v = 0; v < w->nodes; v++)
 		for (s = leaf_of(w, v); s != w->t->root; s = w->t->sw[s].parent)
 			w->spread[s] += w->nbad[(size_t)v * w->depth + w->t->sw[s].depth] > 0;
+	far_ends(w);
 }
 
-/* The uplink of @s stands out over the background, spread over two nodes or more. */
+/*
+ * The uplink of @s stands out over the background, spread over two nodes
+ * or more below it, and not one node's beyond it: a node that three in
+ * four of its bad links share and that is bad on a link not crossing it
+ * too explains them (a slow node alone under its leaf is slow toward
+ * every other leaf; the node is named).
+ */
 static bool stands_out(const struct swrun *w, uint32_t s)
 {
 	double p, sigma;
 
 	if (s == w->t->root || w->bad[s] < 2 || w->spread[s] < 2)
+		return false;
+	if (w->nfar[s] * 4 >= w->bad[s] * 3 && w->nbadv[w->far[s]] > w->nfar[s])
 		return false;
 	p = (double)w->bad[s] / (double)w->tot[s];
 	sigma = sqrt(w->p0 * (1 - w->p0) / (double)w->tot[s]);
@@ -443,6 +500,9 @@ static void swrun_free(struct swrun *w)
 	free(w->failed);
 	free(w->spread);
 	free(w->nbad);
+	free(w->far);
+	free(w->nfar);
+	free(w->nbadv);
 }
 
 /*
@@ -504,8 +564,11 @@ static int lm_switches(struct lm_state *st)
 	w.failed = calloc(w.nsw + 1, sizeof(size_t));
 	w.spread = calloc(w.nsw + 1, sizeof(uint32_t));
 	w.nbad = calloc((size_t)w.nodes * w.depth + 1, sizeof(uint32_t));
+	w.far = calloc(w.nsw + 1, sizeof(uint32_t));
+	w.nfar = calloc(w.nsw + 1, sizeof(size_t));
+	w.nbadv = calloc(w.nodes + 1, sizeof(size_t));
 	ret = st->expl && w.leaf_slow && w.suspect && w.node_slow && w.measured && w.tot && w.bad &&
-	      w.failed && w.spread && w.nbad ? 0 : -ENOMEM;
+	      w.failed && w.spread && w.nbad && w.far && w.nfar && w.nbadv ? 0 : -ENOMEM;
 	for (w.rail = 0; !ret && w.rail < st->m->rails; w.rail++)
 		ret = rail_run(&w);
 	if (!ret)

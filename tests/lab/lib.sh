@@ -479,7 +479,9 @@ lab__link_ask() {
 
 # lab_link [--rail R] LINK ACTION [VALUE]: change one switch link of the
 # fabric (--leaves), on every rail or on rail R, and return once the
-# harness has applied it. LINK is leafK-spine (leaf K's uplink); ACTION:
+# harness has applied it. LINK is leafK-spine (leaf K's uplink) or lab-X
+# (guest X's host link: its tap, the port of its switch to its NIC, with
+# or without the fabric; a shaper inside a guest panics its kernel); ACTION:
 #   rate RATE [MS]  shape it both ways to RATE (tc's tbf: 100mbit,
 #                 500kbit), its queue MS ms at the rate (default 50, under
 #                 the QPs' 67-ms ACK timeout; README.md, The fabric);
@@ -501,7 +503,7 @@ lab_link() {
 		shift 2 || set --
 	fi
 	if (($# < 2)); then
-		echo "usage: lab_link [--rail R] leafK-spine rate RATE [MS]|loss PERCENT|down|up|restore|show" >&2
+		echo "usage: lab_link [--rail R] leafK-spine|lab-X rate RATE [MS]|loss PERCENT|down|up|restore|show" >&2
 		return 2
 	fi
 	if [[ $2 != show && $LAB__ALL != "$LAB__EVERY" ]]; then

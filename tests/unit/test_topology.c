@@ -169,6 +169,12 @@ static double node_a_slow(uint32_t a, uint32_t b)
 	return a == 0 || b == 0 ? 20 : 100;
 }
 
+/* lab-c, alone under leaf2: its links to lab-a and lab-b cross leaf1's uplink too. */
+static double node_c_slow(uint32_t a, uint32_t b)
+{
+	return a == 2 || b == 2 ? 20 : 100;
+}
+
 static double uplink1_cut(uint32_t a, uint32_t b)
 {
 	return in_leaf1(a) != in_leaf1(b) ? 0 : 100;
@@ -224,6 +230,16 @@ static void node_not_switch(void)
 	CHECK_INT(m.nfind, 1);
 	f = first_kind(&m, FIND_SLOW_NODE);
 	CHECK(f && f->node == 0);
+	linkmap_free(&m);
+	topology_free(&t);
+	/* A slow node of its own leaf: half the links across leaf1's uplink
+	 * are slow, all of them lab-c's, and lab-c is slow to lab-d too: the
+	 * node, not leaf1's uplink (seen in the lab, t4-topology). */
+	lab_run(&m, &t, node_c_slow);
+	CHECK_INT(m.nfind, 1);
+	f = first_kind(&m, FIND_SLOW_NODE);
+	CHECK(f && f->node == 2);
+	CHECK_INT(count_kind(&m, FIND_SLOW_UPLINK), 0);
 	linkmap_free(&m);
 	topology_free(&t);
 }
