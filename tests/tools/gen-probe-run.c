@@ -259,6 +259,8 @@ int main(int argc, char **argv)
 	}
 	print(&g, &m);
 	linkmap_free(&m);
+	if (g.leaves)
+		topology_free(&g.topo);
 	for (i = 0; i < g.n; i++)
 		free(g.names[i]);
 	free(g.names);
