@@ -8,7 +8,7 @@
 # Environment set by the runner (see README.md): LAB_NODE (a, b, c ...),
 # LAB_ROLE (in a two-guest test, a or b: the pair's first or second guest,
 # whichever pair of the run it is; else LAB_NODE),
-# LAB_GUESTS, LAB_RAILS, LAB_ONE_SWITCH (1 with --one-switch), LAB_SYSTEMD (the systemd guest's letter, or empty),
+# LAB_GUESTS, LAB_RAILS, LAB_SYSTEMD (the systemd guest's letter, or empty),
 # LAB_IP (and LAB_IP1 on rail 1), LAB_PEER_IP (with
 # exactly two guests: the other one's; else empty), LAB_NODES (lab-a,lab-b,...:
 # a host list for ssh loops, pdsh, clush and srun), LAB_HOSTS and LAB_IPS
@@ -493,6 +493,11 @@ lab__link_ask() {
 #   show          print "LINK rail R KEY VALUE" lines: state (up, down),
 #                 rate (none or tc's), loss, frames (that entered it, both
 #                 ways), loss_drops, queue_drops (by the rate's queue)
+# or lab_link rails join|part|show: with two rails, join them into one L2
+# domain (a link the harness owns between rail 0's and rail 1's top
+# switches: the spines with the fabric, else lab-sw0 and lab-sw1), as rails
+# sharing a subnet often are on one switch, or part them again; show
+# prints "rails state joined" or "rails state parted".
 # A test on every guest only (the fabric is all the guests'); the runner
 # restores every link after a test that changed one. Exit 2 with one line
 # naming a bad value.
@@ -503,7 +508,7 @@ lab_link() {
 		shift 2 || set --
 	fi
 	if (($# < 2)); then
-		echo "usage: lab_link [--rail R] leafK-spine|lab-X rate RATE [MS]|loss PERCENT|down|up|restore|show" >&2
+		echo "usage: lab_link [--rail R] leafK-spine|lab-X rate RATE [MS]|loss PERCENT|down|up|restore|show; lab_link rails join|part|show" >&2
 		return 2
 	fi
 	if [[ $2 != show && $LAB__ALL != "$LAB__EVERY" ]]; then
