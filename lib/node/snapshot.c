@@ -1072,8 +1072,6 @@ static void snap_node_facts(struct snap *s)
 {
 	static const char *const files[] = {
 		"/proc/sys/kernel/osrelease", "/proc/sys/net/ipv4/ip_local_port_range",
-		/* VLAN IDs (netdev_stack_say()) */
-		"/proc/net/vlan/config",
 		/* gpudirect (check_gpu.c) */
 		"/proc/driver/nvidia/version", "/sys/module/nvidia/version",
 		"/sys/kernel/mm/memory_peers/nvidia-peermem/version",

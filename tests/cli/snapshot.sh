@@ -41,6 +41,9 @@ check live-has-limits grep -qx 'proc/self/limits' <<<"$LIST"
 check live-has-passwd grep -qx 'etc/passwd' <<<"$LIST"
 check live-has-group grep -qx 'etc/group' <<<"$LIST"
 check live-no-shadow bash -c '! grep -q shadow <<<"$1"' _ "$LIST"
+# /proc/net is the kernel's link to self/net: recorded as such, a later
+# proc/net/vlan/... entry cannot be unpacked under it (tar: Cannot mkdir).
+check live-no-proc-net-link [ ! -L "$X/proc/net" ]
 same live-limits "" "$X" limits
 same live-limits-root "" "$X" limits --user root
 # sysfs attributes say 4096 bytes; the archive holds their real contents.
