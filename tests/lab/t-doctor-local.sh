@@ -217,7 +217,8 @@ has hca-ok env.nccl "selects rxe0:1"
 
 NCCL_SOCKET_IFNAME=eth9 doctor ifname --only env.nccl
 check_eq "NCCL_SOCKET_IFNAME=eth9: status" fail "$(field ifname env.nccl status)"
-ifs=$(ls /sys/class/net | sort | paste -sd, | sed 's/,/, /g')
+# The netdevs: /sys/class/net's directories (bonding's module adds a file there, bonding_masters).
+ifs=$(find /sys/class/net/ -mindepth 1 -maxdepth 1 -xtype d -printf '%f\n' | sort | paste -sd, | sed 's/,/, /g')
 has ifname env.nccl "NCCL_SOCKET_IFNAME='eth9': no interface 'eth9' (did you mean 'eth0'?); interfaces: $ifs"
 fix_has ifname env.nccl "export NCCL_SOCKET_IFNAME=eth0"
 NCCL_SOCKET_IFNAME=$IF doctor ifname-ok --only env.nccl
