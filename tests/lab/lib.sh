@@ -91,6 +91,23 @@ lab_sleep() {
 	read -r -t "$1" -u "$LAB__SLEEP_FD" _ || true
 }
 
+# lab_v2_gid DEV ADDR [NETDEV]: the index of DEV port 1's RoCE v2 entry of
+# IPv4 ADDR (on NETDEV when given), read from sysfs alone; 1 when none.
+lab_v2_gid() {
+	local port=/sys/class/infiniband/$1/ports/1 want f i
+	# shellcheck disable=SC2086 # the dots split the address into octets
+	want=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $2)
+	for f in "$port"/gids/*; do
+		i=${f##*/}
+		[[ $(<"$f") == "$want" ]] || continue
+		[[ $(<"$port/gid_attrs/types/$i") == "RoCE v2" ]] 2>/dev/null || continue
+		[[ -z ${3:-} || $(<"$port/gid_attrs/ndevs/$i") == "$3" ]] 2>/dev/null || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
 # lab_wait_listen PORT: until something listens on TCP PORT here (10 s at
 # this guest's pace at most); 0 when it does.
 lab_wait_listen() {

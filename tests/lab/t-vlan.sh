@@ -26,24 +26,9 @@ ip addr del "$ADDR" dev eth0
 ip link set "$VLAN" up
 ip addr add "$ADDR" dev "$VLAN"
 
-# The mapped GID of this guest's address, as sysfs writes it.
-# shellcheck disable=SC2086 # the dots split the address into octets
-WANT=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $LAB_IP)
 PORT=/sys/class/infiniband/rxe0/ports/1
-
 # vlan_gid: the index of the RoCE v2 entry of this address on the VLAN, from sysfs alone.
-vlan_gid() {
-	local f i
-	for f in "$PORT"/gids/*; do
-		i=${f##*/}
-		[[ $(<"$f") == "$WANT" ]] || continue
-		[[ $(<"$PORT/gid_attrs/types/$i") == "RoCE v2" ]] 2>/dev/null || continue
-		[[ $(<"$PORT/gid_attrs/ndevs/$i") == "$VLAN" ]] 2>/dev/null || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
+vlan_gid() { lab_v2_gid rxe0 "$LAB_IP" "$VLAN"; }
 lab__await "rxe0's RoCE v2 GID of $LAB_IP on $VLAN" 30 vlan_gid >/dev/null ||
 	fail "no RoCE v2 GID of $LAB_IP on $VLAN in rxe0's table"
 IDX=$(vlan_gid)

@@ -45,20 +45,12 @@ rdma link delete rxe0 && rdma link delete rxe1 || fail "cannot delete rxe0 and r
 } | ip -batch - 2>&1 || fail "cannot make bond0 of eth0 and eth1 (bonding)"
 rdma link add rxeb type rxe netdev bond0 || fail "cannot add rxeb over bond0"
 
-# shellcheck disable=SC2086 # the dots split the address into octets
-WANT=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $LAB_IP)
 PORT=/sys/class/infiniband/rxeb/ports/1
 # bond_gid: rxeb ACTIVE, and the index of its RoCE v2 entry of this address.
 bond_gid() {
-	local f i state
+	local state
 	read -r state <"$PORT/state" 2>/dev/null && [[ $state == *ACTIVE* ]] || return 1
-	for f in "$PORT"/gids/*; do
-		i=${f##*/}
-		[[ $(<"$f") == "$WANT" && $(<"$PORT/gid_attrs/types/$i") == "RoCE v2" ]] 2>/dev/null || continue
-		echo "$i"
-		return 0
-	done
-	return 1
+	lab_v2_gid rxeb "$LAB_IP"
 }
 # both_up: bond0 has its two slaves up.
 both_up() {

@@ -64,19 +64,7 @@ trap restore EXIT
 if ! { ip addr del "$LAB_IP1/24" dev eth1 && ip addr add "$SHARED/24" dev eth1; }; then
 	fail "cannot put $SHARED on eth1"
 fi
-# shellcheck disable=SC2086 # the dots split the address into octets
-WANT=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $SHARED)
-PORT=/sys/class/infiniband/rxe1/ports/1
-shared_gid() {
-	local f i
-	for f in "$PORT"/gids/*; do
-		i=${f##*/}
-		[[ $(<"$f") == "$WANT" && $(<"$PORT/gid_attrs/types/$i") == "RoCE v2" ]] 2>/dev/null || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
+shared_gid() { lab_v2_gid rxe1 "$SHARED"; }
 lab__await "rxe1's RoCE v2 GID of $SHARED" 30 shared_gid >/dev/null || fail "rxe1 has no RoCE v2 GID of $SHARED"
 IDX=$(shared_gid)
 
