@@ -35,7 +35,7 @@ slurm_responding() { [[ $(scontrol -o show node "lab-$LAB_NODE") != *NOT_RESPOND
 # while cut off.  slurmctld clears the flag when the node answers a ping,
 # and pings such a node only every SlurmdTimeout/3 (40 s in the lab; its
 # health check passes over it), or when slurmd registers: slurmd's
-# reconfigure on SIGHUP sends its registration (Slurm 22.05, slurmd.c
+# reconfigure on SIGHUP sends its registration (Slurm 22.05, slurmd's
 # _reconfigure).  It registers whatever the flag says: a ping sent before
 # the registration and failed after it no longer sets the flag
 # (node_not_resp: the node was heard from since).
@@ -179,7 +179,7 @@ if [[ $LAB_NODE == b ]]; then
 	rm -f /run/lab/healthcheck
 	# Resumed by rdmactl.  Slurm 22.05 counts a drained node it resumes
 	# not responding until its slurmd registers again ("idle*";
-	# node_mgr.c update_node, _require_node_reg), and asks for the
+	# its node manager's update_node, _require_node_reg), and asks for the
 	# registration at once (ping_nodes_now): under TCG on a loaded host
 	# (pace 666%) it was not yet there when looked at right after.
 	start=$SECONDS
