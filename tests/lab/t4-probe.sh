@@ -169,7 +169,7 @@ if [[ $LAB_NODE == d ]]; then
 	lab_bin_drops_off "$BIN" qp || fail "lab-d's rdmactl that cuts it off"
 	lab_put down-armed 1
 	lab__await "the run's agent on lab-d" 120 pgrep -f 'probe --agent' >/dev/null
-	lab__await "lab-d's agent ending while it is cut off" 120 bash -c '! pgrep -x rdmactl'
+	lab__await "lab-d's agent ending while it is cut off" 120 bash -c '! pgrep -x rdmactl >/dev/null'
 	lab__await "the down run's end on lab-a" 900 test -e "$LAB_SHARE/down-ended"
 	lab_back_online || fail "lab-d was not cut off"
 	ln -sf "$RDMACTL" "$BIN"
@@ -188,7 +188,7 @@ if [[ $LAB_NODE == a ]]; then
 fi
 lab_barrier down-done 600
 # Its agent ended on its own once the coordinator fell silent (rdv.h).
-[[ $LAB_NODE == d ]] && lab__await "no agent left on lab-d" 60 bash -c '! pgrep -x rdmactl'
+[[ $LAB_NODE == d ]] && lab__await "no agent left on lab-d" 60 bash -c '! pgrep -x rdmactl >/dev/null'
 
 # ---- 4. pdsh and clush start the agents too; strangers on the rendezvous
 # port hold up nothing; a name that does not resolve is a node down, named
