@@ -138,9 +138,14 @@ net_up() {
 		echo "link set lo up"
 		echo "link set eth0 mtu 1500 up"
 		echo "addr replace $LAB_IP/24 dev eth0"
+		# What a test taught the neighbour table goes: t4-rails's rails on
+		# one L2 leave other guests' addresses at the MACs of the ports
+		# that answered across rails, wrong once the rails are parted.
+		echo "neigh flush dev eth0"
 		if [[ -n $LAB_IP1 ]]; then
 			echo "link set eth1 mtu 1500 up"
 			echo "addr replace $LAB_IP1/24 dev eth1"
+			echo "neigh flush dev eth1"
 		elif ((BOOT_RAILS == 2)); then
 			# A one-rail test in a two-rail boot: rail 1 is not there for it.
 			echo "link set eth1 mtu 1500 down"
