@@ -191,6 +191,8 @@ static size_t job_tcs(struct node_facts *d, struct check_result *r, enum job_kin
 {
 	size_t n = 0;
 
+	/* Every field a reader of @t looks at is set: rdma_cm and sl too. */
+	memset(t, 0, QOS_TCS * sizeof(*t));
 	switch (k) {
 	case JOB_NCCL:
 		return nccl_tcs(d, r, t);
