@@ -55,6 +55,16 @@ static int tests_failed;	/* tests failed in this file */
 
 #define TEST_EXIT() return tests_failed ? 1 : 0
 
+/* The recorded tree @name under $FIXTURES (tests/fixtures by default), in a static buffer. */
+static inline const char *fixture_path(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("FIXTURES");
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", name);
+	return path;
+}
+
 /*
  * Standard output into a file from capture_begin() to capture_end(), which
  * returns what was written, NUL-terminated (1 MiB at most; free it): for

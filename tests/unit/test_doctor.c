@@ -17,13 +17,9 @@ static struct ctx ctx;
 
 static void root(const char *name)
 {
-	static char path[4096];
-	const char *dir = getenv("FIXTURES");
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", name);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cmd = "doctor";
-	ctx.root = path;
+	ctx.root = fixture_path(name);
 }
 
 static size_t index_of(const char *id)
