@@ -523,9 +523,8 @@ slurm_rejoin() {
 	local pid
 	pid=$(cat /run/lab/slurm/slurmd.pid 2>/dev/null) && [[ $pid ]] || return 0
 	kill -HUP "$pid" 2>/dev/null || return 0
-	LAB__FROM="" lab__await "Slurm hearing from lab-$NODE" 30 slurm_hears_me
+	LAB__FROM="" lab__await "Slurm hearing from lab-$NODE" 30 lab_slurm_responding "$NODE"
 }
-slurm_hears_me() { [[ $(scontrol -o show node "lab-$NODE" 2>&1) != *NOT_RESPONDING* ]]; }
 
 # answers IP: the guest at IP answers on the wire. A connection to a closed
 # port is refused by that guest's kernel itself (its RST proves ARP and both

@@ -108,6 +108,12 @@ lab_v2_gid() {
 	return 1
 }
 
+# lab_slurm_responding [NODE]: Slurm does not count lab-NODE (this guest)
+# not responding (sinfo's "idle*", the node's NOT_RESPONDING flag).
+lab_slurm_responding() {
+	[[ $(scontrol -o show node "lab-${1:-$LAB_NODE}" 2>&1) != *NOT_RESPONDING* ]]
+}
+
 # lab_wait_listen PORT: until something listens on TCP PORT here (10 s at
 # this guest's pace at most); 0 when it does.
 lab_wait_listen() {

@@ -26,9 +26,6 @@ lab_need_guests 4
 BIN=/run/lab/bin/rdmactl
 HOME_ROOT=$(getent passwd root | cut -d: -f6)
 
-# slurm_responding: Slurm does not count this guest "not responding"
-# (sinfo's "idle*", the node's NOT_RESPONDING flag).
-slurm_responding() { [[ $(scontrol -o show node "lab-$LAB_NODE") != *NOT_RESPONDING* ]]; }
 
 # slurm_hears WHY: slurmd registers with the controller now, and Slurm no
 # longer counts this guest not responding, as after the pings it missed
@@ -41,10 +38,10 @@ slurm_responding() { [[ $(scontrol -o show node "lab-$LAB_NODE") != *NOT_RESPOND
 # (node_not_resp: the node was heard from since).
 slurm_hears() {
 	local start=$SECONDS was=responding
-	slurm_responding || was="not responding"
+	lab_slurm_responding || was="not responding"
 	kill -HUP "$(</run/lab/slurm/slurmd.pid)" || return
 	# (Not a wait on another guest: no other finishing the test ends it.)
-	LAB__FROM="" lab__await "Slurm hearing from lab-$LAB_NODE again" 150 slurm_responding || return
+	LAB__FROM="" lab__await "Slurm hearing from lab-$LAB_NODE again" 150 lab_slurm_responding || return
 	echo "$1: Slurm counted lab-$LAB_NODE $was; heard from it $((SECONDS - start)) s after its slurmd's SIGHUP"
 }
 
@@ -183,7 +180,7 @@ if [[ $LAB_NODE == b ]]; then
 	# registration at once (ping_nodes_now): under TCG on a loaded host
 	# (pace 666%) it was not yet there when looked at right after.
 	start=$SECONDS
-	LAB__FROM="" lab__await "Slurm hearing from lab-b after its resume" 60 slurm_responding ||
+	LAB__FROM="" lab__await "Slurm hearing from lab-b after its resume" 60 lab_slurm_responding ||
 		fail "Slurm still counts lab-b not responding"
 	echo "resumed: Slurm heard from lab-b $((SECONDS - start)) s after"
 	check_eq "resumed: state and reason" "idle none" "$(sinfo -h -n lab-b -o '%t %E')"
