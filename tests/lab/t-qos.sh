@@ -16,14 +16,19 @@ lab_need_peer
 TOS=48	# the rdma_cm case: DSCP 12, apart from the verbs case's 26
 CM=/sys/kernel/config/rdma_cm
 
-# Counters on the RoCE v2 packets coming in, by DSCP.
+# Counters on the RoCE v2 packets coming in, by DSCP: the job's own, those
+# to a QP other than QP1. QP1's are connection management (rdma_cm's REQ,
+# REP, RTU and DREQ, or a REJ to a client early at a server not listening
+# yet): counted apart, as the class of the job's traffic is not theirs. The
+# destination QP is the BTH's bytes 5 to 7, after the 8-byte UDP header.
 nft -f - <<-'EOF' || fail "cannot load the DSCP counters"
 	table inet qoswatch {
 		chain in {
 			type filter hook input priority filter; policy accept;
-			udp dport 4791 ip dscp 26 counter comment "d26"
-			udp dport 4791 ip dscp 12 counter comment "d12"
-			udp dport 4791 counter comment "all"
+			udp dport 4791 @th,104,24 != 1 ip dscp 26 counter comment "d26"
+			udp dport 4791 @th,104,24 != 1 ip dscp 12 counter comment "d12"
+			udp dport 4791 @th,104,24 != 1 counter comment "all"
+			udp dport 4791 @th,104,24 1 counter comment "qp1"
 		}
 	}
 EOF
@@ -36,7 +41,7 @@ trap cleanup EXIT
 # count DSCP|all: the packets counted so far (nft names DSCPs: 26 is af31, so the rules' comments).
 count() {
 	local rules line n=0 tag=d$1
-	[[ $1 == all ]] && tag=all
+	[[ $1 == all || $1 == qp1 ]] && tag=$1
 	rules=$(nft list table inet qoswatch)
 	while IFS= read -r line; do
 		if [[ $line == *"counter packets "*"comment \"$tag\""* ]]; then
@@ -103,10 +108,11 @@ dscp_named cm.json "perftest -R: rdma_cm's default_roce_tos $TOS" $((TOS >> 2)) 
 WANT_C=$(jq -r '.checks[0].found | capture("default_roce_tos [0-9]+: DSCP (?<d>[0-9]+)").d' cm.json)
 
 before=$(count "$WANT_C")
-all0=$(count all)
+all0=$(count all) qp10=$(count qp1)
 lab_barrier qos-cm 60
 bw cm -R
 lab_barrier qos-cm-done 60
 got=$(($(count "$WANT_C") - before)) all=$(($(count all) - all0))
-echo "== -R with default_roce_tos $TOS: $got of $all RoCE v2 packets in with DSCP $WANT_C"
+echo "== -R with default_roce_tos $TOS: $got of $all RoCE v2 packets in with DSCP $WANT_C" \
+	"($(($(count qp1) - qp10)) to QP1, connection management)"
 ((all > 0 && got == all)) || fail "RoCE v2 through rdma_cm in with DSCP $WANT_C: $got of $all"
