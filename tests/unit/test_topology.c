@@ -323,7 +323,7 @@ static void uplink_reported(void)
 		fclose(f);
 		CHECK(page && strstr(page, "<h3>Switch tree</h3>\n<ul class=\"tree\"><li>spine<ul><li>leaf1 "
 					   "<span class=\"muted\">(2 nodes)</span> <b class=\"fail\">&#9664; uplink "
-					   "(slow_uplink)</b></li>\n<li>leaf2 <span class=\"muted\">(1 nodes)</span></li>"));
+					   "(slow_uplink)</b></li>\n<li>leaf2 <span class=\"muted\">(1 node)</span></li>"));
 		free(page);
 		linkview_free(&v);
 	}
