@@ -7,6 +7,10 @@
 #   lab-c slow, and a doctor -w of recorded nodes), with a third run whose
 #   node has a hostile name: every cell there with its class, lab-c's row
 #   and column slow and outlined, the hostile name as text, no element of it
+#   three runs with a topology (gen-probe-run --leaves 3: leaf1's uplink slow,
+#   leaf2's cut, leaf3 slow): each tree drawn, spine over three leaves of four
+#   nodes, the bad link alone marked, in a FAIL's computed colour, the healthy
+#   switches in the page's, and the finding's words, no node named
 #   the doctor run saved with "FAIL" (an older rdmactl) and with "fail": one grid
 #   1 000 nodes (tests/tools/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, in its numbers and its pixels, the
