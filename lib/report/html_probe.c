@@ -417,7 +417,12 @@ static void tree_item(FILE *f, const struct linkview *v, struct json_object *sws
 	if (jget(o, "nodes")) {
 		int64_t nodes = jint(o, "nodes", 0);
 
-		fprintf(f, " <span class=\"muted\">(%" PRId64 " node%s)</span>", nodes, nodes == 1 ? "" : "s");
+		fprintf(f, " <span class=\"muted\">(%" PRId64 " node%s", nodes, nodes == 1 ? "" : "s");
+		if (jstr(o, "hostlist")) {
+			fputs(": ", f);
+			html_escape(f, jstr(o, "hostlist"));
+		}
+		fputs(")</span>", f);
 	}
 	if (v->swmarks && json_object_object_get_ex(v->swmarks, name, &mark)) {
 		const char *m = json_object_get_string(mark);

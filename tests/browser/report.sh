@@ -8,9 +8,10 @@
 #   node has a hostile name: every cell there with its class, lab-c's row
 #   and column slow and outlined, the hostile name as text, no element of it
 #   three runs with a topology (gen-probe-run --leaves 3: leaf1's uplink slow,
-#   leaf2's cut, leaf3 slow): each tree drawn, spine over three leaves of four
-#   nodes, the bad link alone marked, in a FAIL's computed colour, the healthy
-#   switches in the page's, and the finding's words, no node named
+#   leaf2's cut, leaf3 slow): each tree drawn, spine over three leaves, each
+#   with its four nodes by name, the bad link alone marked, in a FAIL's
+#   computed colour, the healthy switches in the page's, and the finding's
+#   words, no node named
 #   the doctor run saved with "FAIL" (an older rdmactl) and with "fail": one grid
 #   1 000 nodes (tests/tools/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, in its numbers and its pixels, the
@@ -173,7 +174,7 @@ hnames = [r[0]["text"] for r in probes[1]["tables"][0]["rows"][1:]]
 expect("hostile-name-is-text", hnames[1] == hostile)
 expect("hostile-no-element", d.imgs == 0 and d.scripts == 1)
 # The switch tree of each topology run: spine, its three leaves under it
-# with their four nodes each, the one bad switch link marked (FAIL's
+# with their four nodes each, by name, the one bad switch link marked (FAIL's
 # class, the element's words), the others not; the finding's words.
 trees = [("leaf1", "\u25c0 uplink (slow_uplink)", "slow_uplink: uplink leaf1 -> spine is slow: 64 links crossing it slow, its nodes fine among themselves"),
          ("leaf2", "\u25c0 uplink (failed_uplink)", "failed_uplink: uplink leaf2 -> spine fails: 64 links crossing it failed or slow, its nodes fine among themselves"),
@@ -181,7 +182,7 @@ trees = [("leaf1", "\u25c0 uplink (slow_uplink)", "slow_uplink: uplink leaf1 -> 
 for s, (bad, mark, text) in zip(probes[2:], trees):
     t = s["tree"]
     drawn = [(x["depth"], x["text"].strip()) for x in t]
-    expect("tree-%s-drawn" % bad, drawn == [(0, "spine")] + [(1, "leaf%d (4 nodes)" % k) for k in (1, 2, 3)])
+    expect("tree-%s-drawn" % bad, drawn == [(0, "spine")] + [(1, "leaf%d (4 nodes: node[%02d-%02d])" % (k, 4 * k - 3, 4 * k)) for k in (1, 2, 3)])
     marked = [x["text"].split()[0] for x in t if x["marks"]]
     expect("tree-%s-marked-alone" % bad, marked == [bad])
     m = next((x["marks"] for x in t if x["text"].startswith(bad)), [])

@@ -181,7 +181,7 @@ static struct json_object *run(const struct gen *g)
 		json_object_array_add(names, json_object_new_string(g->names[i]));
 	json_object_object_add(o, "names", names);
 	if (g->leaves)
-		json_object_object_add(o, "topology", topology_json(&g->topo));
+		json_object_object_add(o, "topology", topology_json(&g->topo, g->names));
 	return o;
 }
 
