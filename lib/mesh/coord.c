@@ -1091,7 +1091,7 @@ static struct json_object *run_json(struct coord *co, bool complete, int sig)
 	row_str(o, "pattern", co->cfg->pairs_file ? "file" : pattern_name(co->cfg->pattern));
 	/* --topology: the tree, which the report draws with the switch findings marked. */
 	if (co->cfg->topo)
-		json_object_object_add(o, "topology", topology_json(co->cfg->topo));
+		json_object_object_add(o, "topology", topology_json(co->cfg->topo, co->names));
 	row_int(o, "nodes", co->n);
 	row_int(o, "joined", joined(co));
 	/* The rails of the document's links: a saved run's too (map_start()). */

@@ -492,8 +492,15 @@ static void tree_line(struct ctx *ctx, const struct linkmap *m, uint32_t s, cons
 	uint32_t k;
 
 	print_text(ctx, "  %*s%s", (int)(2 * t->sw[s].depth), "", text_safe(t->sw[s].name, safe, sizeof(safe), 0));
-	if (t->sw[s].leaf)
-		print_text(ctx, " (%u node%s)", nodes[s], nodes[s] == 1 ? "" : "s");
+	if (t->sw[s].leaf) {
+		char *list = NULL;
+
+		/* Which nodes hang there, as a hostlist; a name that does not fold leaves it out. */
+		topology_leaf_nodes(t, m->names, s, &list);
+		print_text(ctx, " (%u node%s%s%s)", nodes[s], nodes[s] == 1 ? "" : "s", list ? ": " : "",
+			   list ? list : "");
+		free(list);
+	}
 	print_text(ctx, "%s%s\n", mark ? "  " : "", mark ? mark : "");
 	for (k = 0; k < t->nsw; k++)
 		if (t->sw[k].parent == s && tree_shown(m, k))

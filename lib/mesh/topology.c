@@ -475,7 +475,37 @@ uint32_t topology_common(const struct topology *t, uint32_t a, uint32_t b)
 	return a;
 }
 
-struct json_object *topology_json(const struct topology *t)
+int topology_leaf_nodes(const struct topology *t, char *const *names, uint32_t s, char **out)
+{
+	const char **on = calloc((size_t)t->nodes + 1, sizeof(*on));
+	uint32_t v, k = 0;
+	int ret;
+
+	*out = NULL;
+	if (!on)
+		return -ENOMEM;
+	for (v = 0; v < t->nodes; v++)
+		if (t->leaf[v] == s)
+			on[k++] = names[v];
+	ret = k ? hostlist_fold(on, k, out) : -ENOENT;
+	free(on);
+	return ret;
+}
+
+/* A leaf's "hostlist": its nodes folded, null when it has none or they do not fold. */
+static struct json_object *leaf_hostlist(const struct topology *t, char *const *names, uint32_t s)
+{
+	struct json_object *o;
+	char *list = NULL;
+
+	if (!t->sw[s].leaf || topology_leaf_nodes(t, names, s, &list))
+		return NULL;
+	o = json_object_new_string(list);
+	free(list);
+	return o;
+}
+
+struct json_object *topology_json(const struct topology *t, char *const *names)
 {
 	struct json_object *a = json_object_new_array();
 	uint32_t s, v, *nodes = calloc((size_t)t->nsw + 1, sizeof(*nodes));
@@ -489,6 +519,7 @@ struct json_object *topology_json(const struct topology *t)
 		json_object_object_add(o, "parent", t->sw[s].parent == TOPO_NONE ? NULL :
 					  json_object_new_string(t->sw[t->sw[s].parent].name));
 		json_object_object_add(o, "nodes", t->sw[s].leaf ? json_object_new_int64(nodes[s]) : NULL);
+		json_object_object_add(o, "hostlist", leaf_hostlist(t, names, s));
 		json_object_array_add(a, o);
 	}
 	free(nodes);

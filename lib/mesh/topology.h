@@ -68,11 +68,21 @@ bool topology_under(const struct topology *t, uint32_t a, uint32_t b);
 uint32_t topology_common(const struct topology *t, uint32_t a, uint32_t b);
 
 /*
+ * The run's nodes on leaf switch @s (@names: the run's), folded as a
+ * hostlist ("gpu[001-032]") in *@out (owned).  0; -ENOENT when none hangs
+ * on @s; -EINVAL when a name cannot be folded (not a host name);
+ * -ENOMEM.
+ */
+int topology_leaf_nodes(const struct topology *t, char *const *names, uint32_t s, char **out);
+
+/*
  * The tree for a document (probe -w's run.topology): [{switch, parent
- * (null: the root), nodes (a leaf's nodes of the run; null above)}], in
- * the file's order.  NULL when out of memory.
+ * (null: the root), nodes (a leaf's nodes of the run; null above),
+ * hostlist (a leaf's nodes by name, topology_leaf_nodes(); null above or
+ * when they cannot be folded)}], in the file's order.  NULL when out of
+ * memory.
  */
 struct json_object;
-struct json_object *topology_json(const struct topology *t);
+struct json_object *topology_json(const struct topology *t, char *const *names);
 
 #endif

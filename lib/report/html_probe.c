@@ -414,8 +414,16 @@ static void tree_item(FILE *f, const struct linkview *v, struct json_object *sws
 
 	fputs("<li>", f);
 	html_escape(f, name);
-	if (jget(o, "nodes"))
-		fprintf(f, " <span class=\"muted\">(%" PRId64 " nodes)</span>", jint(o, "nodes", 0));
+	if (jget(o, "nodes")) {
+		int64_t nodes = jint(o, "nodes", 0);
+
+		fprintf(f, " <span class=\"muted\">(%" PRId64 " node%s", nodes, nodes == 1 ? "" : "s");
+		if (jstr(o, "hostlist")) {
+			fputs(": ", f);
+			html_escape(f, jstr(o, "hostlist"));
+		}
+		fputs(")</span>", f);
+	}
 	if (v->swmarks && json_object_object_get_ex(v->swmarks, name, &mark)) {
 		const char *m = json_object_get_string(mark);
 

@@ -7,6 +7,11 @@
 #   lab-c slow, and a doctor -w of recorded nodes), with a third run whose
 #   node has a hostile name: every cell there with its class, lab-c's row
 #   and column slow and outlined, the hostile name as text, no element of it
+#   three runs with a topology (gen-probe-run --leaves 3: leaf1's uplink slow,
+#   leaf2's cut, leaf3 slow): each tree drawn, spine over three leaves, each
+#   with its four nodes by name, the bad link alone marked, in a FAIL's
+#   computed colour, the healthy switches in the page's, and the finding's
+#   words, no node named
 #   the doctor run saved with "FAIL" (an older rdmactl) and with "fail": one grid
 #   1 000 nodes (tests/tools/gen-probe-run, node0500 slow): every cell painted,
 #   node0500 the one that stands out, in its numbers and its pixels, the
@@ -75,7 +80,14 @@ console_clean() {
 
 # ---- four nodes, and a hostile name ----
 "$GEN" --letters --slow lab-c --blocked lab-d --hostile h- 4 >"$TMPD/hostile.json"
-run report -o "$TMPD/four.html" "$R/probe-4.json" "$R/doctor-4.json" "$TMPD/hostile.json"
+# Three runs with a topology (probe -w --topology: twelve nodes on leaf1..3
+# under spine), one switch finding each: leaf1's uplink slow, leaf2's cut,
+# leaf3 slow itself.
+"$GEN" --leaves 3 --slow-uplink 1 node 12 >"$TMPD/tree-slow.json"
+"$GEN" --leaves 3 --failed-uplink 2 node 12 >"$TMPD/tree-cut.json"
+"$GEN" --leaves 3 --slow-switch 3 node 12 >"$TMPD/tree-leaf.json"
+run report -o "$TMPD/four.html" "$R/probe-4.json" "$R/doctor-4.json" "$TMPD/hostile.json" \
+	"$TMPD/tree-slow.json" "$TMPD/tree-cut.json" "$TMPD/tree-leaf.json"
 check four-written rc_is 0
 dom four "$TMPD/four.html"
 check four-loaded grep -q 'data-ready="1"' "$TMPD/four.dom"
@@ -91,9 +103,21 @@ class Doc(HTMLParser):
     def __init__(self):
         super().__init__(); self.sections = []; self.tables = []; self.row = None
         self.cell = None; self.imgs = 0; self.scripts = 0
+        self.lis = []; self.tree = 0; self.mark = None; self.finding = None
     def handle_starttag(self, tag, a):
         a = dict(a)
-        if tag == "section": self.sections.append({"cls": a.get("class"), "tables": []})
+        if tag == "section": self.sections.append({"cls": a.get("class"), "tables": [], "tree": [], "findings": []})
+        # The switch tree: each switch's item, its depth, its own text and its marks.
+        elif tag == "ul" and (self.tree or a.get("class") == "tree"): self.tree += 1
+        elif tag == "li" and self.tree:
+            self.lis.append({"depth": self.tree - 1, "text": "", "marks": []})
+            self.sections[-1]["tree"].append(self.lis[-1])
+        elif tag == "b" and self.lis:
+            self.mark = {"cls": (a.get("class") or "").split(), "text": ""}
+            self.lis[-1]["marks"].append(self.mark)
+        elif tag == "li" and self.sections and a.get("class") in ("fail", "warn"):
+            self.finding = {"cls": a.get("class"), "text": ""}
+            self.sections[-1]["findings"].append(self.finding)
         elif tag == "table": self.sections[-1]["tables"].append({"cls": a.get("class"), "rows": []})
         elif tag == "tr": self.sections[-1]["tables"][-1]["rows"].append([])
         elif tag in ("td", "th"):
@@ -103,8 +127,15 @@ class Doc(HTMLParser):
         elif tag == "script" and a.get("type") != "application/json": self.scripts += 1
     def handle_endtag(self, tag):
         if tag in ("td", "th"): self.cell = None
+        elif tag == "ul" and self.tree: self.tree -= 1
+        elif tag == "li" and self.lis: self.lis.pop()
+        elif tag == "li": self.finding = None
+        elif tag == "b": self.mark = None
     def handle_data(self, d):
         if self.cell is not None: self.cell["text"] += d
+        if self.mark is not None: self.mark["text"] += d
+        elif self.lis: self.lis[-1]["text"] += d
+        if self.finding is not None: self.finding["text"] += d
 
 d = Doc(); d.feed(open(sys.argv[1], encoding="utf-8").read())
 ok = True
@@ -115,7 +146,7 @@ def expect(name, cond):
 
 probes = [s for s in d.sections if s["cls"] == "probe"]
 doctor = [s for s in d.sections if s["cls"] == "doctor"]
-expect("sections", len(probes) == 2 and len(doctor) == 1)
+expect("sections", len(probes) == 5 and len(doctor) == 1)
 names = ["lab-a", "lab-b", "lab-c", "lab-d"]
 def want(i, j):
     if i == j: return "self"
@@ -142,6 +173,23 @@ hostile = 'n<img src=x onerror=alert(1)>"\'&\\x1b]0;pwned\\x07'
 hnames = [r[0]["text"] for r in probes[1]["tables"][0]["rows"][1:]]
 expect("hostile-name-is-text", hnames[1] == hostile)
 expect("hostile-no-element", d.imgs == 0 and d.scripts == 1)
+# The switch tree of each topology run: spine, its three leaves under it
+# with their four nodes each, by name, the one bad switch link marked (FAIL's
+# class, the element's words), the others not; the finding's words.
+trees = [("leaf1", "\u25c0 uplink (slow_uplink)", "slow_uplink: uplink leaf1 -> spine is slow: 64 links crossing it slow, its nodes fine among themselves"),
+         ("leaf2", "\u25c0 uplink (failed_uplink)", "failed_uplink: uplink leaf2 -> spine fails: 64 links crossing it failed or slow, its nodes fine among themselves"),
+         ("leaf3", "\u25c0 switch (slow_switch)", "slow_switch: leaf switch leaf3 is slow: 76 links of its nodes are slow, among themselves too")]
+for s, (bad, mark, text) in zip(probes[2:], trees):
+    t = s["tree"]
+    drawn = [(x["depth"], x["text"].strip()) for x in t]
+    expect("tree-%s-drawn" % bad, drawn == [(0, "spine")] + [(1, "leaf%d (4 nodes: node[%02d-%02d])" % (k, 4 * k - 3, 4 * k)) for k in (1, 2, 3)])
+    marked = [x["text"].split()[0] for x in t if x["marks"]]
+    expect("tree-%s-marked-alone" % bad, marked == [bad])
+    m = next((x["marks"] for x in t if x["text"].startswith(bad)), [])
+    expect("tree-%s-mark" % bad, len(m) == 1 and m[0]["cls"] == ["fail"] and m[0]["text"] == mark)
+    f = s["findings"]
+    expect("tree-%s-finding" % bad, len(f) == 1 and f[0]["cls"] == "fail" and f[0]["text"].startswith("FAIL " + text))
+    expect("tree-%s-no-node-named" % bad, not any("_node" in x["text"] for x in f))
 grid = doctor[0]["tables"][0]["rows"]
 expect("doctor-grid", [r[0]["text"] for r in grid[1:]] == ["lab-a", "lab-b", "lab-c", "lab-d", "lab-e"])
 expect("doctor-grid-fail", "st-fail" in grid[3][2]["cls"] and "ports: FAIL" in grid[3][2]["title"])
@@ -189,8 +237,27 @@ for c in css:
         depth = max(depth - 1, 0)
 print(rules)
 PY
-inject_script "$TMPD/four.html" "$TMPD/four-css.html" \
-	"document.body.dataset.rules = document.styleSheets[0].cssRules.length;"
+# The same script reads back how each switch tree is shown: every item's
+# name, its mark, the mark's colour and weight as computed and whether it
+# has a box, and the colour the page gives a finding's FAIL.
+inject_script "$TMPD/four.html" "$TMPD/four-css.html" "$(cat <<'JS'
+document.body.dataset.rules = document.styleSheets[0].cssRules.length;
+(function () {
+  var res = [];
+  document.querySelectorAll("ul.tree").forEach(function (ul) {
+    var fail = ul.closest("section").querySelector("ol.findings li.fail b"), items = [];
+    ul.querySelectorAll("li").forEach(function (li) {
+      var b = li.querySelector(":scope > b"), e = b || li, st = getComputedStyle(e), r = e.getBoundingClientRect();
+      items.push({name: li.firstChild.textContent.trim(), mark: b ? b.textContent : null,
+                  color: st.color, weight: Number(st.fontWeight),
+                  shown: r.width > 0 && r.height > 0 && st.visibility === "visible"});
+    });
+    res.push({fail: fail ? getComputedStyle(fail).color : null, text: getComputedStyle(ul).color, items: items});
+  });
+  document.body.dataset.tree = JSON.stringify(res);
+})();
+JS
+)"
 dom fourcss "$TMPD/four-css.html"
 OUT="browser: $(sed -n 's/.*data-rules="\([0-9]*\)".*/\1/p' "$TMPD/fourcss.dom"), written: $(cat "$TMPD/css.want")"
 # rules_all_parsed: the browser made as many rules of the style as were
@@ -198,6 +265,14 @@ OUT="browser: $(sed -n 's/.*data-rules="\([0-9]*\)".*/\1/p' "$TMPD/fourcss.dom")
 rules_all_parsed() { [[ $OUT =~ ^browser:\ ([0-9]+),\ written:\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[1]}" -gt 10 ]; }
 check style-every-rule-parsed rules_all_parsed
 check style-console-clean console_clean fourcss
+OUT=$(sed -n 's/.*data-tree="\([^"]*\)".*/\1/p' "$TMPD/fourcss.dom" | sed 's/&quot;/"/g')
+check tree-shown json_ok 'length == 3 and all(.[]; (.items | map(.name)) == ["spine", "leaf1", "leaf2", "leaf3"] and all(.items[]; .shown))'
+# The bad link's mark in the colour of a FAIL, bold; the page's text another colour.
+check tree-mark-as-fail json_ok 'all(.[]; .fail as $f | $f != null and $f != .text and
+	([.items[] | select(.mark)] | length == 1 and all(.[]; .color == $f and .weight >= 700)))'
+# The three healthy switches of each tree in the page's colour, not a FAIL's.
+check tree-healthy-plain json_ok 'all(.[]; .fail as $f | .text as $t |
+	[.items[] | select(.mark == null)] | length == 3 and all(.[]; .color == $t and .color != $f))'
 
 # ---- what each section is: its source, a stopped run, a bidi name, counts drawn ----
 # A run stopped after 4 of its 6 steps (8 links measured, 4 left); the same

@@ -157,8 +157,8 @@ fails_with probe-html-alone 2 "rdmactl probe: Failed to use --html: it is for a 
 run report -o "$TMPD/tree.html" "$TMPD/tree.json"
 check tree-rc rc_is 0
 OUT=$(cat "$TMPD/tree.html")
-check tree-drawn has '<ul class="tree"><li>spine<ul><li>leaf1 <span class="muted">(4 nodes)</span> <b class="fail">&#9664; uplink (slow_uplink)</b></li>'
-check tree-others-unmarked has '<li>leaf2 <span class="muted">(4 nodes)</span></li>'
+check tree-drawn has '<ul class="tree"><li>spine<ul><li>leaf1 <span class="muted">(4 nodes: node[01-04])</span> <b class="fail">&#9664; uplink (slow_uplink)</b></li>'
+check tree-others-unmarked has '<li>leaf2 <span class="muted">(4 nodes: node[05-08])</span></li>'
 check tree-no-node-named bash -c '! grep -q "slow_node" <<<"$1"' _ "$OUT"
 check tree-finding has 'uplink leaf1 -&gt; spine is slow: 64 links crossing it slow'
 check tree-self-contained self_contained

@@ -15,6 +15,8 @@
  *                   "spine" (probe -w --topology: the tree read by its own parser,
  *                   the switch findings made, run.topology written)
  *   --slow-uplink L every link crossing leaf L's uplink at a quarter
+ *   --failed-uplink L every link crossing leaf L's uplink failed: the partner stopped answering
+ *   --slow-switch L every link of leaf L's nodes at a quarter, those inside it too
  *
  * Usage: gen-probe-run [OPTIONS] PREFIX N
  * Nodes are PREFIX1..PREFIXN, zero-padded to the width of N (node0001).
@@ -38,7 +40,8 @@ struct gen {
 	uint32_t n, rails;
 	const char *slow, *blocked;
 	unsigned int seed;
-	uint32_t leaves, slow_leaf;	/* --leaves, --slow-uplink (1-based; 0 none) */
+	uint32_t leaves;		/* --leaves */
+	uint32_t slow_leaf, failed_leaf, slow_sw;	/* --slow-uplink, --failed-uplink, --slow-switch (1-based; 0 none) */
 	struct topology topo;
 };
 
@@ -89,6 +92,12 @@ static bool is(const struct gen *g, uint32_t i, const char *name)
 	return name && !strcmp(g->names[i], name);
 }
 
+/* The link of @p crosses leaf @l's uplink (one end below it, the other not). */
+static bool crosses(const struct gen *g, const struct sched_pair *p, uint32_t l)
+{
+	return l && (leaf_of(g, p->client) == l) != (leaf_of(g, p->server) == l);
+}
+
 static struct link_result result(struct gen *g, const struct sched_pair *p, uint32_t round,
 				 uint32_t rail)
 {
@@ -96,6 +105,13 @@ static struct link_result result(struct gen *g, const struct sched_pair *p, uint
 				 .round = round, .ok = true, .lat_us = noise(g, 2.0, 0.05) };
 
 	snprintf(r.dev, sizeof(r.dev), "mlx5_%u/1", rail);
+	if (crosses(g, p, g->failed_leaf)) {
+		r.ok = false;
+		r.lat_us = -1;
+		r.cause = CAUSE_TIMEOUT;
+		snprintf(r.why, sizeof(r.why), "the partner stopped answering");
+		return r;
+	}
 	if (is(g, p->client, g->blocked) || is(g, p->server, g->blocked)) {
 		r.ok = false;
 		r.lat_us = -1;
@@ -105,7 +121,8 @@ static struct link_result result(struct gen *g, const struct sched_pair *p, uint
 		return r;
 	}
 	r.gbps = noise(g, 97.0, 0.02);
-	if (g->slow_leaf && (leaf_of(g, p->client) == g->slow_leaf) != (leaf_of(g, p->server) == g->slow_leaf))
+	if (crosses(g, p, g->slow_leaf) ||
+	    (g->slow_sw && (leaf_of(g, p->client) == g->slow_sw || leaf_of(g, p->server) == g->slow_sw)))
 		r.gbps = noise(g, 24.0, 0.05);
 	if (is(g, p->client, g->slow) || is(g, p->server, g->slow)) {
 		r.gbps = noise(g, 24.0, 0.05);
@@ -164,7 +181,7 @@ static struct json_object *run(const struct gen *g)
 		json_object_array_add(names, json_object_new_string(g->names[i]));
 	json_object_object_add(o, "names", names);
 	if (g->leaves)
-		json_object_object_add(o, "topology", topology_json(&g->topo));
+		json_object_object_add(o, "topology", topology_json(&g->topo, g->names));
 	return o;
 }
 
@@ -204,6 +221,8 @@ int main(int argc, char **argv)
 		{ "rails", required_argument, NULL, 'r' }, { "hostile", no_argument, NULL, 'h' },
 		{ "letters", no_argument, NULL, 'l' }, { "leaves", required_argument, NULL, 'L' },
 		{ "slow-uplink", required_argument, NULL, 'U' },
+		{ "failed-uplink", required_argument, NULL, 'F' },
+		{ "slow-switch", required_argument, NULL, 'S' },
 		{ 0 }
 	};
 	struct gen g = { .rails = 1, .seed = 25 };
@@ -227,13 +246,17 @@ int main(int argc, char **argv)
 			g.leaves = (uint32_t)atoi(optarg);
 		else if (c == 'U')
 			g.slow_leaf = (uint32_t)atoi(optarg);
+		else if (c == 'F')
+			g.failed_leaf = (uint32_t)atoi(optarg);
+		else if (c == 'S')
+			g.slow_sw = (uint32_t)atoi(optarg);
 		else
 			return 2;
 	}
 	if (argc - optind != 2 || atoi(argv[optind + 1]) < 2 || g.rails < 1 || g.rails > 16 ||
 	    (letters && atoi(argv[optind + 1]) > 26)) {
 		fprintf(stderr, "usage: gen-probe-run [--slow NAME] [--blocked NAME] [--rails N] "
-			"[--hostile] PREFIX N (N >= 2)\n");
+			"[--hostile] [--letters] [--leaves K [--slow-uplink L] [--failed-uplink L] [--slow-switch L]] PREFIX N (N >= 2)\n");
 		return 2;
 	}
 	g.n = (uint32_t)atoi(argv[optind + 1]);
@@ -249,7 +272,8 @@ int main(int argc, char **argv)
 		free(g.names[1]);
 		g.names[1] = strdup(HOSTILE_NAME);
 	}
-	if (g.leaves && (g.leaves > g.n || g.slow_leaf > g.leaves || tree(&g)))
+	if (g.leaves && (g.leaves > g.n || g.slow_leaf > g.leaves || g.failed_leaf > g.leaves ||
+			 g.slow_sw > g.leaves || tree(&g)))
 		return 2;
 	linkmap_init(&m, g.names, g.n, g.rails, 0.8);
 	m.topo = g.leaves ? &g.topo : NULL;

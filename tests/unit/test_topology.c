@@ -286,8 +286,8 @@ static void uplink_reported(void)
 	lab_run(&m, &t, uplink1_slow);
 	out = printed(&m, false, &rc);
 	CHECK_INT(rc, 1);
-	CHECK(out && strstr(out, "Switch tree (--topology):\n  spine\n    leaf1 (2 nodes)  <== uplink slow "
-				 "(slow_uplink)\n    leaf2 (1 node)\n    leaf3 (1 node)\n"));
+	CHECK(out && strstr(out, "Switch tree (--topology):\n  spine\n    leaf1 (2 nodes: lab-a,lab-b)  <== uplink slow "
+				 "(slow_uplink)\n    leaf2 (1 node: lab-c)\n    leaf3 (1 node: lab-d)\n"));
 	CHECK(out && strstr(out, "; 1 switch finding (no node to drain for them)"));
 	free(out);
 	out = printed(&m, true, &rc);
@@ -315,15 +315,15 @@ static void uplink_reported(void)
 		size_t len = 0;
 		FILE *f;
 
-		json_object_object_add(run, "topology", topology_json(&t));
+		json_object_object_add(run, "topology", topology_json(&t, m.names));
 		CHECK_INT(linkview_from_map(&v, &m, run), 0);
 		json_object_put(run);
 		f = open_memstream(&page, &len);
 		CHECK_INT(html_probe(f, &v, 0, NULL), 0);
 		fclose(f);
 		CHECK(page && strstr(page, "<h3>Switch tree</h3>\n<ul class=\"tree\"><li>spine<ul><li>leaf1 "
-					   "<span class=\"muted\">(2 nodes)</span> <b class=\"fail\">&#9664; uplink "
-					   "(slow_uplink)</b></li>\n<li>leaf2 <span class=\"muted\">(1 nodes)</span></li>"));
+					   "<span class=\"muted\">(2 nodes: lab-a,lab-b)</span> <b class=\"fail\">&#9664; uplink "
+					   "(slow_uplink)</b></li>\n<li>leaf2 <span class=\"muted\">(1 node: lab-c)</span></li>"));
 		free(page);
 		linkview_free(&v);
 	}
