@@ -70,6 +70,41 @@ const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const 
 	return NULL;
 }
 
+/* Whether @p has a RoCE v2 GID carrying the IPv4 address @ip. */
+static bool port_has_v2_ip(const struct rdma_port *p, const char *ip)
+{
+	char v4[INET_ADDRSTRLEN];
+	size_t i;
+
+	for (i = 0; ip && i < p->n_gids; i++)
+		if (p->gids[i].type == GID_TYPE_ROCE_V2 && gid_ipv4(p->gids[i].raw, v4, sizeof(v4)) &&
+		    !strcmp(v4, ip))
+			return true;
+	return false;
+}
+
+const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const char *ifname,
+					   const char *local, const struct rdma_dev **dev,
+					   char *how, size_t len)
+{
+	size_t i;
+	unsigned int j;
+
+	for (i = 0; i < node->n; i++)
+		for (j = 0; node->devs[i].ports && j < node->devs[i].nports; j++) {
+			const struct rdma_port *p = &node->devs[i].ports[j];
+
+			if ((ifname && ifname[0] && !strcmp(p->netdev, ifname)) ||
+			    port_has_v2_ip(p, local)) {
+				if (dev)
+					*dev = &node->devs[i];
+				snprintf(how, len, "netdev %s routes", p->netdev[0] ? p->netdev : "-");
+				return p;
+			}
+		}
+	return NULL;
+}
+
 int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *port)
 {
 	size_t n = strcspn(s, "/:");

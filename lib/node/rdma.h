@@ -103,6 +103,16 @@ const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const 
 					    const struct rdma_dev **dev);
 
 /*
+ * The port a connection uses that leaves by the netdev @ifname from the
+ * address @local (either may be NULL): the first whose netdev is @ifname
+ * or that has a RoCE v2 GID of @local.  Its device in *@dev (if @dev), how
+ * it was found in @how ("netdev eth1 routes"); NULL when none.
+ */
+const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const char *ifname,
+					   const char *local, const struct rdma_dev **dev,
+					   char *how, size_t len);
+
+/*
  * "DEV" or "DEV/PORT" (also "DEV:PORT", as NCCL and UCX write it).
  * @port is 0 when absent.  0 or -EINVAL.
  */
