@@ -119,7 +119,11 @@ struct pick {
 	char how[160];
 };
 
-/* The port whose netdev routes to the peer, or holds our control address. */
+/*
+ * The port whose traffic leaves by the netdev the kernel routes the peer
+ * through (its own, or a VLAN, macvlan or LAG bond stacked on it), else
+ * the one whose GID holds our control address.
+ */
 static int pick_auto_port(struct probe_sess *s, struct rdma_node *node, struct pick *pk)
 {
 	char ifname[IF_NAMESIZE] = "", src[64] = "", how[80];
@@ -132,7 +136,7 @@ static int pick_auto_port(struct probe_sess *s, struct rdma_node *node, struct p
 	if (port) {
 		pk->dev = (struct rdma_dev *)dev;
 		pk->port = (struct rdma_port *)port;
-		snprintf(pk->how, sizeof(pk->how), "%s to %.70s", how, s->ctl.peer);
+		snprintf(pk->how, sizeof(pk->how), "peer %.70s: %s", s->ctl.peer, how);
 		return 0;
 	}
 	return probe_fail(s, -ENETUNREACH, PROBE_ERR_SETUP,
