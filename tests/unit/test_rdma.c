@@ -317,9 +317,9 @@ static void port_by_route_takes_the_carrier(void)
 
 	/*
 	 * rxe0 left on eth0 after eth0 was enslaved to bond0, and rxeb over
-	 * bond0: the kernel gives rxe0 bond0's addresses too (a hashing
-	 * bond's slaves all get them: drivers/infiniband/core/
-	 * roce_gid_mgmt.c), listed first.  The
+	 * bond0: the kernel gives rxe0 bond0's addresses too (a hashing bond's
+	 * slaves all get them, drivers/infiniband/core/roce_gid_mgmt.c),
+	 * listed first.  The
 	 * port over bond0 itself is the one: rxe takes a packet arriving on
 	 * bond0 to the device over bond0 (rxe_get_dev_from_net()).
 	 */
