@@ -84,6 +84,7 @@ static const struct column ports_cols[] = {
 	{ "netdev_mtu_needed", NULL, COL_NOTEXT, NULL },
 	{ "mtu_verdict", "VERDICT", 0, verdict_color },
 	{ "mtu_fix", NULL, COL_NOTEXT, NULL },
+	{ "carrier", NULL, COL_WIDE, NULL },
 	{ "bond", NULL, COL_WIDE, NULL },
 	{ 0 }
 };
@@ -235,22 +236,36 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 }
 
 /*
- * The bond a RoCE port's traffic leaves by, in the doctor's words
- * (netdev_bond_say()): its own netdev (rxe over bond0), or the netdev of
- * the GID a job uses when it is stacked on the port's (mlx5's RoCE LAG);
- * null when none is a bond.
+ * The netdev stacked on a RoCE port's own that carries its traffic, into
+ * @buf: the netdev of the GID a job uses when it is stacked on the port's
+ * (a VLAN, a macvlan, the bond of mlx5's RoCE LAG), whose MTU the frames
+ * must fit and whose link must be up, as the doctor's checks judge it;
+ * false when the port's own netdev carries it.
  */
-static void row_bond(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev,
-		     struct rdma_port *port)
+static bool port_carrier(const struct ctx *ctx, const struct rdma_dev *dev,
+			 struct rdma_port *port, char *buf, size_t len)
 {
-	char say[64 + NETDEV_BOND_SLAVES * (IF_NAMESIZE + 8)];
-	const char *ifname = port->netdev;
-	struct netdev_bond b;
 	struct gid_choice c;
 
-	if (port->link_layer == LINK_LAYER_ETHERNET && !rdma_port_load_gids(ctx, dev, port) &&
-	    gid_choose(port, false, port->netdev[0] ? port->netdev : NULL, &c) && c.gid->stacked)
-		ifname = c.gid->netdev;
+	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port) ||
+	    !gid_choose(port, false, port->netdev[0] ? port->netdev : NULL, &c) || !c.gid->stacked)
+		return false;
+	snprintf(buf, len, "%s", c.gid->netdev);
+	return true;
+}
+
+/*
+ * The bond a RoCE port's traffic leaves by, in the doctor's words
+ * (netdev_bond_say()): its carrier (mlx5's RoCE LAG), else its own netdev
+ * (rxe over bond0); null when none is a bond.
+ */
+static void row_bond(const struct ctx *ctx, struct json_object *row, const struct rdma_port *port,
+		     const char *carrier)
+{
+	char say[64 + NETDEV_BOND_SLAVES * (IF_NAMESIZE + 8)];
+	const char *ifname = carrier[0] ? carrier : port->netdev;
+	struct netdev_bond b;
+
 	if (port->link_layer != LINK_LAYER_ETHERNET || netdev_bond_get(ctx, ifname, &b))
 		row_str(row, "bond", NULL);
 	else
@@ -295,8 +310,13 @@ static void row_verdict(struct json_object *row, const struct netdev_info *nd,
 		row_str(row, "mtu_fix", NULL);
 }
 
+/*
+ * One port's row: @nd its own netdev, @mtu_nd the netdev its MTU verdict
+ * was judged on (@carrier's when it has one), @carrier "" when none.
+ */
 static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
 		     struct rdma_port *port, const struct netdev_info *nd,
+		     const struct netdev_info *mtu_nd, const char *carrier,
 		     const struct verdict *v, bool judged)
 {
 	struct json_object *row = table_row(t);
@@ -318,8 +338,9 @@ static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_d
 	row_ib(row, port);
 	row_str(row, "netdev", port->netdev[0] ? port->netdev : NULL);
 	row_netdev(ctx, row, dev, port, nd);
-	row_verdict(row, nd, v, judged);
-	row_bond(ctx, row, dev, port);
+	row_verdict(row, mtu_nd, v, judged);
+	row_str(row, "carrier", carrier[0] ? carrier : NULL);
+	row_bond(ctx, row, port, carrier);
 }
 
 /* The text line under the table for a port whose netdev MTU holds RDMA back. */
@@ -338,9 +359,19 @@ struct shown {
 	const struct rdma_dev *dev;
 	struct rdma_port *port;
 	struct verdict v;
-	struct netdev_info nd;
-	bool have_nd, judged;
+	struct netdev_info nd;		/* the port's netdev */
+	struct netdev_info cnd;		/* its carrier, when it has one */
+	char carrier[IF_NAMESIZE];
+	bool have_nd, have_cnd, judged;
 };
+
+/* The netdev the MTU verdict is on: the carrier when there is one; NULL when unread. */
+static const struct netdev_info *mtu_netdev(const struct shown *s)
+{
+	if (s->carrier[0])
+		return s->have_cnd ? &s->cnd : NULL;
+	return s->have_nd ? &s->nd : NULL;
+}
 
 static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
 		      struct rdma_port *port, struct shown *s)
@@ -357,8 +388,16 @@ static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *d
 				 dev->name, port->num, strerror(-ret));
 		s->have_nd = !ret;
 	}
-	s->judged = judge_mtu(dev, port, s->have_nd ? &s->nd : NULL, &s->v);
-	port_row(ctx, t, dev, port, s->have_nd ? &s->nd : NULL, &s->v, s->judged);
+	if (port_carrier(ctx, dev, port, s->carrier, sizeof(s->carrier))) {
+		ret = netdev_get(ctx, s->carrier, &s->cnd);
+		if (ret)
+			log_warn(ctx, "Failed to read netdev '%s' that %s/%u's traffic leaves by: %s",
+				 s->carrier, dev->name, port->num, strerror(-ret));
+		s->have_cnd = !ret;
+	}
+	s->judged = judge_mtu(dev, port, mtu_netdev(s), &s->v);
+	port_row(ctx, t, dev, port, s->have_nd ? &s->nd : NULL, mtu_netdev(s), s->carrier, &s->v,
+		 s->judged);
 }
 
 /* Check DEV[/PORT] against what exists; names what does on a miss.  0 or RC_USAGE. */
@@ -435,8 +474,9 @@ static int emit(struct ctx *ctx, struct rdma_node *node, const char *dev, unsign
 	table_emit(ctx, t, "ports");
 	for (i = 0; i < n; i++) {
 		if (shown[i].judged && shown[i].v.low)
-			print_fix(ctx, shown[i].dev, shown[i].port, &shown[i].nd, &shown[i].v);
+			print_fix(ctx, shown[i].dev, shown[i].port, mtu_netdev(&shown[i]), &shown[i].v);
 		netdev_info_free(&shown[i].nd);
+		netdev_info_free(&shown[i].cnd);
 	}
 	free(shown);
 	return RC_OK;

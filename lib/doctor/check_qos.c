@@ -23,6 +23,7 @@
 #include "node/dcb.h"
 #include "node/envparse.h"
 #include "node/gids.h"
+#include "node/netdev.h"
 
 /* The class NCCL's and UCX's documentation give for RoCE: DSCP 26 with ECT(0) set. */
 #define QOS_TC_ROCE 106
@@ -239,7 +240,9 @@ static bool job_uses(struct node_facts *d, const struct rdma_dev *dev, const str
 /* What one port's netdev says, read once for all the job's classes. */
 struct qos_nic {
 	const char *netdev;	/* the port's: its DCB, ECN */
-	const char *vlan;	/* the netdev of the job's GID when a VLAN on it, else NULL */
+	const char *vlan;	/* the VLAN whose tag the job's GID sends with, else NULL */
+	bool cm_vlan;		/* that GID's netdev is the VLAN itself (rdma_cm's egress map) */
+	char vlan_buf[IF_NAMESIZE];
 	struct dcb_state dcb;
 	int err;		/* dcb_read()'s */
 };
@@ -267,6 +270,12 @@ static int qos_prio(struct node_facts *d, const struct qos_nic *nic, const struc
 		/* mlx5 puts a RoCE QP's service level in the tag (NCCL_IB_SL, UCX_IB_SL: 0). */
 		snprintf(how, len, "trust PCP, %s's PCP is the service level %d", nic->vlan, t->sl);
 		return t->sl & 7;
+	}
+	/* rdma_cm: iboe_tos_to_sl(), 0 unless the GID's netdev is the VLAN (a macvlan on one). */
+	if (!nic->cm_vlan) {
+		snprintf(how, len, "trust PCP, %s's tag with rdma_cm's PCP 0: its GID's netdev is "
+			 "no VLAN, so no egress map applies", nic->vlan);
+		return 0;
 	}
 	/* rdma_cm: iboe_tos_to_sl(), the TOS's skb priority through the VLAN's egress map. */
 	pcp = dcb_vlan_pcp(d->ctx, nic->vlan, dcb_tos_prio((unsigned int)t->tc));
@@ -379,7 +388,7 @@ static void fix_lossy(struct node_facts *d, struct check_result *r, const struct
 	if (dscp_trusted)
 		check_fix(r, "dcb app replace dev %s dscp-prio %d:%d (mlnx_qos -i %s --dscp2prio set,%d,%d)",
 			  nic->netdev, dscp, good, nic->netdev, dscp, good);
-	else if (!nic->vlan)
+	else if (!nic->vlan || (t->rdma_cm && !nic->cm_vlan))
 		/* mlx5: the first DSCP entry switches the port to trust DSCP. */
 		check_fix(r, "dcb app add dev %s dscp-prio %d:%d (mlnx_qos -i %s --trust dscp "
 			  "--dscp2prio set,%d,%d)", nic->netdev, dscp, good, nic->netdev, dscp, good);
@@ -443,15 +452,22 @@ static const char *dcb_why(int err, char *buf, size_t len)
 	return buf;
 }
 
-/* The port's netdev and, when the job's GID is on a VLAN on it, the VLAN. */
+/*
+ * The port's netdev and, when the job's GID is on a netdev stacked on it
+ * that is a VLAN or sits on one, the VLAN; a macvlan or bond on the port's
+ * netdev sends untagged.
+ */
 static void nic_load(struct node_facts *d, const struct rdma_port *p, struct qos_nic *nic)
 {
 	struct gid_choice c;
 
 	memset(nic, 0, sizeof(*nic));
 	nic->netdev = p->netdev;
-	if (doctor_gid_choose(p, &c) && c.gid->stacked)
-		nic->vlan = c.gid->netdev;
+	if (doctor_gid_choose(p, &c) && c.gid->stacked &&
+	    netdev_tagging_vlan(d->ctx, c.gid->netdev, nic->vlan_buf, sizeof(nic->vlan_buf))) {
+		nic->vlan = nic->vlan_buf;
+		nic->cm_vlan = !strcmp(nic->vlan, c.gid->netdev);
+	}
 	nic->err = dcb_read(d->ctx, nic->netdev, &nic->dcb);
 }
 

@@ -374,6 +374,37 @@ char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *low
 	return buf;
 }
 
+static bool tagging_vlan(const struct ctx *ctx, const char *ifname, int depth, char *buf,
+			 size_t len)
+{
+	char path[64 + IF_NAMESIZE], type[16];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	if (depth >= NETDEV_STACK_MAX || strchr(ifname, '/'))
+		return false;
+	netdev_devtype(ctx, ifname, type, sizeof(type));
+	if (!strcmp(type, "vlan")) {
+		snprintf(buf, len, "%s", ifname);
+		return true;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+	dir = root_opendir(ctx, path);
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir)))
+		if (!strncmp(de->d_name, "lower_", 6) && de->d_name[6])
+			found = tagging_vlan(ctx, de->d_name + 6, depth + 1, buf, len);
+	closedir(dir);
+	return found;
+}
+
+bool netdev_tagging_vlan(const struct ctx *ctx, const char *ifname, char *buf, size_t len)
+{
+	return ifname[0] && tagging_vlan(ctx, ifname, 0, buf, len);
+}
+
 /* ---- bonds: /sys/class/net/BOND/bonding ---- */
 
 /* The first word of /sys/class/net/@ifname/@attr ("802.3ad 4" -> "802.3ad"); "" when none. */

@@ -66,10 +66,20 @@ bool netdev_stacked_on(const struct ctx *ctx, const char *upper, const char *low
 /*
  * How @upper sits on @lower, in words, into @buf: "VLAN 100 on
  * ens19f0np0" (uevent's DEVTYPE, the ID from /proc/net/vlan/config),
- * "a bond on eth0", "a macvlan on eth0"; @buf.
+ * "a bond of eth0"; "stacked on eth0" for one whose uevent names no
+ * DEVTYPE, as a macvlan's does not (drivers/net/macvlan.c sets none); @buf.
  */
 char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *lower, char *buf,
 		       size_t len);
+
+/*
+ * The VLAN whose tag RoCE frames of a GID on @ifname carry, into @buf:
+ * @ifname when it is a VLAN, else the first VLAN its lower_* links lead
+ * down to (a macvlan on a VLAN), as rdma_read_gid_l2_fields() of
+ * drivers/infiniband/core/cache.c finds the GID's VLAN ID; false when
+ * they go untagged (a macvlan or bond on the port's own netdev).
+ */
+bool netdev_tagging_vlan(const struct ctx *ctx, const char *ifname, char *buf, size_t len);
 
 /* A bond's slaves it is believed to have at most (a LAG of a NIC has 2 to 4). */
 #define NETDEV_BOND_SLAVES 16

@@ -70,6 +70,89 @@ const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const 
 	return NULL;
 }
 
+/* Whether @p has a RoCE v2 GID carrying the IPv4 address @ip. */
+static bool port_has_v2_ip(const struct rdma_port *p, const char *ip)
+{
+	char v4[INET_ADDRSTRLEN];
+	size_t i;
+
+	for (i = 0; ip && i < p->n_gids; i++)
+		if (p->gids[i].type == GID_TYPE_ROCE_V2 && gid_ipv4(p->gids[i].raw, v4, sizeof(v4)) &&
+		    !strcmp(v4, ip))
+			return true;
+	return false;
+}
+
+/* Whether @p has entries of the netdev @ifname stacked on its own (gids.c's mark_stacked()). */
+static bool port_carries(const struct rdma_port *p, const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_gids; i++)
+		if (p->gids[i].stacked && !strcmp(p->gids[i].netdev, ifname))
+			return true;
+	return false;
+}
+
+/* The ways a port is found, in the order they are tried. */
+enum route_way { ROUTE_OWN_NETDEV, ROUTE_STACKED, ROUTE_LOCAL_ADDR };
+
+static bool route_way_fits(const struct rdma_port *p, enum route_way way, const char *ifname,
+			   const char *local)
+{
+	switch (way) {
+	case ROUTE_OWN_NETDEV:
+		return ifname && !strcmp(p->netdev, ifname);
+	case ROUTE_STACKED:
+		return ifname && port_carries(p, ifname);
+	default:
+		return port_has_v2_ip(p, local);
+	}
+}
+
+static void route_way_say(const struct rdma_port *p, enum route_way way, const char *ifname,
+			  const char *local, char *how, size_t len)
+{
+	if (way == ROUTE_OWN_NETDEV)
+		snprintf(how, len, "the route leaves by its netdev %s", ifname);
+	else if (way == ROUTE_STACKED)
+		snprintf(how, len, "the route leaves by %s, stacked on its netdev %s", ifname,
+			 p->netdev);
+	else
+		snprintf(how, len, "its RoCE v2 GID has this end's address %s", local);
+}
+
+/*
+ * Each way in turn over every port: a port whose own netdev the route
+ * leaves by is taken before one that merely has the route's netdev stacked
+ * on its own (rxe left on a bond's slave is given the bond's addresses
+ * too), and either before a port found by this end's address alone.
+ */
+const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const char *ifname,
+					   const char *local, const struct rdma_dev **dev,
+					   char *how, size_t len)
+{
+	enum route_way way;
+	size_t i;
+	unsigned int j;
+
+	if (ifname && !ifname[0])
+		ifname = NULL;
+	for (way = ROUTE_OWN_NETDEV; way <= ROUTE_LOCAL_ADDR; way++)
+		for (i = 0; i < node->n; i++)
+			for (j = 0; node->devs[i].ports && j < node->devs[i].nports; j++) {
+				const struct rdma_port *p = &node->devs[i].ports[j];
+
+				if (!route_way_fits(p, way, ifname, local))
+					continue;
+				if (dev)
+					*dev = &node->devs[i];
+				route_way_say(p, way, ifname, local, how, len);
+				return p;
+			}
+	return NULL;
+}
+
 int rdma_parse_devport(const char *s, char *dev, size_t devlen, unsigned int *port)
 {
 	size_t n = strcspn(s, "/:");

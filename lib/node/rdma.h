@@ -103,6 +103,20 @@ const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const 
 					    const struct rdma_dev **dev);
 
 /*
+ * The port whose traffic leaves by the netdev @ifname, for a connection
+ * from the address @local (either may be NULL): the port whose own netdev
+ * @ifname is; else one with entries of @ifname stacked on its netdev (a
+ * VLAN, a macvlan, the bond of mlx5's RoCE LAG over a slave: the kernel
+ * gave the port that netdev's addresses); else one with a RoCE v2 GID of
+ * @local.  GIDs loaded.  Its device in *@dev (if @dev), how it was found
+ * in @how ("the route leaves by its netdev eth1", "the route leaves by
+ * mv0, stacked on its netdev eth1"); NULL when none.
+ */
+const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const char *ifname,
+					   const char *local, const struct rdma_dev **dev,
+					   char *how, size_t len);
+
+/*
  * "DEV" or "DEV/PORT" (also "DEV:PORT", as NCCL and UCX write it).
  * @port is 0 when absent.  0 or -EINVAL.
  */

@@ -18,7 +18,11 @@ int rdma_verbs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int 
 int rdma_sysfs_load(const struct ctx *ctx, struct rdma_node *node, unsigned int what);
 /* PCI address, NUMA node and (when still unknown) provider, from sysfs. */
 void rdma_sysfs_dev_extras(const struct ctx *ctx, struct rdma_dev *dev);
-/* The port's netdev from sysfs (gid_attrs/ndevs/0, or the rxe "parent"), when unknown. */
+/*
+ * The port's netdev from sysfs: a software device's "parent" (rxe, siw:
+ * the netdev it was made on, whatever else said); else, when unknown,
+ * gid_attrs/ndevs/0.
+ */
 void rdma_sysfs_port_netdev(const struct ctx *ctx, const struct rdma_dev *dev,
 			    struct rdma_port *port);
 

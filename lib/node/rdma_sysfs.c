@@ -96,14 +96,19 @@ void rdma_sysfs_port_netdev(const struct ctx *ctx, const struct rdma_dev *dev,
 {
 	char path[512], buf[64];
 
-	if (port->netdev[0])
-		return;
-	/* The first GID's netdev names the port's netdev on RoCE ... */
-	snprintf(path, sizeof(path), IB_CLASS "/%s/ports/%u/gid_attrs/ndevs/0", dev->name, port->num);
-	if (read_line(ctx, path, buf, sizeof(buf)) <= 0) {
-		/* ... and rxe and siw name theirs in "parent" (one port). */
-		snprintf(path, sizeof(path), IB_CLASS "/%s/parent", dev->name);
-		if (port->num != 1 || read_line(ctx, path, buf, sizeof(buf)) <= 0)
+	/*
+	 * rxe and siw name theirs in "parent" (one port): the netdev they were
+	 * made on, even where their first GID is a bond's (rxe left on a
+	 * slave: the kernel moves a slave's default GIDs to its bond).
+	 */
+	snprintf(path, sizeof(path), IB_CLASS "/%s/parent", dev->name);
+	if (port->num != 1 || read_line(ctx, path, buf, sizeof(buf)) <= 0) {
+		/* Other RoCE ports, when netlink did not name it: the first GID's netdev. */
+		if (port->netdev[0])
+			return;
+		snprintf(path, sizeof(path), IB_CLASS "/%s/ports/%u/gid_attrs/ndevs/0", dev->name,
+			 port->num);
+		if (read_line(ctx, path, buf, sizeof(buf)) <= 0)
 			return;
 	}
 	if (strlen(buf) < sizeof(port->netdev))

@@ -119,27 +119,26 @@ struct pick {
 	char how[160];
 };
 
-/* The port whose netdev routes to the peer, or holds our control address. */
+/*
+ * The port whose traffic leaves by the netdev the kernel routes the peer
+ * through (its own, or a VLAN, macvlan or LAG bond stacked on it), else
+ * the one whose GID holds our control address.
+ */
 static int pick_auto_port(struct probe_sess *s, struct rdma_node *node, struct pick *pk)
 {
-	char ifname[IF_NAMESIZE] = "", src[64] = "";
-	size_t d, p;
+	char ifname[IF_NAMESIZE] = "", src[64] = "", how[80];
+	const struct rdma_dev *dev = NULL;
+	const struct rdma_port *port;
 	int ret;
 
 	ret = netdev_route_to(s->ctx, s->ctl.peer, ifname, sizeof(ifname), src, sizeof(src));
-	for (d = 0; d < node->n; d++)
-		for (p = 0; p < node->devs[d].nports; p++) {
-			struct rdma_port *port = &node->devs[d].ports[p];
-
-			if ((!ret && ifname[0] && !strcmp(port->netdev, ifname)) ||
-			    gid_by_ip(port, s->ctl.local)) {
-				pk->dev = &node->devs[d];
-				pk->port = port;
-				snprintf(pk->how, sizeof(pk->how), "netdev %s routes to %s",
-					 port->netdev[0] ? port->netdev : "-", s->ctl.peer);
-				return 0;
-			}
-		}
+	port = rdma_port_by_route(node, ret ? NULL : ifname, s->ctl.local, &dev, how, sizeof(how));
+	if (port) {
+		pk->dev = (struct rdma_dev *)dev;
+		pk->port = (struct rdma_port *)port;
+		snprintf(pk->how, sizeof(pk->how), "peer %.70s: %s", s->ctl.peer, how);
+		return 0;
+	}
 	return probe_fail(s, -ENETUNREACH, PROBE_ERR_SETUP,
 			  "Failed to choose an RDMA port: no port's netdev routes to %s%s%s%s; "
 			  "name one with -d DEV[/PORT]", s->ctl.peer, ret ? "" : " (the route goes through ",

@@ -72,4 +72,15 @@ run --root "$TREE" -j doctor --only ports
 check stacked-bond-down st ports fail
 check stacked-bond-down-said found ports 'mlx5_bond_0/1 is ACTIVE but its traffic leaves by bond0, which is down'
 
+# Soft-RoCE left on a slave: rxe0 made on eth0, then eth0 enslaved to bond0.
+# The kernel moves the port's default GIDs to the bond master
+# (drivers/infiniband/core/roce_gid_mgmt.c, is_ndev_for_default_gid_filter()),
+# so gid_attrs/ndevs/0 says bond0; rxe0's netdev stays the one it was made
+# on, its "parent": a probe must not take it for the port over bond0.
+TREE=$TMPD/rxe-slave
+cp -a "$FIXTURES/soft-roce" "$TREE"
+printf 'bond0\n' >"$TREE/sys/devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+run --root "$TREE" -j ports rxe0
+check rxe-slave-netdev-parent json_ok '.ports[0].netdev == "eth0"'
+
 finish

@@ -351,8 +351,10 @@ run --root "$OK" doctor extra
 check extra-arg rc_is 2
 
 # A RoCE port whose netdev does not exist: its MTU is unknown, not ok.
+# (rxe names its netdev in "parent", the netdev it was made on.)
 cp -r "$BAD" "$TMPD/nonetdev"
 echo eth9 >"$TMPD/nonetdev/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+echo eth9 >"$TMPD/nonetdev/sys/class/infiniband/rxe0/parent"
 run --root "$TMPD/nonetdev" -j doctor --only mtu
 check mtu-no-netdev-warn st mtu warn
 check mtu-no-netdev-found found mtu '^rxe0/1: its netdev eth9 does not exist: its MTU cannot be checked$'
@@ -549,6 +551,7 @@ check metrics-broken-netdev-mtu metric 'rdmactl_port_netdev_mtu_bytes{device="rx
 cp -r "$BAD" "$TMPD/nonutf8"
 mv "$TMPD/nonutf8/sys/class/net/eth0" "$TMPD/nonutf8/sys/class/net/"$'eth\xff'
 printf 'eth\xff\n' >"$TMPD/nonutf8/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+printf 'eth\xff\n' >"$TMPD/nonutf8/sys/class/infiniband/rxe0/parent"
 run --root "$TMPD/nonutf8" doctor --metrics
 check metrics-nonutf8-netdev metric 'rdmactl_port_netdev_mtu_bytes{device="rxe0",port="1",netdev="eth\\xff"} 1500'
 if command -v promtool >/dev/null; then

@@ -70,13 +70,14 @@ snap() {
 }
 
 # --- every fixture, every command with a verdict ---
-# And the trees the fixture scripts write: a VLAN, a bond, a bond with a slave down,
-# rails sharing a subnet wrong and right.
+# And the trees the fixture scripts write: a VLAN, a macvlan, a bond, a bond with a
+# slave down, rails sharing a subnet wrong and right.
 mkdir -p "$TMPD/gen"
-for g in vlan bond bond-down shared-wrong shared-right; do
+for g in vlan macvlan bond bond-down shared-wrong shared-right; do
 	cp -a "$FIXTURES/doctor-healthy" "$TMPD/gen/$g"
 done
 bash "$FIXTURES/vlan.sh" "$TMPD/gen/vlan"
+bash "$FIXTURES/macvlan.sh" "$TMPD/gen/macvlan" 1500
 bash "$FIXTURES/bond.sh" "$TMPD/gen/bond"
 bash "$FIXTURES/bond.sh" "$TMPD/gen/bond-down" active-backup layer2 ens19f0np0
 bash "$FIXTURES/shared-subnet.sh" "$TMPD/gen/shared-wrong" wrong

@@ -49,5 +49,9 @@ check mtu-1500-warns st mtu warn
 check mtu-1500-names-vlan found mtu \
 	'mlx5_0/1: ens19f0np0.100 \(VLAN 100 on ens19f0np0\) MTU 1500 limits the RDMA MTU to 1024'
 check mtu-1500-fix-vlan json_ok '.checks[0].fix | test("^ip link set ens19f0np0.100 mtu 9000")'
+# ports judges its MTU verdict on the VLAN too, and names it.
+run --root "$TREE" -j ports mlx5_0
+check ports-1500-carrier json_ok '.ports[0].netdev == "ens19f0np0" and .ports[0].carrier == "ens19f0np0.100"'
+check ports-1500-low json_ok '.ports[0].mtu_verdict == "low" and .ports[0].mtu_fix == "ip link set ens19f0np0.100 mtu 9000"'
 
 finish

@@ -12,6 +12,11 @@
 # (drivers/infiniband/core/roce_gid_mgmt.c), and Debian 12's rxe failed the running QP ("qp#17
 # Failed allocating skb", ib_write_bw's "Failed status 2") in a run of this
 # test; a hashing bond keeps its GIDs when a slave goes.
+# First, rxe0 left on eth0 beside rxeb: the kernel gives rxe0 bond0's
+# addresses too (a hashing bond's slaves all get them), but a packet
+# arriving on bond0 goes to the rxe over bond0; `rdmactl probe` without
+# -d must take rxeb at both ends, whose netdev the route leaves by, and
+# complete (100 writes).  rxe0 is then deleted.
 # lab-c and lab-d have nothing to do.
 # lab-timeout: 240
 
@@ -19,7 +24,8 @@ lab_need_guests 2
 ((LAB_RAILS == 2)) || skip "needs two rails (tests/lab/lab --guests 4 --rails 2)"
 if [[ $LAB_NODE != [ab] ]]; then
 	# Met at every barrier, so lab-a and lab-b's waits are not cut short by their leaving.
-	lab_barrier bond-ready 120 && lab_barrier bond-flowing 60 && lab_barrier bond-done 120
+	lab_barrier bond-probed 150 && lab_barrier bond-ready 120 && lab_barrier bond-flowing 60 &&
+		lab_barrier bond-done 120
 	exit
 fi
 PEER=$(lab_ip "$([[ $LAB_NODE == a ]] && echo b || echo a)")
@@ -31,7 +37,7 @@ restore() {
 }
 trap restore EXIT
 
-rdma link delete rxe0 && rdma link delete rxe1 || fail "cannot delete rxe0 and rxe1"
+rdma link delete rxe1 || fail "cannot delete rxe1"
 {
 	echo "addr flush dev eth0"
 	echo "addr flush dev eth1"
@@ -61,6 +67,33 @@ lab__await "rxeb ACTIVE with the RoCE v2 GID of $LAB_IP" 30 bond_gid >/dev/null 
 lab__await "bond0's two slaves up" 30 both_up || fail "bond0's slaves are not both up"
 IDX=$(bond_gid)
 echo "== bond0 up, rxeb's RoCE v2 IPv4 entry: index $IDX"
+
+# The probe with rxe0 still on eth0, a slave: rxeb chosen at both ends.
+echo "== rxe0 on eth0 has bond0's RoCE v2 entry: index $(lab_v2_gid rxe0 "$LAB_IP" bond0 || echo none)"
+lab_ack_timeout
+if [[ $LAB_NODE == a ]]; then
+	"$RDMACTL" probe --server >probe-server.out 2>probe-server.err &
+	probe_pid=$!
+	lab_wait_listen 18600
+	lab_put bond-probe-server 1
+else
+	lab_get bond-probe-server 60 >/dev/null
+	rc=0
+	lab_timeout 30 "$RDMACTL" -v -j probe "$PEER" -s 64K -n 100 >probe.json 2>probe.err || rc=$?
+	cat probe.err
+	check_eq "probe over bond0 without -d exits 0" 0 "$rc"
+	check_eq "probe's local device" rxeb "$(jq -r .probe.local.device probe.json)"
+	check_eq "probe's remote device" rxeb "$(jq -r .probe.remote.device probe.json)"
+	grep -q 'using rxeb/1 (peer .*: the route leaves by its netdev bond0)' probe.err ||
+		fail "the probe does not say it took rxeb for the route by bond0"
+fi
+lab_barrier bond-probed 60
+if [[ $LAB_NODE == a ]]; then
+	kill "$probe_pid" 2>/dev/null
+	wait "$probe_pid" 2>/dev/null
+	cat probe-server.err
+fi
+rdma link delete rxe0 || fail "cannot delete rxe0"
 
 rc=0
 "$RDMACTL" doctor --only ports,roce.ipv4,roce.gid,mtu >doctor.out 2>&1 || rc=$?

@@ -23,11 +23,15 @@
 #include "doctor/doctor.h"
 #include "test.h"
 
-/* One GID entry: its index, RoCE type and address ("10.0.0.1" is IPv4-mapped). */
+/*
+ * One GID entry: its index, RoCE type and address ("10.0.0.1" is
+ * IPv4-mapped); its netdev the port's, or one stacked on it when named.
+ */
 struct gid_spec {
 	unsigned int idx;
 	enum gid_type type;
 	const char *addr;
+	const char *stacked;	/* "ens1.100": a VLAN on the port's netdev */
 };
 
 /* One port; consecutive ports of the same device name make one device. */
@@ -81,6 +85,13 @@ static const struct port_spec roce_spread[] = {
 static const struct port_spec roce_shared[] = {
 	{ "mlx5_0", "mlx5", 1, 4, ETH, 4096, 4096, "ens1", GIDS_V4("10.0.0.1") },
 	{ "mlx5_1", "mlx5", 1, 4, ETH, 4096, 4096, "ens2", GIDS_V4("10.0.0.2") },
+	{ NULL },
+};
+/* mlx5_0 whose address is on the VLAN ens1.100 on its netdev. */
+static const struct port_spec roce_vlan[] = {
+	{ "mlx5_0", "mlx5", 1, 4, ETH, 4096, 4096, "ens1",
+	  { { 0, V1, "fe80::1" }, { 1, V2, "fe80::1" }, { 2, V1, "10.0.0.1", "ens1.100" },
+	    { 3, V2, "10.0.0.1", "ens1.100" } } },
 	{ NULL },
 };
 /* Soft-RoCE on eth0 with 10.0.0.1. */
@@ -339,6 +350,10 @@ static const struct check_case cases[] = {
 	{ "firewall-roce-interface", check_firewall, JOB_ANY, roce, {},
 	  { IPT("-A INPUT -i ens1 -p udp -m udp --dport 4791 -j DROP\n"), NFT_NONE }, 0, 0,
 	  CHECK_FAIL, { "arriving on a RoCE netdev" } },
+	/* A VLAN (or macvlan) on a port's netdev carries that port's RoCE. */
+	{ "firewall-roce-vlan-interface", check_firewall, JOB_ANY, roce_vlan, {},
+	  { IPT("-A INPUT -i ens1.100 -p udp -m udp --dport 4791 -j DROP\n"), NFT_NONE }, 0, 0,
+	  CHECK_FAIL, { "blocks udp 4791", "arriving on a RoCE netdev" } },
 	{ "firewall-ephemeral-nccl", check_firewall, JOB_NCCL, roce, {},
 	  { IPT("-A INPUT -p tcp -m tcp --dport 32768:60999 -j REJECT\n"), NFT_NONE }, 0, 0,
 	  CHECK_FAIL, { "NCCL bootstrap", "iptables -I INPUT -p tcp --dport 32768:60999 -j ACCEPT" } },
@@ -579,7 +594,9 @@ static void port_fill(struct rdma_port *p, const struct port_spec *s)
 		p->gids[k].index = s->gids[k].idx;
 		p->gids[k].type = s->gids[k].type;
 		gid_raw(s->gids[k].addr, p->gids[k].raw);
-		snprintf(p->gids[k].netdev, sizeof(p->gids[k].netdev), "%s", s->netdev);
+		snprintf(p->gids[k].netdev, sizeof(p->gids[k].netdev), "%s",
+			 s->gids[k].stacked ? s->gids[k].stacked : s->netdev);
+		p->gids[k].stacked = s->gids[k].stacked != NULL;
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The device/port model (node/rdma*): parsing, formatting, rate and MTU rules,
  * providers, the sysfs backend, netdevs. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,101 @@ static void soft_devices(void)
 	CHECK(!rdma_dev_is_soft(&d));
 }
 
+/* ---- rdma_port_by_route(): the port a connection leaving by a netdev uses ---- */
+
+/* An entry of @port: index @i, RoCE v2 when @v2, IPv4 @v4 (or none), on @nd. */
+static void route_gid(struct rdma_port *port, unsigned int i, bool v2, const char *v4,
+		      const char *nd, bool stacked)
+{
+	struct rdma_gid *g = &port->gids[port->n_gids++];
+
+	memset(g, 0, sizeof(*g));
+	g->index = i;
+	g->type = v2 ? GID_TYPE_ROCE_V2 : GID_TYPE_ROCE_V1;
+	if (v4) {
+		g->raw[10] = g->raw[11] = 0xff;
+		inet_pton(AF_INET, v4, &g->raw[12]);
+	} else {
+		g->raw[0] = 0xfe;
+		g->raw[1] = 0x80;
+		g->raw[15] = (uint8_t)i;
+	}
+	snprintf(g->netdev, sizeof(g->netdev), "%s", nd);
+	g->stacked = stacked;
+}
+
+static void route_dev(struct rdma_dev *dev, struct rdma_port *port, struct rdma_gid *gids,
+		      const char *name, const char *netdev)
+{
+	memset(dev, 0, sizeof(*dev));
+	memset(port, 0, sizeof(*port));
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->nports = 1;
+	dev->ports = port;
+	port->num = 1;
+	port->link_layer = LINK_LAYER_ETHERNET;
+	snprintf(port->netdev, sizeof(port->netdev), "%s", netdev);
+	port->gids = gids;
+	route_gid(port, 0, false, NULL, netdev, false);
+}
+
+static void port_by_route_takes_the_carrier(void)
+{
+	struct rdma_gid g[3][4];
+	struct rdma_port p[3];
+	struct rdma_dev d[3];
+	struct rdma_node node = { d, 2 };
+	const struct rdma_dev *dev = NULL;
+	const struct rdma_port *got;
+	char how[80] = "";
+
+	/*
+	 * mlx5's RoCE LAG as netlink names it: the port's netdev a slave,
+	 * bond0's entries stacked on it; the control connection from a
+	 * management address no GID has.  The route leaves by bond0.
+	 */
+	route_dev(&d[0], &p[0], g[0], "mlx5_bond_0", "ens19f0np0");
+	route_gid(&p[0], 1, true, "192.168.88.1", "bond0", true);
+	route_dev(&d[1], &p[1], g[1], "mlx5_10", "ens20f0np0");
+	route_gid(&p[1], 1, true, "192.168.90.1", "ens20f0np0", false);
+	got = rdma_port_by_route(&node, "bond0", "10.0.0.9", &dev, how, sizeof(how));
+	CHECK(got == &p[0] && dev == &d[0]);
+	CHECK_STR(how, "the route leaves by bond0, stacked on its netdev ens19f0np0");
+	/* A macvlan (or VLAN) on the port's netdev, asked by the route alone (the doctor's peer check). */
+	snprintf(p[0].gids[1].netdev, IF_NAMESIZE, "mv0");
+	got = rdma_port_by_route(&node, "mv0", NULL, &dev, how, sizeof(how));
+	CHECK(got == &p[0] && dev == &d[0]);
+	/* The port's own netdev. */
+	got = rdma_port_by_route(&node, "ens20f0np0", NULL, &dev, how, sizeof(how));
+	CHECK(got == &p[1] && dev == &d[1]);
+	CHECK_STR(how, "the route leaves by its netdev ens20f0np0");
+	/* No route that says: the port whose RoCE v2 entry has this end's address. */
+	got = rdma_port_by_route(&node, NULL, "192.168.90.1", &dev, how, sizeof(how));
+	CHECK(got == &p[1]);
+	CHECK_STR(how, "its RoCE v2 GID has this end's address 192.168.90.1");
+	CHECK(!rdma_port_by_route(&node, "eno1", "10.0.0.9", &dev, how, sizeof(how)));
+	CHECK(!rdma_port_by_route(&node, "ens20f0np0.7", NULL, &dev, how, sizeof(how)));
+
+	/*
+	 * rxe0 left on eth0 after eth0 was enslaved to bond0, and rxeb over
+	 * bond0: the kernel gives rxe0 bond0's addresses too (a hashing bond's
+	 * slaves all get them, drivers/infiniband/core/roce_gid_mgmt.c),
+	 * listed first.  The
+	 * port over bond0 itself is the one: rxe takes a packet arriving on
+	 * bond0 to the device over bond0 (rxe_get_dev_from_net()).
+	 */
+	route_dev(&d[0], &p[0], g[0], "rxe0", "eth0");
+	route_gid(&p[0], 1, true, "10.99.0.1", "bond0", true);
+	route_dev(&d[1], &p[1], g[1], "rxe1", "eth1");
+	route_gid(&p[1], 1, true, "10.99.0.1", "bond0", true);
+	route_dev(&d[2], &p[2], g[2], "rxeb", "bond0");
+	route_gid(&p[2], 1, true, "10.99.0.1", "bond0", false);
+	node.n = 3;
+	got = rdma_port_by_route(&node, "bond0", "10.99.0.1", &dev, how, sizeof(how));
+	CHECK(got == &p[2] && dev == &d[2]);
+	CHECK_STR(how, "the route leaves by its netdev bond0");
+}
+
 int main(void)
 {
 	RUN("rdma", devport_parses_both_separators);
@@ -253,5 +349,6 @@ int main(void)
 	RUN("rdma", sysfs_reads_ib_port);
 	RUN("rdma", netdev_from_recorded_tree);
 	RUN("rdma", netdev_live_loopback);
+	RUN("rdma", port_by_route_takes_the_carrier);
 	TEST_EXIT();
 }
