@@ -464,15 +464,16 @@ static void two_leaves_candidates(void)
 /*
  * The simulator at 256 nodes (8 leaves of 32, 4 spines): every uplink and
  * leaf fault of a few seeded mixes named, no healthy node or switch, in
- * at most 2 ceil(log2 N) + 4 steps.  bench/triage-sim --clos runs 1 024
- * and 4 096.
+ * at most 2 ceil(log2 N) + 4 steps; the last two with a slow node under
+ * each slow uplink's leaf too (both at once), each named.
+ * bench/triage-sim --clos runs 1 024 and 4 096.
  */
 static void clos_sim(void)
 {
-	const struct sim_clos c = { .per_leaf = 32, .spines = 4, .qps = 1 };
 	uint64_t seed;
 
-	for (seed = 1; seed <= 3; seed++) {
+	for (seed = 1; seed <= 4; seed++) {
+		const struct sim_clos c = { .per_leaf = 32, .spines = 4, .qps = 1, .mixed = seed > 2 };
 		struct simfabric f;
 		struct schedule s;
 		struct linkmap m;
@@ -494,6 +495,7 @@ static void clos_sim(void)
 		sim_score(&f, &m, &sc, NULL, NULL);
 		for (k = SIM_SLOW_UPLINK; k < SIM_KINDS; k++)
 			CHECK_INT(sc.kind_found[k], sc.kind_faults[k]);
+		CHECK_INT(sc.kind_found[SIM_SLOW], sc.kind_faults[SIM_SLOW]);
 		CHECK(sc.kind_faults[SIM_SLOW_UPLINK] >= 1 && sc.kind_faults[SIM_SLOW_LEAF] == 1);
 		CHECK_INT(sc.false_nodes, 0);
 		CHECK_INT(sc.false_switches, 0);
