@@ -194,8 +194,9 @@ static double slow_sum(const struct lm_state *st, uint32_t node, uint32_t rail, 
 
 /*
  * "; its 4 links across the slow uplink leaf1 -> spine average 0.0004
- * Gb/s, 25% of the 0.0016 Gb/s of its other slow links: slower than the
- * uplink explains (--slow 0.3)": why a node beside a slow uplink is named.
+ * Gb/s, 25% of the 0.0016 Gb/s of the uplink's other slow links: slower
+ * than the uplink explains (--slow 0.3)": why a node beside a slow uplink
+ * is named.
  */
 static void beyond_text(const struct lm_state *st, struct finding *f, uint32_t node)
 {
@@ -206,8 +207,8 @@ static void beyond_text(const struct lm_state *st, struct finding *f, uint32_t n
 	text_add(f, "; its %zu links across the slow uplink %s -> %s", b->n, sw_name(st->m, b->sw),
 		 sw_name(st->m, b->parent));
 	rail_text(st->m, f, b->rail);
-	text_add(f, " average %s Gb/s, %.0f%% of the %s Gb/s of its other slow links: slower than the "
-		 "uplink explains (--slow %.2g)", lm_gbps(b->gbps), b->typical > 0 ? b->gbps / b->typical * 100 : 0,
+	text_add(f, " average %s Gb/s, %.0f%% of the %s Gb/s of the uplink's other slow links: slower "
+		 "than the uplink explains (--slow %.2g)", lm_gbps(b->gbps), b->typical > 0 ? b->gbps / b->typical * 100 : 0,
 		 lm_gbps(b->typical), st->m->slow);
 }
 

@@ -271,10 +271,10 @@ static void count_all(struct lm_state *st)
 }
 
 /*
- * lm_mostly_slow(): slow: every link measured is slow, against at least two partners; or,
- * against four partners or more, three links in four.  One partner
- * cannot tell which end is slow (two nodes, or the quick pattern before
- * its retests), so that stays a slow link.  With many partners a node's
+ * lm_mostly_slow(): every link measured is slow, against at least two
+ * partners; or, against four partners or more, three links in four.  One
+ * partner cannot tell which end is slow (two nodes, or the quick pattern
+ * before its retests), so that stays a slow link.  With many partners a node's
  * verdict is a vote: noise of a quarter lifts a link of a node at half
  * the rate over the line now and then, and one such link must not clear
  * it, while a healthy node has a slow link only to a slow partner, and

@@ -305,8 +305,8 @@ static void uplink_and_node(void)
 	CHECK(f && f->node == 3);
 	CHECK(f && strstr(f->text, "lab-d is slow: its 6 links to 3 partners average 4.00 Gb/s, 4% of the median "
 				   "100.0 Gb/s; its 4 links across the slow uplink leaf1 -> spine average 4.00 Gb/s, "
-				   "20% of the 20.0 Gb/s of its other slow links: slower than the uplink explains "
-				   "(--slow 0.8)") != NULL);
+				   "20% of the 20.0 Gb/s of the uplink's other slow links: slower than the uplink "
+				   "explains (--slow 0.8)") != NULL);
 	CHECK(!is_named(&m, 0) && !is_named(&m, 1) && !is_named(&m, 2));
 	linkmap_free(&m);
 	topology_free(&t);
