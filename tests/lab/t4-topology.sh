@@ -55,11 +55,12 @@ findings() {
 }
 
 # probe NAME: the triage run from lab-a, its -j document in NAME.json (and
-# the run's share), its exit status in RC.
+# the run's share), its exit status in RC; each wait of it PROBE_TIMEOUT
+# seconds at most (5).
 probe() {
 	local rc=0 start=$SECONDS
 	lab_timeout 200 "$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rails 1 --pattern triage \
-		--topology "$LAB_TOPOLOGY" --rdmactl "$RDMACTL" --slow 0.3 -D 1 --timeout 5 \
+		--topology "$LAB_TOPOLOGY" --rdmactl "$RDMACTL" --slow 0.3 -D 1 --timeout "${PROBE_TIMEOUT:-5}" \
 		--lat-iters 5 >"$1.json" 2>"$1.err" || rc=$?
 	cp "$1.json" "$LAB_SHARE/probe-$1.json"
 	sed "s/^/$1 stderr: /" "$1.err"
@@ -133,9 +134,13 @@ if [[ $LAB_NODE == a ]]; then
 	# slow lab-d from a slow lab-c (each with leaf1's uplink explains
 	# them all); their rates can: lab-d's links across leaf1's uplink are
 	# slower than the uplink explains (under --slow of lab-c's), so lab-d
-	# is named, its finding saying what it was compared with.
-	case_ both 1 1 "$(printf 'slow_node lab-d\nslow_uplink leaf1>spine')" "leaf1-spine rate 12mbit" \
-		"lab-d rate 1500kbit"
+	# is named, its finding saying what it was compared with. At 1.5
+	# Mbit/s a link of lab-d's once timed out in the ping-pong after the
+	# writes (no write from the peer for 5 s, 168 retransmissions: the
+	# writes' backlog still draining), a failed_link beside the finding:
+	# 15 s to wait there.
+	PROBE_TIMEOUT=15 case_ both 1 1 "$(printf 'slow_node lab-d\nslow_uplink leaf1>spine')" \
+		"leaf1-spine rate 12mbit" "lab-d rate 1500kbit"
 	json_one '[.findings[] | select(.kind == "slow_node")] | length == 1 and
 		(.[0].text | test("across the slow uplink leaf1 -> spine .* slower than the uplink explains"))' \
 		<both.json || fail "both: lab-d's finding does not say what it was compared with"
