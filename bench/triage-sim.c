@@ -9,13 +9,14 @@
  *
  *   triage-sim [-n N,N...] [-p PATTERN,...] [--seeds K] [--seed0 S]
  *              [--noise F] [--rails R] [--slow F] [--step-s S] [-v]
- *              [--clos PER_LEAF [--spines S] [--qps Q]]
+ *              [--clos PER_LEAF [--spines S] [--qps Q] [--mixed]]
  *
  * -v says every fault missed and every false finding, with its seed.
  * --clos: a two-tier Clos of leaves of PER_LEAF nodes under S spines (4),
  * each flow's Q queue pairs (1) hashed over them, with switch faults
  * besides the node faults (simfabric.h); the link map gets its tree (the
- * triage then pairs inside leaves too, triage_topo_make()).  Printed:
+ * triage then pairs inside leaves too, triage_topo_make()); --mixed adds
+ * a slow node under each slow uplink's leaf (both at once).  Printed:
  * recall for each fault kind, precision for the switch findings and
  * slow_node, the healthy nodes and switches named, and the steps against
  * 2 ceil(log2 N) + 4.
@@ -216,8 +217,9 @@ static uint32_t ceil_log2(uint32_t n)
 static void clos_header(const struct cfg *cfg)
 {
 	printf("two-tier Clos: leaves of %u nodes, %u spines, %u QP(s) a flow hashed over them; %u rail(s);\n"
-	       "--slow %.2f; found/faults per kind, then findings true/all per kind\n", cfg->clos.per_leaf,
-	       cfg->clos.spines, cfg->clos.qps, cfg->rails, cfg->slow);
+	       "--slow %.2f%s; found/faults per kind, then findings true/all per kind\n", cfg->clos.per_leaf,
+	       cfg->clos.spines, cfg->clos.qps, cfg->rails, cfg->slow,
+	       cfg->clos.mixed ? "; a slow node under each slow uplink's leaf" : "");
 	printf("%6s %-7s %5s %9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %9s %6s %6s\n", "nodes", "pattern", "mixes",
 	       "steps", "2lgN+4", "nodes", "links", "upl.slow", "upl.cut", "leaf", "slow_node", "slow_upl",
 	       "fail_upl", "slow_sw", "false", "false");
@@ -295,7 +297,8 @@ static int parse(int argc, char **argv, struct cfg *cfg)
 		{ "noise", required_argument, NULL, 'N' }, { "rails", required_argument, NULL, 'r' },
 		{ "slow", required_argument, NULL, 'w' }, { "step-s", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' }, { "clos", required_argument, NULL, 'C' },
-		{ "spines", required_argument, NULL, 's' }, { "qps", required_argument, NULL, 'q' }, { 0 },
+		{ "spines", required_argument, NULL, 's' }, { "qps", required_argument, NULL, 'q' },
+		{ "mixed", no_argument, NULL, 'm' }, { 0 },
 	};
 	char sizes[] = "16,64,256,1000", pats[] = "pairs,quick,triage";
 	int c;
@@ -343,6 +346,9 @@ static int parse(int argc, char **argv, struct cfg *cfg)
 			break;
 		case 'q':
 			cfg->clos.qps = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			cfg->clos.mixed = true;
 			break;
 		default:
 			return -EINVAL;

@@ -43,4 +43,9 @@ echo
 echo "== a Clos, noise drawn from 10 to 25% a mix, then 25%"
 "$SIM" --clos 32 --seeds 20 -n 1024,4096 -p triage || exit 1
 "$SIM" --clos 32 --noise 0.25 --seeds 20 -n 1024,4096 -p triage | tail -n +5 || exit 1
+# Both at once: a slow node under each slow uplink's leaf too, named
+# beside the uplink (the nodes column counts them).
+echo
+echo "== the same with a slow node under each slow uplink's leaf (--mixed), 25% noise"
+"$SIM" --clos 32 --mixed --noise 0.25 --seeds 20 -n 1024,4096 -p triage || exit 1
 exit 0

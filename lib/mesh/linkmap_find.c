@@ -135,6 +135,11 @@ static void counters_text(const struct linkmap *m, struct finding *f, const stru
 	text_add(f, ")");
 }
 
+static const char *sw_name(const struct linkmap *m, uint32_t s)
+{
+	return s < m->topo->nsw ? m->topo->sw[s].name : "?";
+}
+
 /* ---- what names a node ---- */
 
 static enum link_cause common_cause(const struct nstat *ns)
@@ -187,6 +192,26 @@ static double slow_sum(const struct lm_state *st, uint32_t node, uint32_t rail, 
 	return sum;
 }
 
+/*
+ * "; its 4 links across the slow uplink leaf1 -> spine average 0.0004
+ * Gb/s, 25% of the 0.0016 Gb/s of the uplink's other slow links: slower
+ * than the uplink explains (--slow 0.3)": why a node beside a slow uplink
+ * is named.
+ */
+static void beyond_text(const struct lm_state *st, struct finding *f, uint32_t node)
+{
+	const struct lm_beyond *b = lm_beyond_of(st, node);
+
+	if (!b)
+		return;
+	text_add(f, "; its %zu links across the slow uplink %s -> %s", b->n, sw_name(st->m, b->sw),
+		 sw_name(st->m, b->parent));
+	rail_text(st->m, f, b->rail);
+	text_add(f, " average %s Gb/s, %.0f%% of the %s Gb/s of the uplink's other slow links: slower "
+		 "than the uplink explains (--slow %.2g)", lm_gbps(b->gbps), b->typical > 0 ? b->gbps / b->typical * 100 : 0,
+		 lm_gbps(b->typical), st->m->slow);
+}
+
 static void slow_finding(const struct lm_state *st, struct fvec *v, uint32_t node, uint32_t rail)
 {
 	const struct linkmap *m = st->m;
@@ -213,6 +238,8 @@ static void slow_finding(const struct lm_state *st, struct fvec *v, uint32_t nod
 		 ns->dir == DIR_OUT ? "writes to" : ns->dir == DIR_IN ? "writes from" : "links to",
 		 ns->okpart, lm_gbps(f->gbps));
 	ratio_text(st, f);
+	if (rail == UINT32_MAX)
+		beyond_text(st, f, node);
 }
 
 static void blocked_finding(const struct lm_state *st, struct fvec *v, uint32_t node)
@@ -439,11 +466,6 @@ static int by_finding(const void *x, const void *y)
 }
 
 /* ---- what names a switch (linkmap_switch.c found them) ---- */
-
-static const char *sw_name(const struct linkmap *m, uint32_t s)
-{
-	return s < m->topo->nsw ? m->topo->sw[s].name : "?";
-}
 
 /* "; the topology cannot tell it from the uplink of b -> spine: the same links cross both" */
 static void candidates_text(const struct linkmap *m, struct finding *f)

@@ -93,8 +93,7 @@ static int by_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The median of @v (@n values, sorted here); @none when there is none. */
-static double median(double *v, size_t n, double none)
+double lm_median(double *v, size_t n, double none)
 {
 	if (!n)
 		return none;
@@ -174,7 +173,7 @@ static int medians(struct lm_state *st)
 		return -ENOMEM;
 	}
 	n = node_typical(st, false, false, vals, off, typ);
-	st->median = median(typ, n, 0);
+	st->median = lm_median(typ, n, 0);
 	/*
 	 * With a tree, the links inside leaves cross no uplink: where a bad
 	 * uplink slows most links (four nodes, two of them under it: 8 of 12),
@@ -182,10 +181,10 @@ static int medians(struct lm_state *st)
 	 * inside a small leaf must not lower it.
 	 */
 	if (st->m->topo && (n = node_typical(st, false, true, vals, off, typ)) >= 2 &&
-	    median(typ, n, 0) > st->median)
-		st->median = median(typ, n, 0);
+	    lm_median(typ, n, 0) > st->median)
+		st->median = lm_median(typ, n, 0);
 	n = node_typical(st, true, false, vals, off, typ);
-	st->median_lat = median(typ, n, -1);
+	st->median_lat = lm_median(typ, n, -1);
 	free(vals);
 	free(typ);
 	free(off);
@@ -272,16 +271,16 @@ static void count_all(struct lm_state *st)
 }
 
 /*
- * Slow: every link measured is slow, against at least two partners; or,
- * against four partners or more, three links in four.  One partner
- * cannot tell which end is slow (two nodes, or the quick pattern before
- * its retests), so that stays a slow link.  With many partners a node's
+ * lm_mostly_slow(): every link measured is slow, against at least two
+ * partners; or, against four partners or more, three links in four.  One
+ * partner cannot tell which end is slow (two nodes, or the quick pattern
+ * before its retests), so that stays a slow link.  With many partners a node's
  * verdict is a vote: noise of a quarter lifts a link of a node at half
  * the rate over the line now and then, and one such link must not clear
  * it, while a healthy node has a slow link only to a slow partner, and
  * slow partners are few.
  */
-static bool mostly_slow(uint32_t slow, uint32_t ok, uint32_t partners)
+bool lm_mostly_slow(uint32_t slow, uint32_t ok, uint32_t partners)
 {
 	return ok && (slow == ok || (partners >= 4 && slow * 4 >= ok * 3));
 }
@@ -303,8 +302,8 @@ static bool slow_node(struct nstat *ns)
 	if (ns->slow == ns->ok)
 		return true;
 	/* Both ways slow only when each way is: a node slow writing also meets slow writers. */
-	out = ns->out_ok >= 2 && mostly_slow(ns->out_slow, ns->out_ok, ns->okpart);
-	in = ns->in_ok >= 2 && mostly_slow(ns->in_slow, ns->in_ok, ns->okpart);
+	out = ns->out_ok >= 2 && lm_mostly_slow(ns->out_slow, ns->out_ok, ns->okpart);
+	in = ns->in_ok >= 2 && lm_mostly_slow(ns->in_slow, ns->in_ok, ns->okpart);
 	if (out && in)
 		return true;
 	ns->dir = out ? DIR_OUT : DIR_IN;
@@ -345,9 +344,26 @@ static void classify(struct lm_state *st)
 			ns->named = false;
 		for (r = 0; ns->named && r < m->rails; r++)
 			st->rail[v * m->rails + r].named = false;
+		/* Slower than its uplink explains (linkmap_switch.c): named, whatever else its links say. */
+		if (lm_beyond_of(st, v) && !ns->named) {
+			ns->named = true;
+			ns->dir = DIR_BOTH;
+			for (r = 0; r < m->rails; r++)
+				st->rail[v * m->rails + r].named = false;
+		}
 		ns->good = !lm_node_down(m, v) && ns->ok && !ns->failed && !ns->named && !nr &&
 			   good_enough(ns);
 	}
+}
+
+const struct lm_beyond *lm_beyond_of(const struct lm_state *st, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < st->nbeyond; i++)
+		if (st->beyond[i].node == node)
+			return &st->beyond[i];
+	return NULL;
 }
 
 const char *lm_gbps(double gbps)
@@ -367,6 +383,7 @@ void lm_state_free(struct lm_state *st)
 	for (i = 0; i < st->nswf; i++)
 		linkmap_finding_release(&st->swf[i]);
 	free(st->swf);
+	free(st->beyond);
 	free(st->expl);
 	free(st->eff);
 	free(st->node);

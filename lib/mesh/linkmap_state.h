@@ -30,6 +30,19 @@ struct nstat {
 	bool good;			/* measured, nothing failed, (almost) nothing slow, not down */
 };
 
+/*
+ * A node slower than the uplink that explains its links across
+ * (linkmap_switch.c): its links across the uplink of @sw (to @parent) on
+ * @rail, @n of them, average @gbps, under --slow of @typical, the rate
+ * the uplink's other slow links have.  The node is named all the same,
+ * those links its own.
+ */
+struct lm_beyond {
+	uint32_t node, rail, sw, parent;
+	size_t n;
+	double gbps, typical;
+};
+
 struct lm_state {
 	const struct linkmap *m;
 	/*
@@ -48,6 +61,8 @@ struct lm_state {
 	uint32_t *expl;
 	struct finding *swf;
 	size_t nswf;
+	struct lm_beyond *beyond;	/* [nbeyond] */
+	size_t nbeyond;
 };
 
 /* The link st->eff[@i] is explained by a switch finding. */
@@ -82,6 +97,15 @@ static inline const struct link_result *lm_eff(const struct lm_state *st, size_t
 
 bool lm_node_down(const struct linkmap *m, uint32_t node);
 bool lm_slow(const struct lm_state *st, const struct link_result *r);
+/*
+ * A node's links say it is slow: every one of @ok links slow, or, against
+ * four @partners or more, three in four (linkmap_state.c says why).
+ */
+bool lm_mostly_slow(uint32_t slow, uint32_t ok, uint32_t partners);
+/* The median of @v (@n values, sorted here); @none when there is none. */
+double lm_median(double *v, size_t n, double none);
+/* The entry of @node in st->beyond, or NULL. */
+const struct lm_beyond *lm_beyond_of(const struct lm_state *st, uint32_t node);
 /* First index of st->eff past the group at @i: one pair, or (@by_rail) one pair's rail. */
 size_t lm_group_end(const struct lm_state *st, size_t i, bool by_rail);
 

@@ -21,7 +21,10 @@
  *     more): their links are left to the node findings, never a switch's;
  *  3. then, greedily, the uplink that explains the most bad links left
  *     (the fewest elements): slow_uplink or failed_uplink, its bad links
- *     its own; again until none stands out.
+ *     its own; again until none stands out;
+ *  4. a node beside a slow uplink that is slow too: its links across are
+ *     slow for the uplink already, so their rate tells it, not whether
+ *     they are slow (step_beyond() below).
  *
  * The links a switch finding explains are left out of every node and link
  * verdict (linkmap_state.c): a node under a bad uplink is not a slow node.
@@ -60,6 +63,8 @@ struct swrun {
 	double p0;			/* the background: bad share of links inside leaves */
 	struct finding *f;		/* found, all rails */
 	size_t nf, cap;
+	struct lm_beyond *beyond;	/* step 4, all rails */
+	size_t nbeyond;
 };
 
 static bool bad_link(const struct lm_state *st, const struct link_result *r)
@@ -472,8 +477,205 @@ static int uplink_findings(struct swrun *w)
 	return ret;
 }
 
+/* ---- step 4: a node slower than the uplink explains ---- */
+
+/*
+ * The suspects: nodes whose links no switch finding explains are mostly
+ * slow (lm_mostly_slow(); one partner is enough here: the links across
+ * the uplink say the rest).  A healthy node beside a slow uplink is fine
+ * on its other links, however slow its links across are.
+ */
+static int suspects_judge(struct swrun *w, bool *sus)
+{
+	uint32_t *ok = calloc(w->nodes + 1, sizeof(*ok)), *slow = calloc(w->nodes + 1, sizeof(*slow));
+	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), v;
+	size_t i, j, end;
+
+	if (!ok || !slow || !part) {
+		free(ok);
+		free(slow);
+		free(part);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->st->neff; i = end) {
+		const struct link_result *r = lm_eff(w->st, i);
+		bool any = false;
+
+		end = lm_group_end(w->st, i, true);
+		if (r->rail != w->rail)
+			continue;
+		for (j = i; j < end; j++) {
+			r = lm_eff(w->st, j);
+			if (w->st->expl[j] || !r->ok)
+				continue;
+			any = true;
+			ok[r->client]++, ok[r->server]++;
+			slow[r->client] += lm_slow(w->st, r);
+			slow[r->server] += lm_slow(w->st, r);
+		}
+		part[r->client] += any, part[r->server] += any;
+	}
+	for (v = 0; v < w->nodes; v++)
+		sus[v] = lm_mostly_slow(slow[v], ok[v], part[v]);
+	free(ok);
+	free(slow);
+	free(part);
+	return 0;
+}
+
+static bool touches(const struct link_result *r, uint32_t v)
+{
+	return r->client == v || r->server == v;
+}
+
+/*
+ * The Gb/s of the ok links finding @idx explains that touch neither @v
+ * nor (@others) another suspect, into @vals: how many.
+ */
+static size_t typical_rates(const struct swrun *w, size_t idx, uint32_t v, const bool *sus, bool others,
+			    double *vals)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+
+		if (w->st->expl[i] != idx + 1 || !r->ok || touches(r, v) ||
+		    (others && (sus[r->client] || sus[r->server])))
+			continue;
+		vals[n++] = r->gbps;
+	}
+	return n;
+}
+
+/*
+ * Node @v's links explained by uplink finding @idx against the rate the
+ * uplink alone gives: the median of its links touching no other suspect
+ * (all but @v's when each touches one: two suspects, one of them slow on
+ * its link to the other only).  Beyond when they are mostly under --slow
+ * of that, two partners across or more; into @b.
+ */
+static bool beyond_judge(const struct swrun *w, size_t idx, uint32_t v, const bool *sus, double *vals,
+			 struct lm_beyond *b)
+{
+	const struct finding *f = &w->f[idx];
+	size_t i, j, end, n = typical_rates(w, idx, v, sus, true, vals);
+	uint32_t ok = 0, slow = 0, part = 0;
+	double sum = 0;
+
+	if (!n && !(n = typical_rates(w, idx, v, sus, false, vals)))
+		return false;
+	*b = (struct lm_beyond){ .node = v, .rail = w->rail, .sw = f->sw, .parent = f->parent,
+				 .typical = lm_median(vals, n, 0) };
+	for (i = 0; i < w->st->neff; i = end) {
+		bool any = false;
+
+		end = lm_group_end(w->st, i, true);
+		for (j = i; j < end; j++) {
+			const struct link_result *r = lm_eff(w->st, j);
+
+			if (w->st->expl[j] != idx + 1 || !r->ok || !touches(r, v))
+				continue;
+			any = true;
+			ok++;
+			slow += r->gbps < w->st->m->slow * b->typical;
+			sum += r->gbps;
+		}
+		part += any;
+	}
+	b->n = ok;
+	b->gbps = ok ? sum / ok : 0;
+	return part >= 2 && lm_mostly_slow(slow, ok, part);
+}
+
+static int beyond_add(struct swrun *w, const struct lm_beyond *b)
+{
+	struct lm_beyond *nb = realloc(w->beyond, (w->nbeyond + 1) * sizeof(*nb));
+
+	if (!nb)
+		return -ENOMEM;
+	w->beyond = nb;
+	w->beyond[w->nbeyond++] = *b;
+	return 0;
+}
+
+/*
+ * The links of the nodes @hit of uplink finding @idx are theirs, not the
+ * uplink's: no longer explained, out of its pairs (and its rate).  0,
+ * -ENOMEM, or 1 with nothing done when that would leave it none.
+ */
+static int beyond_take(struct swrun *w, size_t idx, const bool *hit)
+{
+	struct finding *f = &w->f[idx];
+	size_t i, left = 0;
+	int ret = 0;
+
+	for (i = 0; i < w->st->neff; i++)
+		left += w->st->expl[i] == idx + 1 && !hit[lm_eff(w->st, i)->client] &&
+			!hit[lm_eff(w->st, i)->server];
+	if (!left)
+		return 1;
+	f->npairs = 0;
+	for (i = 0; !ret && i < w->st->neff; i++) {
+		const struct link_result *r = lm_eff(w->st, i);
+
+		if (w->st->expl[i] != idx + 1)
+			continue;
+		if (hit[r->client] || hit[r->server])
+			w->st->expl[i] = 0;
+		else
+			ret = pair_add(f, w->st->eff[i]);
+	}
+	rate_of(w->st, f);
+	return ret;
+}
+
+/*
+ * Step 4, for the slow uplinks found on this rail from finding @first: a
+ * node slow on its other links whose links across one of them are slower
+ * than the uplink explains (under --slow of its typical rate) is a slow
+ * node as well, those links its.  A node no slower than the uplink
+ * explains is never named; a node slow on its links toward the one other
+ * suspect alone still cannot be told from it (a slow link, both ends).
+ */
+static int step_beyond(struct swrun *w, size_t first)
+{
+	bool *sus = calloc(w->nodes + 1, sizeof(*sus)), *hit = calloc(w->nodes + 1, sizeof(*hit));
+	double *vals = malloc((w->st->neff + 1) * sizeof(*vals));
+	size_t k, nb0;
+	uint32_t v;
+	int ret = -ENOMEM;
+
+	if (!sus || !hit || !vals || (ret = suspects_judge(w, sus)))
+		goto out;
+	for (k = first; !ret && k < w->nf; k++) {
+		struct lm_beyond b;
+		bool any = false;
+
+		if (w->f[k].kind != FIND_SLOW_UPLINK)
+			continue;
+		nb0 = w->nbeyond;
+		memset(hit, 0, w->nodes * sizeof(*hit));
+		for (v = 0; !ret && v < w->nodes; v++)
+			if (sus[v] && beyond_judge(w, k, v, sus, vals, &b)) {
+				hit[v] = any = true;
+				ret = beyond_add(w, &b);
+			}
+		if (!ret && any && (ret = beyond_take(w, k, hit)) > 0) {
+			w->nbeyond = nb0;	/* every link its nodes': the uplink's finding stands */
+			ret = 0;
+		}
+	}
+out:
+	free(sus);
+	free(hit);
+	free(vals);
+	return ret;
+}
+
 static int rail_run(struct swrun *w)
 {
+	size_t first;
 	uint32_t s;
 	int ret;
 
@@ -486,7 +688,8 @@ static int rail_run(struct swrun *w)
 	tally(w);
 	for (s = 0; s < w->nsw; s++)
 		w->suspect[s] = stands_out(w, s);
-	return nodes_judge(w) ?: uplink_findings(w);
+	first = w->nf;
+	return nodes_judge(w) ?: uplink_findings(w) ?: step_beyond(w, first);
 }
 
 static void swrun_free(struct swrun *w)
@@ -576,6 +779,8 @@ static int lm_switches(struct lm_state *st)
 	swrun_free(&w);
 	st->swf = w.f;
 	st->nswf = w.nf;
+	st->beyond = w.beyond;
+	st->nbeyond = w.nbeyond;
 	return ret;
 }
 

@@ -153,6 +153,23 @@ static void switch_fault(struct simfabric *f, enum sim_kind k)
 	f->up[((size_t)x->node * f->clos.spines + sp) * f->rails + x->rail] = k == SIM_FAILED_UPLINK ? 0 : x->factor;
 }
 
+/* Both at once: a slow node, drawn as any, under each slow uplink's leaf that has a healthy one. */
+static void mixed_nodes(struct simfabric *f)
+{
+	size_t i, n = f->nfault;
+	uint32_t v, k;
+
+	for (i = 0; i < n; i++) {
+		if (f->fault[i].kind != SIM_SLOW_UPLINK)
+			continue;
+		v = f->fault[i].node * f->clos.per_leaf + (uint32_t)(rnd(f) % f->clos.per_leaf);
+		for (k = 0; k < f->clos.per_leaf && f->of[v] >= 0; k++)
+			v = f->fault[i].node * f->clos.per_leaf + (v + 1) % f->clos.per_leaf;
+		if (f->of[v] < 0)
+			fault_add(f, SIM_SLOW, v);
+	}
+}
+
 /* Slurm's tree of the Clos: leaf000.. under "spine". */
 static int clos_topology(struct simfabric *f)
 {
@@ -203,6 +220,8 @@ static int clos_init(struct simfabric *f, const struct sim_clos *c)
 		switch_fault(f, SIM_SLOW_UPLINK);
 	switch_fault(f, SIM_FAILED_UPLINK);
 	switch_fault(f, SIM_SLOW_LEAF);
+	if (c->mixed)
+		mixed_nodes(f);
 	return 0;
 }
 

@@ -33,6 +33,7 @@
  */
 struct sim_clos {
 	uint32_t per_leaf, spines, qps;
+	bool mixed;	/* a slow node under each slow uplink's leaf too: both at once */
 };
 
 enum sim_kind {
@@ -89,7 +90,8 @@ int sim_init(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed,
  * The same over a Clos of @c (@nodes a multiple of c->per_leaf, 2 to 64
  * spines, 1 to 16 QPs): the same node faults, then one or two slow
  * uplinks, a cut one and a slow leaf, each on one rail of its own leaf (the
- * slow leaf's nodes have no fault of their own).  -EINVAL, -ENOMEM.
+ * slow leaf's nodes have no fault of their own); with c->mixed, a slow node
+ * under each slow uplink's leaf as well.  -EINVAL, -ENOMEM.
  */
 int sim_init_clos(struct simfabric *f, uint32_t nodes, uint32_t rails, uint64_t seed, double noise,
 		  size_t main_steps, const struct sim_clos *c);

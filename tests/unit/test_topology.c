@@ -244,6 +244,91 @@ static void node_not_switch(void)
 	topology_free(&t);
 }
 
+/*
+ * Both at once (t4-topology's "both"): leaf1's uplink at 20 and lab-d
+ * much slower, at 4: lab-d's one link that crosses no slow uplink is to
+ * lab-c, so which links are slow cannot tell lab-d from lab-c; their
+ * rates can: lab-d's links across leaf1's uplink run at a fifth of
+ * lab-c's, more than the uplink explains.
+ */
+static double uplink1_and_d(uint32_t a, uint32_t b)
+{
+	double r = uplink1_slow(a, b);
+
+	return a == 3 || b == 3 ? (r < 4 ? r : 4) : r;
+}
+
+/*
+ * Up to +-10% of @base, the same for the same link: the simulator's
+ * least noise (more and the links inside leaf1 fall under --slow 0.8).
+ */
+static double noisy(uint32_t a, uint32_t b, double base)
+{
+	return base * (0.9 + 0.2 * (double)((a * 7 + b * 13) % 11) / 10.0);
+}
+
+/* leaf1's uplink alone at 20, every link noisy: lab-c's links across it the slowest. */
+static double uplink1_noisy(uint32_t a, uint32_t b)
+{
+	return noisy(a, b, uplink1_slow(a, b));
+}
+
+/* lab-d alone, under its own leaf, at 20. */
+static double node_d_slow(uint32_t a, uint32_t b)
+{
+	return noisy(a, b, a == 3 || b == 3 ? 20 : 100);
+}
+
+static bool is_named(const struct linkmap *m, uint32_t v)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfind; i++)
+		if (m->find[i].failure && (m->find[i].node == v || m->find[i].peer == v))
+			return true;
+	return false;
+}
+
+static void uplink_and_node(void)
+{
+	struct topology t;
+	struct linkmap m;
+	const struct finding *f;
+
+	lab_run(&m, &t, uplink1_and_d);
+	CHECK_INT(m.nfind, 2);
+	f = first_kind(&m, FIND_SLOW_UPLINK);
+	CHECK(f && !strcmp(t.sw[f->sw].name, "leaf1") && f->ncand == 1);
+	/* lab-c's four links across are the uplink's; lab-d's are lab-d's. */
+	CHECK(f && f->npairs == 4 && strstr(f->text, "4 links crossing it slow") != NULL);
+	f = first_kind(&m, FIND_SLOW_NODE);
+	CHECK(f && f->node == 3);
+	CHECK(f && strstr(f->text, "lab-d is slow: its 6 links to 3 partners average 4.00 Gb/s, 4% of the median "
+				   "100.0 Gb/s; its 4 links across the slow uplink leaf1 -> spine average 4.00 Gb/s, "
+				   "20% of the 20.0 Gb/s of the uplink's other slow links: slower than the uplink "
+				   "explains (--slow 0.8)") != NULL);
+	CHECK(!is_named(&m, 0) && !is_named(&m, 1) && !is_named(&m, 2));
+	linkmap_free(&m);
+	topology_free(&t);
+	/* The uplink alone, with noise: lab-c's links across it slower than lab-d's, but no node. */
+	lab_run(&m, &t, uplink1_noisy);
+	CHECK_INT(m.nfind, 1);
+	CHECK_INT(count_kind(&m, FIND_SLOW_UPLINK), 1);
+	CHECK_INT(count_kind(&m, FIND_SLOW_NODE), 0);
+	linkmap_free(&m);
+	topology_free(&t);
+	/* lab-d alone, with noise: the node, no switch. */
+	lab_run(&m, &t, node_d_slow);
+	CHECK_INT(m.nfind, 1);
+	f = first_kind(&m, FIND_SLOW_NODE);
+	CHECK(f && f->node == 3);
+	CHECK(f && !strstr(f->text, "uplink"));
+	CHECK_INT(count_kind(&m, FIND_SLOW_UPLINK) + count_kind(&m, FIND_FAILED_UPLINK) +
+			  count_kind(&m, FIND_SLOW_SWITCH), 0);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
 /* The document linkmap_write_json() writes, in memory. */
 struct doc_buf {
 	char *text;
@@ -379,15 +464,16 @@ static void two_leaves_candidates(void)
 /*
  * The simulator at 256 nodes (8 leaves of 32, 4 spines): every uplink and
  * leaf fault of a few seeded mixes named, no healthy node or switch, in
- * at most 2 ceil(log2 N) + 4 steps.  bench/triage-sim --clos runs 1 024
- * and 4 096.
+ * at most 2 ceil(log2 N) + 4 steps; the last two with a slow node under
+ * each slow uplink's leaf too (both at once), each named.
+ * bench/triage-sim --clos runs 1 024 and 4 096.
  */
 static void clos_sim(void)
 {
-	const struct sim_clos c = { .per_leaf = 32, .spines = 4, .qps = 1 };
 	uint64_t seed;
 
-	for (seed = 1; seed <= 3; seed++) {
+	for (seed = 1; seed <= 4; seed++) {
+		const struct sim_clos c = { .per_leaf = 32, .spines = 4, .qps = 1, .mixed = seed > 2 };
 		struct simfabric f;
 		struct schedule s;
 		struct linkmap m;
@@ -409,6 +495,7 @@ static void clos_sim(void)
 		sim_score(&f, &m, &sc, NULL, NULL);
 		for (k = SIM_SLOW_UPLINK; k < SIM_KINDS; k++)
 			CHECK_INT(sc.kind_found[k], sc.kind_faults[k]);
+		CHECK_INT(sc.kind_found[SIM_SLOW], sc.kind_faults[SIM_SLOW]);
 		CHECK(sc.kind_faults[SIM_SLOW_UPLINK] >= 1 && sc.kind_faults[SIM_SLOW_LEAF] == 1);
 		CHECK_INT(sc.false_nodes, 0);
 		CHECK_INT(sc.false_switches, 0);
@@ -429,6 +516,7 @@ int main(void)
 	RUN("topology", conf_errors);
 	RUN("topology", uplink_named);
 	RUN("topology", node_not_switch);
+	RUN("topology", uplink_and_node);
 	RUN("topology", uplink_reported);
 	RUN("topology", two_leaves_candidates);
 	RUN("topology", clos_sim);
