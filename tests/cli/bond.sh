@@ -7,16 +7,9 @@
 # port's netdev (a GID stacked on it) is judged by the bond's state.
 . "$(dirname "$0")/lib.sh"
 
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
 
 # bond_tree NAME ARGS...: a copy of doctor-healthy bonded by bond.sh ARGS.
-bond_tree() {
-	TREE=$TMPD/$1
-	cp -a "$FIXTURES/doctor-healthy" "$TREE"
-	shift
-	bash "$FIXTURES/bond.sh" "$TREE" "$@"
-}
+bond_tree() { healthy_as "$1" bond.sh "${@:2}"; }
 
 bond_tree lag
 run --root "$TREE" -j doctor

@@ -7,9 +7,7 @@ OK=$FIXTURES/doctor-healthy BAD=$FIXTURES/doctor-broken OLD=$FIXTURES/doctor-ncc
 NODEV=$FIXTURES/doctor-nodev NORXE=$FIXTURES/doctor-norxe
 
 # st ID STATUS: check ID has STATUS in the JSON document.
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
 # found ID RE / fix ID RE: the check's text matches the extended regex RE.
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
 fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | grep -qE -- "$2"; }
 
 # Run without the caller's NCCL/UCX variables.

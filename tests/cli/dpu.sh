@@ -12,8 +12,6 @@ unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_R
 # jq_is FILTER VALUE: the filter's raw output is VALUE.
 jq_is() { [ "$(jq -cr "$1" <<<"$OUT")" = "$2" ]; }
 # st ID STATUS / found ID RE / fix ID RE: a doctor check's status and texts.
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
 fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | grep -qE -- "$2"; }
 # Every line of stdout fits 100 columns.
 fits_100() { ! awk 'length > 100 { bad = 1 } END { exit !bad }' <<<"$OUT"; }

@@ -92,6 +92,23 @@ export -f json_one
 # stdout is exactly one JSON document (not empty, not two); with a jq
 # filter, the filter must hold.
 json_ok() { json_one "${1:-.}" <<<"$OUT"; }
+# found ID REGEX: the doctor's -j document in OUT has check ID, its found
+# text matching the extended REGEX.
+found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
+# st ID STATUS: check ID's status in OUT is STATUS.
+st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
+# qos_found REGEX, qos_fix REGEX: roce.qos's found text, its fix, in OUT
+# match REGEX (jq's test: its escapes).
+qos_found() { json_ok ".checks[] | select(.id == \"roce.qos\") | .found | test(\"$1\")"; }
+qos_fix() { json_ok ".checks[] | select(.id == \"roce.qos\") | .fix // \"\" | test(\"$1\")"; }
+# healthy_as NAME SCRIPT [ARGS...]: TREE is a copy of doctor-healthy in
+# the scratch dir, NAME, rewritten by tests/fixtures/SCRIPT ARGS (vlan.sh,
+# bond.sh, macvlan.sh, qos.sh, shared-subnet.sh: configurations built on
+# the healthy node).
+healthy_as() {
+	TREE=$TMPD/$1
+	cp -a "$FIXTURES/doctor-healthy" "$TREE" && bash "$FIXTURES/$2" "$TREE" "${@:3}"
+}
 
 # json_error CODE MESSAGE [ERRNO]: stdout is one JSON document whose "error"
 # object is exactly {code, message[, errno]}.

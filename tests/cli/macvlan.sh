@@ -12,16 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 unset NCCL_IB_TC NCCL_IB_FIFO_TC NCCL_IB_SL NCCL_IB_HCA UCX_IB_TRAFFIC_CLASS UCX_IB_SL UCX_TLS UCX_NET_DEVICES
 
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
 MV=sys/devices/virtual/net/mv0
 
 # mv_tree NAME [MTU]: a copy of doctor-healthy rewritten by macvlan.sh.
-mv_tree() {
-	TREE=$TMPD/$1
-	cp -a "$FIXTURES/doctor-healthy" "$TREE"
-	bash "$FIXTURES/macvlan.sh" "$TREE" "${2:-9000}"
-}
+mv_tree() { healthy_as "$1" macvlan.sh "${2:-9000}"; }
 
 mv_tree mv
 run --root "$TREE" -j doctor
@@ -74,27 +68,21 @@ check down-fix json_ok '.checks[0].fix == "ip link set mv0 up"'
 # roce.qos, trust PCP: mlx5 tags a GID's frames only when its netdev is a
 # VLAN or sits on one (rdma_read_gid_l2_fields()); a macvlan on the port's
 # netdev sends untagged, priority 0 whatever the service level.
-qfound() { json_ok ".checks[] | select(.id == \"roce.qos\") | .found | test(\"$1\")"; }
-qfix() { json_ok ".checks[] | select(.id == \"roce.qos\") | .fix // \"\" | test(\"$1\")"; }
-TREE=$TMPD/qos-mv
-cp -a "$FIXTURES/doctor-healthy" "$TREE"
-bash "$FIXTURES/qos.sh" "$TREE" macvlan-pcp
+healthy_as qos-mv qos.sh macvlan-pcp
 RC=0
 OUT=$(NCCL_IB_SL=3 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl) || RC=$?
-check qos-untagged qfound 'mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\(trust PCP, untagged\\), no PFC, no ECN: lossy'
-check qos-untagged-fix-trust-dscp qfix '^export NCCL_IB_TC=106; dcb app add dev ens19f0np0 dscp-prio 26:3'
+check qos-untagged qos_found 'mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\(trust PCP, untagged\\), no PFC, no ECN: lossy'
+check qos-untagged-fix-trust-dscp qos_fix '^export NCCL_IB_TC=106; dcb app add dev ens19f0np0 dscp-prio 26:3'
 # A macvlan on a VLAN: tagged with the VLAN's ID, the QP's service level its PCP
 # for verbs; rdma_cm maps a TOS only through its GID's own netdev, no VLAN: PCP 0.
-TREE=$TMPD/qos-mv-vlan
-cp -a "$FIXTURES/doctor-healthy" "$TREE"
-bash "$FIXTURES/qos.sh" "$TREE" macvlan-vlan-pcp
+healthy_as qos-mv-vlan qos.sh macvlan-vlan-pcp
 RC=0
 OUT=$(NCCL_IB_SL=3 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl) || RC=$?
-check qos-vlan-under-sl3 qfound "mlx5_0/1 ens19f0np0: DSCP 0 on priority 3 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 3\\\\), lossless by PFC"
+check qos-vlan-under-sl3 qos_found "mlx5_0/1 ens19f0np0: DSCP 0 on priority 3 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 3\\\\), lossless by PFC"
 mkdir -p "$TREE/sys/kernel/config/rdma_cm/mlx5_0/ports/1"
 echo 106 >"$TREE/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
 run --root "$TREE" -j doctor --only roce.qos --for perftest
-check qos-vlan-under-cm-pcp0 qfound "perftest -R: rdma_cm's default_roce_tos 106: DSCP 26; mlx5_0/1 ens19f0np0: DSCP 26 on priority 0 \\\\(trust PCP, ens19f0np0.100's tag with rdma_cm's PCP 0"
-check qos-vlan-under-cm-no-egress-fix qfix 'dcb app add dev ens19f0np0 dscp-prio 26:3'
+check qos-vlan-under-cm-pcp0 qos_found "perftest -R: rdma_cm's default_roce_tos 106: DSCP 26; mlx5_0/1 ens19f0np0: DSCP 26 on priority 0 \\\\(trust PCP, ens19f0np0.100's tag with rdma_cm's PCP 0"
+check qos-vlan-under-cm-no-egress-fix qos_fix 'dcb app add dev ens19f0np0 dscp-prio 26:3'
 
 finish

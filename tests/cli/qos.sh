@@ -9,30 +9,24 @@
 . "$(dirname "$0")/lib.sh"
 unset NCCL_IB_TC NCCL_IB_FIFO_TC NCCL_IB_SL NCCL_IB_HCA UCX_IB_TRAFFIC_CLASS UCX_IB_SL UCX_TLS UCX_NET_DEVICES
 
-found() { json_ok ".checks[] | select(.id == \"roce.qos\") | .found | test(\"$1\")"; }
 status() { json_ok ".checks[] | select(.id == \"roce.qos\") | .status == \"$1\""; }
 # same A B: two verdicts of roce.qos, the same (and the check ran: its row is there).
 same() { [[ $1 == *'"id":"roce.qos"'* ]] && [ "$1" = "$2" ]; }
-fix_has() { json_ok ".checks[] | select(.id == \"roce.qos\") | .fix // \"\" | test(\"$1\")"; }
 
 # tree CASE: a copy of doctor-healthy as qos.sh rewrites it, in $TREE.
-tree() {
-	TREE=$TMPD/$1
-	cp -a "$FIXTURES/doctor-healthy" "$TREE"
-	bash "$FIXTURES/qos.sh" "$TREE" "$1"
-}
+tree() { healthy_as "$1" qos.sh "$1"; }
 
 # --- roceOptimized: trust DSCP, PFC on 3 ---
 tree pfc
 run --root "$TREE" -j doctor --only roce.qos --for ucx
 check pfc-ucx-ok status ok
-check pfc-ucx-dscp found "UCX_IB_TRAFFIC_CLASS unset \\\\(UCX's auto: 106 on RoCE v2\\\\): DSCP 26"
-check pfc-ucx-prio3-pfc found 'mlx5_0/1 ens19f0np0: DSCP 26 on priority 3 \\(trust DSCP\\), lossless by PFC'
+check pfc-ucx-dscp qos_found "UCX_IB_TRAFFIC_CLASS unset \\\\(UCX's auto: 106 on RoCE v2\\\\): DSCP 26"
+check pfc-ucx-prio3-pfc qos_found 'mlx5_0/1 ens19f0np0: DSCP 26 on priority 3 \\(trust DSCP\\), lossless by PFC'
 # NCCL's own class is 0: DSCP 0, priority 0, lossy; the fix is the variable's value.
 run --root "$TREE" -j doctor --only roce.qos --for nccl
 check pfc-nccl-default-fails rc_is 1
 check pfc-nccl-default-fail status fail
-check pfc-nccl-default-lossy found "NCCL_IB_TC unset \\\\(NCCL's 0\\\\): DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\\\(trust DSCP\\\\), no PFC, no ECN: lossy"
+check pfc-nccl-default-lossy qos_found "NCCL_IB_TC unset \\\\(NCCL's 0\\\\): DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\\\(trust DSCP\\\\), no PFC, no ECN: lossy"
 check pfc-nccl-fix-tc json_ok '.checks[0].fix == "export NCCL_IB_TC=106"'
 RC=0
 OUT=$(NCCL_IB_TC=106 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl) || RC=$?
@@ -41,50 +35,50 @@ check pfc-nccl-106-ok status ok
 # The CTS messages' own class, from NCCL 2.22.3 on; doctor-healthy's 2.21.5 ignores it.
 RC=0
 OUT=$(NCCL_IB_TC=106 NCCL_IB_FIFO_TC=0 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl) || RC=$?
-check fifo-tc-ignored-by-221 found 'NCCL_IB_FIFO_TC is read from NCCL 2.22.3 on \\(this node.s 2.21.5 ignores it\\)'
+check fifo-tc-ignored-by-221 qos_found 'NCCL_IB_FIFO_TC is read from NCCL 2.22.3 on \\(this node.s 2.21.5 ignores it\\)'
 check fifo-tc-ignored-ok status ok
 for f in $(find "$TREE" -name 'libnccl.so.2.21.5'); do mv "$f" "${f%2.21.5}2.23.4"; done
 RC=0
 OUT=$(NCCL_IB_TC=106 NCCL_IB_FIFO_TC=0 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl) || RC=$?
 check fifo-tc-223-fails status fail
-check fifo-tc-223-lossy found 'NCCL_IB_FIFO_TC=0: DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0'
+check fifo-tc-223-lossy qos_found 'NCCL_IB_FIFO_TC=0: DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0'
 check fifo-tc-223-fix json_ok '.checks[0].fix == "export NCCL_IB_FIFO_TC=106"'
 # A value no library takes.
 RC=0
 OUT=$(UCX_IB_TRAFFIC_CLASS=300 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for ucx) || RC=$?
 check ucx-300-fails status fail
-check ucx-300-said found 'UCX_IB_TRAFFIC_CLASS=300 is not a traffic class \\(0 to 255\\)'
+check ucx-300-said qos_found 'UCX_IB_TRAFFIC_CLASS=300 is not a traffic class \\(0 to 255\\)'
 
 # --- no PFC, ECN on every priority: lossless by ECN, CNPs said ---
 tree ecn
 run --root "$TREE" -j doctor --only roce.qos --for nccl
 check ecn-ok status ok
-check ecn-by-ecn found 'DSCP 0 on priority 0 \\(trust DSCP\\), lossless by ECN; ens19f0np0 sends CNPs on priority 6, DSCP 48'
+check ecn-by-ecn qos_found 'DSCP 0 on priority 0 \\(trust DSCP\\), lossless by ECN; ens19f0np0 sends CNPs on priority 6, DSCP 48'
 
 # --- no PFC, no ECN: lossy whatever the class; the NIC's settings are the fix ---
 tree lossy
 run --root "$TREE" -j doctor --only roce.qos --for ucx
 check lossy-fails rc_is 1
 check lossy-fail status fail
-check lossy-said found 'DSCP 26 on priority 3 \\(trust DSCP\\), no PFC, no ECN: lossy'
-check lossy-fix-pfc fix_has '^dcb pfc set dev ens19f0np0 prio-pfc 3:on \\(mlnx_qos -i ens19f0np0 --pfc 0,0,0,1,0,0,0,0\\)'
+check lossy-said qos_found 'DSCP 26 on priority 3 \\(trust DSCP\\), no PFC, no ECN: lossy'
+check lossy-fix-pfc qos_fix '^dcb pfc set dev ens19f0np0 prio-pfc 3:on \\(mlnx_qos -i ens19f0np0 --pfc 0,0,0,1,0,0,0,0\\)'
 check lossy-fix-no-variable json_ok '.checks[0].fix | contains("UCX_IB_TRAFFIC_CLASS") | not'
 
 # --- trust PCP: untagged RoCE is priority 0 whatever its DSCP ---
 tree pcp
 run --root "$TREE" -j doctor --only roce.qos --for ucx
 check pcp-fail status fail
-check pcp-untagged found 'DSCP 26 on priority 0 \\(trust PCP, untagged\\), no PFC, no ECN: lossy'
-check pcp-fix-trust-dscp fix_has '^dcb app add dev ens19f0np0 dscp-prio 26:3 \\(mlnx_qos -i ens19f0np0 --trust dscp'
+check pcp-untagged qos_found 'DSCP 26 on priority 0 \\(trust PCP, untagged\\), no PFC, no ECN: lossy'
+check pcp-fix-trust-dscp qos_fix '^dcb app add dev ens19f0np0 dscp-prio 26:3 \\(mlnx_qos -i ens19f0np0 --trust dscp'
 
 # --- trust PCP on a VLAN: verbs send the service level, rdma_cm the egress map's PCP ---
 tree vlan-pcp
 run --root "$TREE" -j doctor --only roce.qos --for nccl
-check vlan-sl0-lossy found "mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 0\\\\)"
-check vlan-fix-sl fix_has 'export NCCL_IB_SL=3'
+check vlan-sl0-lossy qos_found "mlx5_0/1 ens19f0np0: DSCP 0 on priority 0 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 0\\\\)"
+check vlan-fix-sl qos_fix 'export NCCL_IB_SL=3'
 RC=0
 OUT=$(NCCL_IB_SL=3 "$RDMACTL" --root "$TREE" -j doctor --only roce.qos --for nccl -j) || RC=$?
-check vlan-sl3-pfc found "mlx5_0/1 ens19f0np0: DSCP 0 on priority 3 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 3\\\\), lossless by PFC"
+check vlan-sl3-pfc qos_found "mlx5_0/1 ens19f0np0: DSCP 0 on priority 3 \\\\(trust PCP, ens19f0np0.100's PCP is the service level 3\\\\), lossless by PFC"
 # NCCL's classes are verbs traffic: judged by the service level, never by
 # rdma_cm's egress map. That choice once read an unset field (ASan saw it
 # once in a full run); valgrind sees every such read.
@@ -101,23 +95,23 @@ fi
 mkdir -p "$TREE/sys/kernel/config/rdma_cm/mlx5_0/ports/1"
 echo 106 >"$TREE/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
 run --root "$TREE" -j doctor --only roce.qos --for perftest
-check vlan-cm-tos found "perftest -R: rdma_cm's default_roce_tos 106: DSCP 26; mlx5_0/1 ens19f0np0: DSCP 26 on priority 3 \\\\(trust PCP, ens19f0np0.100's egress map\\\\), lossless by PFC"
-check vlan-tclass-lossy found 'perftest without --tclass \\(0\\): DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0'
-check vlan-perftest-fix fix_has '^ib_write_bw --tclass=106'
+check vlan-cm-tos qos_found "perftest -R: rdma_cm's default_roce_tos 106: DSCP 26; mlx5_0/1 ens19f0np0: DSCP 26 on priority 3 \\\\(trust PCP, ens19f0np0.100's egress map\\\\), lossless by PFC"
+check vlan-tclass-lossy qos_found 'perftest without --tclass \\(0\\): DSCP 0; mlx5_0/1 ens19f0np0: DSCP 0 on priority 0'
+check vlan-perftest-fix qos_fix '^ib_write_bw --tclass=106'
 VLANTREE=$TREE
 
 # --- a netdev without DCB: cannot be read, never ok; the DSCP still said ---
 tree nodcb
 run --root "$TREE" -j doctor --only roce.qos --for nccl
 check nodcb-skip status skip
-check nodcb-said found "NCCL_IB_TC unset \\\\(NCCL's 0\\\\): DSCP 0; ens19f0np0 has no DCB \\\\(its driver answers dcbnl: not supported\\\\): its priority, PFC and ECN cannot be read"
+check nodcb-said qos_found "NCCL_IB_TC unset \\\\(NCCL's 0\\\\): DSCP 0; ens19f0np0 has no DCB \\\\(its driver answers dcbnl: not supported\\\\): its priority, PFC and ECN cannot be read"
 # A tree that never recorded DCB says so.
 run --root "$FIXTURES/doctor-healthy" -j doctor --only roce.qos --for nccl
 check unrecorded-skip status skip
-check unrecorded-said found 'ens19f0np0 has no DCB recording in this tree'
+check unrecorded-said qos_found 'ens19f0np0 has no DCB recording in this tree'
 # Without --for, only a class the job set is judged.
 run --root "$FIXTURES/doctor-healthy" -j doctor --only roce.qos
-check nofor-unset-skip found '^no NCCL_IB_TC, NCCL_IB_FIFO_TC or UCX_IB_TRAFFIC_CLASS set'
+check nofor-unset-skip qos_found '^no NCCL_IB_TC, NCCL_IB_FIFO_TC or UCX_IB_TRAFFIC_CLASS set'
 
 # --- rdmactl env: the class that lands on the lossless priority, for a job that set none ---
 run --root "$TMPD/pfc" -j env --for nccl

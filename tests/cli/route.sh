@@ -10,15 +10,9 @@
 # skipped with why.
 . "$(dirname "$0")/lib.sh"
 
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
 
 # tree NAME right|wrong: a shared-subnet copy of doctor-healthy.
-tree() {
-	TREE=$TMPD/$1
-	cp -a "$FIXTURES/doctor-healthy" "$TREE"
-	bash "$FIXTURES/shared-subnet.sh" "$TREE" "$2"
-}
+tree() { healthy_as "$1" shared-subnet.sh "$2"; }
 
 run --root "$FIXTURES/doctor-healthy" -j doctor --only roce.route
 check own-subnets-ok st roce.route ok

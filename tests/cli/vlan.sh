@@ -7,12 +7,8 @@
 # the TaskProlog starts the task.
 . "$(dirname "$0")/lib.sh"
 
-found() { jq -r ".checks[] | select(.id == \"$1\") | .found" <<<"$OUT" | grep -qE -- "$2"; }
-st() { json_ok ".checks[] | select(.id == \"$1\") | .status == \"$2\""; }
 
-TREE=$TMPD/vlan
-cp -a "$FIXTURES/doctor-healthy" "$TREE"
-bash "$FIXTURES/vlan.sh" "$TREE"
+healthy_as vlan vlan.sh
 
 run --root "$TREE" -j doctor
 check doctor-passes rc_is 0
@@ -41,9 +37,7 @@ check taskprolog-starts rc_is 0
 check taskprolog-exports-index grep -qx 'export NCCL_IB_GID_INDEX=7' <<<"$OUT"
 
 # A VLAN MTU below its lower's: RoCE frames on it must fit 1500, whatever the port says.
-TREE=$TMPD/vlan-1500
-cp -a "$FIXTURES/doctor-healthy" "$TREE"
-bash "$FIXTURES/vlan.sh" "$TREE" 1500
+healthy_as vlan-1500 vlan.sh 1500
 run --root "$TREE" -j doctor --only mtu
 check mtu-1500-warns st mtu warn
 check mtu-1500-names-vlan found mtu \
