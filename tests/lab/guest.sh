@@ -28,12 +28,6 @@ say() {
 	echo "lab-$NODE [$up]: $*"
 }
 
-# gid_of IP: the IPv4-mapped GID of IP, as sysfs prints it.
-gid_of() {
-	# shellcheck disable=SC2086 # the dots split IP into octets
-	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
-}
-
 # The run's guests and rails; LAB__EVERY keeps every guest's letter, as
 # LAB__ALL and the rest below may speak of a test's group of guests.
 BOOT_RAILS=$LAB_RAILS
@@ -69,8 +63,8 @@ enter_group() {
 		LAB_ROLE=b
 		[[ $LAB__ALL == "$NODE "* ]] && LAB_ROLE=a
 	fi
-	GID0=$(gid_of "$LAB_IP") GID1=''
-	[[ -n $LAB_IP1 ]] && GID1=$(gid_of "$LAB_IP1")
+	GID0=$(lab_gid_of "$LAB_IP") GID1=''
+	[[ -n $LAB_IP1 ]] && GID1=$(lab_gid_of "$LAB_IP1")
 	return 0
 }
 enter_group "$LAB__EVERY" "$BOOT_RAILS" || exit 1

@@ -91,12 +91,17 @@ lab_sleep() {
 	read -r -t "$1" -u "$LAB__SLEEP_FD" _ || true
 }
 
+# lab_gid_of ADDR: the IPv4-mapped GID of the address ADDR, as sysfs prints it.
+lab_gid_of() {
+	# shellcheck disable=SC2086 # the dots split the address into octets
+	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
+}
+
 # lab_v2_gid DEV ADDR [NETDEV]: the index of DEV port 1's RoCE v2 entry of
 # IPv4 ADDR (on NETDEV when given), read from sysfs alone; 1 when none.
 lab_v2_gid() {
 	local port=/sys/class/infiniband/$1/ports/1 want f i
-	# shellcheck disable=SC2086 # the dots split the address into octets
-	want=$(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $2)
+	want=$(lab_gid_of "$2")
 	for f in "$port"/gids/*; do
 		i=${f##*/}
 		[[ $(<"$f") == "$want" ]] || continue

@@ -61,7 +61,7 @@ active_mtu() { ibv_devinfo -d rxe0 -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([
 # gid_index KIND: the sysfs index of this port's IPv4 GID (v4) or first fe80 GID (ll).
 gid_index() {
 	local f want g
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
+	want=$(lab_gid_of "$LAB_IP")
 	# The table has over a thousand slots; the kernel fills the first few.
 	for f in $(seq 0 15); do
 		{ g=$(<"$sys/ports/1/gids/$f"); } 2>/dev/null

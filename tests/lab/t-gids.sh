@@ -11,12 +11,6 @@
 IB=/sys/class/infiniband
 SECOND_IP=10.99.9.${LAB_IP##*.}
 
-# mapped IP: the IPv4-mapped GID of IP, as sysfs writes it.
-mapped() {
-	# shellcheck disable=SC2086 # the dots split the address into octets
-	(IFS=. && printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $1)
-}
-
 # sysfs_table: every set GID as "DEV PORT INDEX GID IPv4 VER NETDEV", from
 # sysfs alone (gids/N, gid_attrs/types/N, gid_attrs/ndevs/N), "-" for none.
 sysfs_table() {
@@ -121,7 +115,7 @@ check_devinfo
 check_netdev
 
 # --- --recommend: the lowest RoCE v2 entry carrying LAB_IP, from sysfs ---
-want=$(sysfs_table | awk -v g="$(mapped "$LAB_IP")" '$1 == "rxe0" && $4 == g && $6 == "v2" { print $3; exit }')
+want=$(sysfs_table | awk -v g="$(lab_gid_of "$LAB_IP")" '$1 == "rxe0" && $4 == g && $6 == "v2" { print $3; exit }')
 check_eq "sysfs: LAB_IP's RoCE v2 GID is index 1 (LAB.md)" 1 "$want"
 out=$("$RDMACTL" gids --recommend)
 rc=$?
@@ -133,12 +127,12 @@ check_eq "NCCL line" "NCCL_IB_GID_INDEX=$want" "$(grep '^NCCL_IB_GID_INDEX=' <<<
 check_eq "UCX line" "UCX_IB_GID_INDEX=$want" "$(grep '^UCX_IB_GID_INDEX=' <<<"$out")"
 check_eq "perftest line" "perftest: -d rxe0 -i 1 -x $want" "$(grep '^perftest:' <<<"$out")"
 json=$("$RDMACTL" -j gids --recommend)
-check_eq "recommend json" "rxe0 1 $want $(mapped "$LAB_IP") $LAB_IP v2 eth0 1" \
+check_eq "recommend json" "rxe0 1 $want $(lab_gid_of "$LAB_IP") $LAB_IP v2 eth0 1" \
 	"$(jq -r '.recommend[0] | "\(.dev) \(.port) \(.index) \(.gid) \(.ipv4) \(.ver) \(.netdev) \(.candidates)"' <<<"$json")"
 
 # --- no IPv4 on eth0 (field notes item 2): only the link-local GID is left ---
 ip addr flush dev eth0
-wait_gid ABSENT "$(mapped "$LAB_IP")"
+wait_gid ABSENT "$(lab_gid_of "$LAB_IP")"
 check_table no-ipv4
 check_eq "no-ipv4: sysfs has no IPv4 GID" "" "$(sysfs_table | awk '$5 != "-"')"
 rc=0
@@ -155,14 +149,14 @@ check_eq "no-ipv4: json fix" "null ip addr add ADDR/PREFIX dev eth0" \
 
 # The fix as it says: put the address back, the GID returns, recommend works.
 ip addr add "$LAB_IP/24" dev eth0
-wait_gid PRESENT "$(mapped "$LAB_IP")"
+wait_gid PRESENT "$(lab_gid_of "$LAB_IP")"
 restore
 check_eq "restored: recommend" "NCCL_IB_GID_INDEX=$want" "$("$RDMACTL" gids --recommend | grep '^NCCL')"
 
 # --- a second IPv4 address adds a GID ---
 before=$(sysfs_table | grep -c .)
 ip addr add "$SECOND_IP/24" dev eth0
-wait_gid PRESENT "$(mapped "$SECOND_IP")"
+wait_gid PRESENT "$(lab_gid_of "$SECOND_IP")"
 check_table second-ipv4
 check_eq "second-ipv4: one more GID" $((before + 1)) "$("$RDMACTL" -j gids | jq .count)"
 check_eq "second-ipv4: its row" "rxe0 1 $SECOND_IP v2 eth0" \

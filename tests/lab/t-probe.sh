@@ -19,7 +19,7 @@ small=(-s 64K -n 100 --lat-iters 10)
 # The GID index of this guest's IPv4 address on rxe0/1, from sysfs.
 my_gid_index() {
 	local f want
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${LAB_IP//./ })
+	want=$(lab_gid_of "$LAB_IP")
 	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
 		[[ $(cat "$f" 2>/dev/null) == "$want" ]] && { basename "$f"; return; }
 	done
