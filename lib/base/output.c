@@ -113,18 +113,15 @@ void table_fit(struct table *t, size_t width)
 	t->fit_set = true;
 }
 
-/* $COLUMNS as a width; 0 when it is unset or not a number from 1 on. */
+/* $COLUMNS as a width; 0 when it is unset or not a number from 1 on (no sign). */
 static size_t columns_env(void)
 {
 	const char *env = getenv("COLUMNS");
-	unsigned long n;
-	char *end;
+	long n;
 
-	if (!env || !isdigit((unsigned char)env[0]))
+	if (!env || !isdigit((unsigned char)env[0]) || parse_long(env, 1, 100000, &n))
 		return 0;
-	errno = 0;
-	n = strtoul(env, &end, 10);
-	return !*end && !errno && n > 0 && n <= 100000 ? n : 0;
+	return (size_t)n;
 }
 
 size_t output_width(void)
