@@ -113,18 +113,15 @@ void table_fit(struct table *t, size_t width)
 	t->fit_set = true;
 }
 
-/* $COLUMNS as a width; 0 when it is unset or not a number from 1 on. */
+/* $COLUMNS as a width; 0 when it is unset or not a number from 1 on (no sign). */
 static size_t columns_env(void)
 {
 	const char *env = getenv("COLUMNS");
-	unsigned long n;
-	char *end;
+	long n;
 
-	if (!env || !isdigit((unsigned char)env[0]))
+	if (!env || !isdigit((unsigned char)env[0]) || parse_long(env, 1, 100000, &n))
 		return 0;
-	errno = 0;
-	n = strtoul(env, &end, 10);
-	return !*end && !errno && n > 0 && n <= 100000 ? n : 0;
+	return (size_t)n;
 }
 
 size_t output_width(void)
@@ -521,7 +518,7 @@ static void lay_out(const struct ctx *ctx, const struct table *t, struct layout 
 			continue;
 		if ((t->cols[c].flags & COL_WRAP) && need > WRAP_MIN)
 			need = WRAP_MIN;
-		if (shown++ && t->fit && (x > t->fit || x + need > t->fit) && x > L->hang) {
+		if (shown++ && t->fit && x + need > t->fit && x > L->hang) {
 			L->lines++;
 			x = L->hang;
 		}
@@ -545,11 +542,12 @@ static void print_below(const struct ctx *ctx, const struct table *t, struct jso
 	char buf[CELL_MAX], head[64];
 	const char *text;
 
-	for (c = 0; c < t->ncols; c++)
-		if (col_shown(ctx, &t->cols[c]))
-			indent = L->start[c];
 	if (t->fit)
 		indent = L->hang;
+	else
+		for (c = 0; c < t->ncols; c++)
+			if (col_shown(ctx, &t->cols[c]))
+				indent = L->start[c];
 	for (c = 0; c < t->ncols; c++) {
 		if (!(t->cols[c].flags & COL_BELOW) ||
 		    !(text = col_text(&t->cols[c], row, buf, sizeof(buf), TEXT_KEEP_NL)))
@@ -569,7 +567,8 @@ static bool print_col(const struct ctx *ctx, const struct table *t, const struct
 {
 	const struct column *col = &t->cols[c];
 	char buf[CELL_MAX], cut[CELL_MAX];
-	bool last = ends_line(ctx, t, L, c);
+	/* the line ends after it: its last column, or a cell folding under itself */
+	bool end = ends_line(ctx, t, L, c) || folds(t, L, c);
 	enum color color = COLOR_BOLD;
 	const char *text;
 
@@ -590,10 +589,10 @@ static bool print_col(const struct ctx *ctx, const struct table *t, const struct
 		if (col->row_color)
 			color = col->row_color(row, col->key);
 	}
-	print_cell(ctx, col, text, L->width[c], last || folds(t, L, c), color);
-	if (last || folds(t, L, c))
+	print_cell(ctx, col, text, L->width[c], end, color);
+	if (end)
 		putchar('\n');
-	return last || folds(t, L, c);
+	return end;
 }
 
 static void print_line(const struct ctx *ctx, const struct table *t, struct json_object *row,

@@ -57,9 +57,9 @@ size_t json_make_utf8(struct json_object *obj);
 
 /*
  * A whole decimal number in [min, max] from text of any source (an
- * option, a file, a peer's "HOST:PORT"): no sign but '-', no leading
- * space, nothing after it.  0 or -EINVAL; nothing said (opt_long() says
- * it for an option).
+ * option, a file, a peer's "HOST:PORT"): a sign if any ('+' or '-', as
+ * strtol takes them), no leading space, nothing after it.  0 or -EINVAL;
+ * nothing said (opt_long() says it for an option).
  */
 int parse_long(const char *s, long min, long max, long *out);
 
