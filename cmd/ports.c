@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "cmds.h"
+#include "doctor/port_rules.h"
 #include "node/gids.h"
 #include "node/netdev.h"
 #include "node/rdma.h"
@@ -235,23 +236,6 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row,
 }
 
 /*
- * The netdev stacked on a RoCE port's own that carries its traffic, into
- * @buf: the netdev of the GID a job uses when it is stacked on the port's
- * (a VLAN, a macvlan, the bond of mlx5's RoCE LAG), whose MTU the frames
- * must fit and whose link must be up, as the doctor's checks judge it;
- * false when the port's own netdev carries it.  Its GID table read.
- */
-static bool port_carrier(const struct rdma_port *port, char *buf, size_t len)
-{
-	struct gid_choice c;
-
-	if (!gid_choose(port, false, port->netdev[0] ? port->netdev : NULL, &c) || !c.gid->stacked)
-		return false;
-	snprintf(buf, len, "%s", c.gid->netdev);
-	return true;
-}
-
-/*
  * The bond a RoCE port's traffic leaves by, in the doctor's words
  * (netdev_bond_say()): its carrier (mlx5's RoCE LAG), else its own netdev
  * (rxe over bond0); null when none is a bond.
@@ -313,6 +297,7 @@ struct shown {
 	struct verdict v;
 	struct netdev_info nd;		/* the port's netdev */
 	struct netdev_info cnd;		/* its carrier, when it has one */
+	/* The netdev stacked on a RoCE port's that carries its traffic, as the doctor judges it. */
 	char carrier[IF_NAMESIZE];
 	bool have_nd, have_cnd, judged;
 	bool gids;			/* its GID table was read (a RoCE port) */
@@ -373,6 +358,7 @@ static void print_fix(struct ctx *ctx, const struct rdma_dev *dev, const struct 
 static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
 		      struct rdma_port *port, struct shown *s)
 {
+	const struct rdma_gid *g;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -387,7 +373,9 @@ static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *d
 	}
 	/* Loaded into the device's own port (gids.h), freed with the node; read once for the row. */
 	s->gids = port->link_layer == LINK_LAYER_ETHERNET && !rdma_port_load_gids(ctx, dev, port);
-	if (s->gids && port_carrier(port, s->carrier, sizeof(s->carrier))) {
+	g = s->gids ? doctor_gid_carrier(port) : NULL;
+	if (g) {
+		snprintf(s->carrier, sizeof(s->carrier), "%s", g->netdev);
 		ret = netdev_get(ctx, s->carrier, &s->cnd);
 		if (ret)
 			log_warn(ctx, "Failed to read netdev '%s' that %s/%u's traffic leaves by: %s",
