@@ -248,6 +248,16 @@ static void judge_route(struct node_facts *d, struct check_result *r, const stru
 		  ra->ifname, a, route_table_say(policy, t, tab, sizeof(tab)));
 }
 
+/* The fix that sets net.ipv4.conf.@k.@name to @value, and its lasting line appended to @keep. */
+static void fix_sysctl(struct check_result *r, const char *k, const char *name, int value,
+		       char *keep, size_t keeplen)
+{
+	size_t at = strlen(keep);
+
+	check_fix(r, "sysctl -w net.ipv4.conf.%s.%s=%d", k, name, value);
+	snprintf(keep + at, keeplen - at, " 'net.ipv4.conf.%s.%s = %d'", k, name, value);
+}
+
 /* rp_filter, arp_ignore, arp_announce of the rail's netdev; @keep gathers the lasting lines. */
 static void judge_sysctls(struct node_facts *d, struct check_result *r, const struct rail *ra,
 			  struct verdict *v, bool route_ok, char *keep, size_t keeplen)
@@ -255,29 +265,22 @@ static void judge_sysctls(struct node_facts *d, struct check_result *r, const st
 	int rp = conf(d, ra->ifname, "rp_filter"), ai = conf(d, ra->ifname, "arp_ignore");
 	int an = conf(d, ra->ifname, "arp_announce");
 	char k[IF_NAMESIZE];
-	size_t at = strlen(keep);
 
 	sysctl_if(ra->ifname, k, sizeof(k));
 	if (rp == 1 && !route_ok) {
 		why(v, "rp_filter 1 (strict) on %s drops the replies that come back on it", ra->ifname);
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.rp_filter=2", k);
-		at += (size_t)snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-				       " 'net.ipv4.conf.%s.rp_filter = 2'", k);
+		fix_sysctl(r, k, "rp_filter", 2, keep, keeplen);
 	}
 	if (ai == 0) {
 		v->bad = true;
 		why(v, "arp_ignore 0: %s answers ARP for the other rails' addresses, so their RoCE "
 		    "can land on it", ra->ifname);
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.arp_ignore=1", k);
-		at += (size_t)snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-				       " 'net.ipv4.conf.%s.arp_ignore = 1'", k);
+		fix_sysctl(r, k, "arp_ignore", 1, keep, keeplen);
 	}
 	if (an == 0) {
 		v->bad = true;
 		why(v, "arp_announce 0: its ARP requests may carry another rail's address");
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.arp_announce=2", k);
-		snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-			 " 'net.ipv4.conf.%s.arp_announce = 2'", k);
+		fix_sysctl(r, k, "arp_announce", 2, keep, keeplen);
 	}
 	if (rp < 0 || ai < 0 || an < 0)
 		why(v, "net.ipv4.conf.%s's rp_filter, arp_ignore or arp_announce cannot be read", k);
