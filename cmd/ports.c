@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "cmds.h"
+#include "doctor/port_rules.h"
 #include "node/gids.h"
 #include "node/netdev.h"
 #include "node/rdma.h"
@@ -162,13 +163,14 @@ static bool netdev_seen_before(const struct rdma_port *port, size_t k, const cha
  * The addresses of the netdevs stacked on a RoCE port's (a VLAN) that have
  * GIDs on it: the port's traffic leaves with them (rdmactl-doctor(8),
  * roce.ipv4), though its own netdev may have none.  Each netdev once.
+ * @gids: the port's GID table was read.
  */
 static void row_stacked_addrs(const struct ctx *ctx, struct json_object *row, const char *key,
-			      const struct rdma_dev *dev, struct rdma_port *port, int family)
+			      const struct rdma_port *port, bool gids, int family)
 {
 	size_t k;
 
-	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port))
+	if (!gids)
 		return;
 	for (k = 0; k < port->n_gids; k++)
 		if (port->gids[k].stacked && !netdev_seen_before(port, k, port->gids[k].netdev))
@@ -193,14 +195,12 @@ static bool seen_before(const struct rdma_port *port, size_t k, const char *v4)
 	return false;
 }
 
-static void row_gid_ipv4(const struct ctx *ctx, struct json_object *row,
-			 const struct rdma_dev *dev, struct rdma_port *port)
+static void row_gid_ipv4(struct json_object *row, const struct rdma_port *port, bool gids)
 {
 	char v4[INET_ADDRSTRLEN];
 	size_t k, n = 0;
 
-	/* Loaded into the device's own port (gids.h), freed with the node. */
-	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port)) {
+	if (!gids) {
 		row_str(row, "ipv4", NULL);
 		return;
 	}
@@ -215,8 +215,8 @@ static void row_gid_ipv4(const struct ctx *ctx, struct json_object *row,
 		row_str(row, "ipv4", NULL);
 }
 
-static void row_netdev(const struct ctx *ctx, struct json_object *row, const struct rdma_dev *dev,
-		       struct rdma_port *port, const struct netdev_info *nd)
+static void row_netdev(const struct ctx *ctx, struct json_object *row,
+		       const struct rdma_port *port, const struct netdev_info *nd, bool gids)
 {
 	if (!nd) {
 		row_nulls(row, "netdev_mtu", "operstate", "ipv4", "ipv6", NULL);
@@ -226,32 +226,13 @@ static void row_netdev(const struct ctx *ctx, struct json_object *row, const str
 	row_str(row, "operstate", nd->operstate);
 	/* A recorded tree (--root) has no addresses: IPv4 from the GIDs, IPv6 unknown, not none. */
 	if (ctx->root[0]) {
-		row_gid_ipv4(ctx, row, dev, port);
+		row_gid_ipv4(row, port, gids);
 		row_str(row, "ipv6", NULL);
 		return;
 	}
 	row_addrs(row, "ipv4", nd, AF_INET);
-	row_stacked_addrs(ctx, row, "ipv4", dev, port, AF_INET);
+	row_stacked_addrs(ctx, row, "ipv4", port, gids, AF_INET);
 	row_addrs(row, "ipv6", nd, AF_INET6);
-}
-
-/*
- * The netdev stacked on a RoCE port's own that carries its traffic, into
- * @buf: the netdev of the GID a job uses when it is stacked on the port's
- * (a VLAN, a macvlan, the bond of mlx5's RoCE LAG), whose MTU the frames
- * must fit and whose link must be up, as the doctor's checks judge it;
- * false when the port's own netdev carries it.
- */
-static bool port_carrier(const struct ctx *ctx, const struct rdma_dev *dev,
-			 struct rdma_port *port, char *buf, size_t len)
-{
-	struct gid_choice c;
-
-	if (port->link_layer != LINK_LAYER_ETHERNET || rdma_port_load_gids(ctx, dev, port) ||
-	    !gid_choose(port, false, port->netdev[0] ? port->netdev : NULL, &c) || !c.gid->stacked)
-		return false;
-	snprintf(buf, len, "%s", c.gid->netdev);
-	return true;
 }
 
 /*
@@ -310,15 +291,34 @@ static void row_verdict(struct json_object *row, const struct netdev_info *nd,
 		row_str(row, "mtu_fix", NULL);
 }
 
-/*
- * One port's row: @nd its own netdev, @mtu_nd the netdev its MTU verdict
- * was judged on (@carrier's when it has one), @carrier "" when none.
- */
-static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
-		     struct rdma_port *port, const struct netdev_info *nd,
-		     const struct netdev_info *mtu_nd, const char *carrier,
-		     const struct verdict *v, bool judged)
+struct shown {
+	const struct rdma_dev *dev;
+	struct rdma_port *port;
+	struct verdict v;
+	struct netdev_info nd;		/* the port's netdev */
+	struct netdev_info cnd;		/* its carrier, when it has one */
+	/* The netdev stacked on a RoCE port's that carries its traffic, as the doctor judges it. */
+	char carrier[IF_NAMESIZE];
+	bool have_nd, have_cnd, judged;
+	bool gids;			/* its GID table was read (a RoCE port) */
+};
+
+/* The netdev the MTU verdict is on: the carrier when there is one; NULL when unread. */
+static const struct netdev_info *mtu_netdev(const struct shown *s)
 {
+	if (s->carrier[0])
+		return s->have_cnd ? &s->cnd : NULL;
+	return s->have_nd ? &s->nd : NULL;
+}
+
+/*
+ * One port's row: its own netdev, the netdev its MTU verdict was judged on
+ * (its carrier's when it has one), its carrier.
+ */
+static void port_row(const struct ctx *ctx, struct table *t, const struct shown *s)
+{
+	const struct rdma_dev *dev = s->dev;
+	const struct rdma_port *port = s->port;
 	struct json_object *row = table_row(t);
 
 	row_str(row, "device", dev->name);
@@ -337,10 +337,10 @@ static void port_row(const struct ctx *ctx, struct table *t, const struct rdma_d
 	row_bool(row, "mtu_derived", port->mtu_derived);
 	row_ib(row, port);
 	row_str(row, "netdev", port->netdev[0] ? port->netdev : NULL);
-	row_netdev(ctx, row, dev, port, nd);
-	row_verdict(row, mtu_nd, v, judged);
-	row_str(row, "carrier", carrier[0] ? carrier : NULL);
-	row_bond(ctx, row, port, carrier);
+	row_netdev(ctx, row, port, s->have_nd ? &s->nd : NULL, s->gids);
+	row_verdict(row, mtu_netdev(s), &s->v, s->judged);
+	row_str(row, "carrier", s->carrier[0] ? s->carrier : NULL);
+	row_bond(ctx, row, port, s->carrier);
 }
 
 /* The text line under the table for a port whose netdev MTU holds RDMA back. */
@@ -355,27 +355,10 @@ static void print_fix(struct ctx *ctx, const struct rdma_dev *dev, const struct 
 			   "802-3-ethernet.mtu %d)\n", nd->name, FIX_NETDEV_MTU, FIX_NETDEV_MTU);
 }
 
-struct shown {
-	const struct rdma_dev *dev;
-	struct rdma_port *port;
-	struct verdict v;
-	struct netdev_info nd;		/* the port's netdev */
-	struct netdev_info cnd;		/* its carrier, when it has one */
-	char carrier[IF_NAMESIZE];
-	bool have_nd, have_cnd, judged;
-};
-
-/* The netdev the MTU verdict is on: the carrier when there is one; NULL when unread. */
-static const struct netdev_info *mtu_netdev(const struct shown *s)
-{
-	if (s->carrier[0])
-		return s->have_cnd ? &s->cnd : NULL;
-	return s->have_nd ? &s->nd : NULL;
-}
-
 static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *dev,
 		      struct rdma_port *port, struct shown *s)
 {
+	const struct rdma_gid *g;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -388,7 +371,11 @@ static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *d
 				 dev->name, port->num, strerror(-ret));
 		s->have_nd = !ret;
 	}
-	if (port_carrier(ctx, dev, port, s->carrier, sizeof(s->carrier))) {
+	/* Loaded into the device's own port (gids.h), freed with the node; read once for the row. */
+	s->gids = port->link_layer == LINK_LAYER_ETHERNET && !rdma_port_load_gids(ctx, dev, port);
+	g = s->gids ? doctor_gid_carrier(port) : NULL;
+	if (g) {
+		snprintf(s->carrier, sizeof(s->carrier), "%s", g->netdev);
 		ret = netdev_get(ctx, s->carrier, &s->cnd);
 		if (ret)
 			log_warn(ctx, "Failed to read netdev '%s' that %s/%u's traffic leaves by: %s",
@@ -396,8 +383,7 @@ static void show_port(struct ctx *ctx, struct table *t, const struct rdma_dev *d
 		s->have_cnd = !ret;
 	}
 	s->judged = judge_mtu(dev, port, mtu_netdev(s), &s->v);
-	port_row(ctx, t, dev, port, s->have_nd ? &s->nd : NULL, mtu_netdev(s), s->carrier, &s->v,
-		 s->judged);
+	port_row(ctx, t, s);
 }
 
 /* Check DEV[/PORT] against what exists; names what does on a miss.  0 or RC_USAGE. */

@@ -58,13 +58,13 @@ static const struct fw_rule *check_port(const struct node_facts *d, struct check
 	const char *pname = proto == FW_UDP ? "udp" : "tcp";
 	const struct fw_rule *rule = fw_blocks(&src->rules, proto, port);
 	bool sure;
-	char buf[256], how[80];
+	char buf[256];
 
 	if (!rule)
 		return NULL;
 	/* A port's netdev, or one stacked on it that carries its traffic (a VLAN, a macvlan). */
 	sure = !rule->conditional && (!rule->iif[0] ||
-				      rdma_port_by_route(&d->node, rule->iif, NULL, NULL, how, sizeof(how)));
+				      rdma_port_by_route(&d->node, rule->iif, NULL, NULL, NULL, 0));
 	check_note(r, sure && !warn_only ? CHECK_FAIL : CHECK_WARN, "%s: %s %s %s %u (%s%s%s)", src->name,
 		   fw_rule_str(rule, buf, sizeof(buf)), sure ? "blocks" : "may block", pname, port, what,
 		   rule->iif[0] && sure ? ", arriving on a RoCE netdev" : "",

@@ -393,7 +393,7 @@ static void peer_route(struct node_facts *d, struct check_result *r, struct peer
 {
 	const struct rdma_dev *dev = NULL;
 	const struct rdma_port *p;
-	char mine[64] = "", how[80];
+	char mine[64] = "";
 
 	if (pn->route_err) {
 		check_note(r, CHECK_FAIL, "no route to %s (%s)", pn->ip, strerror(-pn->route_err));
@@ -401,7 +401,7 @@ static void peer_route(struct node_facts *d, struct check_result *r, struct peer
 		return;
 	}
 	/* A VLAN, macvlan or LAG bond stacked on a port's netdev carries that port's traffic. */
-	p = rdma_port_by_route(&d->node, pn->route_if, NULL, &dev, how, sizeof(how));
+	p = rdma_port_by_route(&d->node, pn->route_if, NULL, &dev, NULL, 0);
 	if (!p) {
 		check_note(r, CHECK_FAIL, "the route to %s leaves through %s, which carries no RDMA port",
 			   pn->ip, pn->route_if);

@@ -22,7 +22,6 @@
 #include "doctor/port_rules.h"
 #include "node/dcb.h"
 #include "node/envparse.h"
-#include "node/gids.h"
 #include "node/netdev.h"
 
 /* The class NCCL's and UCX's documentation give for RoCE: DSCP 26 with ECT(0) set. */
@@ -459,14 +458,13 @@ static const char *dcb_why(int err, char *buf, size_t len)
  */
 static void nic_load(struct node_facts *d, const struct rdma_port *p, struct qos_nic *nic)
 {
-	struct gid_choice c;
+	const struct rdma_gid *g = doctor_gid_carrier(p);
 
 	memset(nic, 0, sizeof(*nic));
 	nic->netdev = p->netdev;
-	if (doctor_gid_choose(p, &c) && c.gid->stacked &&
-	    netdev_tagging_vlan(d->ctx, c.gid->netdev, nic->vlan_buf, sizeof(nic->vlan_buf))) {
+	if (g && netdev_tagging_vlan(d->ctx, g->netdev, nic->vlan_buf, sizeof(nic->vlan_buf))) {
 		nic->vlan = nic->vlan_buf;
-		nic->cm_vlan = !strcmp(nic->vlan, c.gid->netdev);
+		nic->cm_vlan = !strcmp(nic->vlan, g->netdev);
 	}
 	nic->err = dcb_read(d->ctx, nic->netdev, &nic->dcb);
 }

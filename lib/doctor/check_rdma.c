@@ -63,19 +63,6 @@ static bool port_names_ok(struct check_result *r, const struct rdma_dev *dev,
 	return true;
 }
 
-/*
- * The entry whose netdev carries a port's traffic when it is stacked on
- * the port's (a VLAN, a bond over the port's netdev: the chosen GID's),
- * whose MTU RoCE frames must fit and whose link must be up; NULL when the
- * port's own netdev carries it.
- */
-static const struct rdma_gid *stacked_carrier(const struct rdma_port *p)
-{
-	struct gid_choice c;
-
-	return doctor_gid_choose(p, &c) && c.gid->stacked ? c.gid : NULL;
-}
-
 /* A down slave's fix: up by hand where the administrator downed it, else its wire. */
 static void bond_slave_fix(struct check_result *r, const char *bond, const struct netdev_bond *b)
 {
@@ -130,7 +117,7 @@ static void port_bond(struct node_facts *d, struct check_result *r, const struct
 static void port_carrier(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 			 const struct rdma_port *p)
 {
-	const struct rdma_gid *g = stacked_carrier(p);
+	const struct rdma_gid *g = doctor_gid_carrier(p);
 	char state[32] = "unknown";
 
 	if (g && (netdev_sysfs_state(d->ctx, g->netdev, state, sizeof(state)) ||
@@ -367,7 +354,7 @@ static void mtu_unknown(struct check_result *r, const struct rdma_dev *dev,
 static void mtu_port(struct node_facts *d, struct check_result *r, const struct rdma_dev *dev,
 		     const struct rdma_port *p)
 {
-	const struct rdma_gid *g = stacked_carrier(p);
+	const struct rdma_gid *g = doctor_gid_carrier(p);
 	const char *ifn = g ? g->netdev : p->netdev;
 	char nd[IF_NAMESIZE + 80];
 	int mtu = 0, allowed, active, err = ifn[0] ? netdev_sysfs_mtu(d->ctx, ifn, &mtu) : -ENODEV;

@@ -50,18 +50,6 @@ struct rail {
 	char other[IF_NAMESIZE];	/* another netdev with a route to that subnet */
 };
 
-static const char *v4(uint32_t a, char *buf)
-{
-	struct in_addr in = { .s_addr = htonl(a) };
-
-	return inet_ntop(AF_INET, &in, buf, INET_ADDRSTRLEN);
-}
-
-static bool covers(uint32_t net, int len, uint32_t a)
-{
-	return len == 0 || ((a ^ net) >> (32 - len)) == 0;
-}
-
 /*
  * The subnet of @ra: the connected route the kernel made for the address
  * (proto kernel, src ADDR, dev IF), else the longest main-table route on
@@ -76,7 +64,7 @@ static void rail_subnet(const struct route_policy *rp, struct rail *ra)
 		const struct route_entry *e = &rp->routes[i];
 
 		if (e->type != ROUTE_UNICAST || e->dst_len == 0 || e->dst_len >= 32 ||
-		    strcmp(e->dev, ra->ifname) || !covers(e->dst, e->dst_len, ra->addr))
+		    strcmp(e->dev, ra->ifname) || !route_in_prefix(ra->addr, e->dst, e->dst_len))
 			continue;
 		if (!best || (e->kernel && e->prefsrc == ra->addr && !(best->kernel &&
 		    best->prefsrc == ra->addr)) || e->dst_len > best->dst_len)
@@ -100,8 +88,8 @@ static bool is_local(const struct route_policy *rp, uint32_t a)
 	size_t i;
 
 	for (i = 0; i < rp->n_routes; i++)
-		if (rp->routes[i].type == ROUTE_LOCAL && covers(rp->routes[i].dst,
-		    rp->routes[i].dst_len, a))
+		if (rp->routes[i].type == ROUTE_LOCAL && route_in_prefix(a, rp->routes[i].dst,
+		    rp->routes[i].dst_len))
 			return true;
 	return false;
 }
@@ -235,17 +223,30 @@ static void judge_route(struct node_facts *d, struct check_result *r, const stru
 	if (*route_ok)
 		why(v, "traffic from %s leaves by %s only while its route comes first in %s table "
 		    "(no rule from %s: a link that flaps puts its route after the others')",
-		    v4(ra->addr, a), ra->ifname, rule && rule->table == 254 ? "the main" : "its", a);
+		    route_addr_say(ra->addr, a), ra->ifname,
+		    rule && rule->table == 254 ? "the main" : "its", a);
 	else if (e)
-		why(v, "traffic from %s to %s leaves by %s (%s), not %s", v4(ra->addr, a),
-		    v4(peer, p), e->dev, route_entry_say(e, say, sizeof(say)), ra->ifname);
+		why(v, "traffic from %s to %s leaves by %s (%s), not %s",
+		    route_addr_say(ra->addr, a), route_addr_say(peer, p), e->dev,
+		    route_entry_say(e, say, sizeof(say)), ra->ifname);
 	else
-		why(v, "traffic from %s to %s has no route", v4(ra->addr, a), v4(peer, p));
+		why(v, "traffic from %s to %s has no route", route_addr_say(ra->addr, a),
+		    route_addr_say(peer, p));
 	if (!have)
 		check_fix(r, "ip rule add from %s table %s", a,
 			  route_table_say(policy, t, tab, sizeof(tab)));
-	check_fix(r, "ip route add %s/%d dev %s src %s table %s", v4(ra->net, n), ra->len,
-		  ra->ifname, a, route_table_say(policy, t, tab, sizeof(tab)));
+	check_fix(r, "ip route add %s/%d dev %s src %s table %s", route_addr_say(ra->net, n),
+		  ra->len, ra->ifname, a, route_table_say(policy, t, tab, sizeof(tab)));
+}
+
+/* The fix that sets net.ipv4.conf.@k.@name to @value, and its lasting line appended to @keep. */
+static void fix_sysctl(struct check_result *r, const char *k, const char *name, int value,
+		       char *keep, size_t keeplen)
+{
+	size_t at = strlen(keep);
+
+	check_fix(r, "sysctl -w net.ipv4.conf.%s.%s=%d", k, name, value);
+	snprintf(keep + at, keeplen - at, " 'net.ipv4.conf.%s.%s = %d'", k, name, value);
 }
 
 /* rp_filter, arp_ignore, arp_announce of the rail's netdev; @keep gathers the lasting lines. */
@@ -255,29 +256,22 @@ static void judge_sysctls(struct node_facts *d, struct check_result *r, const st
 	int rp = conf(d, ra->ifname, "rp_filter"), ai = conf(d, ra->ifname, "arp_ignore");
 	int an = conf(d, ra->ifname, "arp_announce");
 	char k[IF_NAMESIZE];
-	size_t at = strlen(keep);
 
 	sysctl_if(ra->ifname, k, sizeof(k));
 	if (rp == 1 && !route_ok) {
 		why(v, "rp_filter 1 (strict) on %s drops the replies that come back on it", ra->ifname);
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.rp_filter=2", k);
-		at += (size_t)snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-				       " 'net.ipv4.conf.%s.rp_filter = 2'", k);
+		fix_sysctl(r, k, "rp_filter", 2, keep, keeplen);
 	}
 	if (ai == 0) {
 		v->bad = true;
 		why(v, "arp_ignore 0: %s answers ARP for the other rails' addresses, so their RoCE "
 		    "can land on it", ra->ifname);
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.arp_ignore=1", k);
-		at += (size_t)snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-				       " 'net.ipv4.conf.%s.arp_ignore = 1'", k);
+		fix_sysctl(r, k, "arp_ignore", 1, keep, keeplen);
 	}
 	if (an == 0) {
 		v->bad = true;
 		why(v, "arp_announce 0: its ARP requests may carry another rail's address");
-		check_fix(r, "sysctl -w net.ipv4.conf.%s.arp_announce=2", k);
-		snprintf(keep + at, at < keeplen ? keeplen - at : 0,
-			 " 'net.ipv4.conf.%s.arp_announce = 2'", k);
+		fix_sysctl(r, k, "arp_announce", 2, keep, keeplen);
 	}
 	if (rp < 0 || ai < 0 || an < 0)
 		why(v, "net.ipv4.conf.%s's rp_filter, arp_ignore or arp_announce cannot be read", k);
@@ -315,14 +309,14 @@ static void route_port(struct node_facts *d, struct check_result *r, const struc
 	}
 	if (!ra.other[0]) {
 		check_note(r, CHECK_OK, "%s/%u %s on %s: %s/%d is its own", dev->name, p->num, a,
-			   ra.ifname, v4(ra.net, n), ra.len);
+			   ra.ifname, route_addr_say(ra.net, n), ra.len);
 		return;
 	}
 	judge_route(d, r, &ra, &v, &route_ok);
 	keep_routes |= !route_ok;
 	judge_sysctls(d, r, &ra, &v, route_ok, keep, sizeof(keep));
 	check_note(r, v.bad ? CHECK_FAIL : CHECK_OK, "%s/%u %s on %s shares %s/%d with %s%s%s",
-		   dev->name, p->num, a, ra.ifname, v4(ra.net, n), ra.len, ra.other,
+		   dev->name, p->num, a, ra.ifname, route_addr_say(ra.net, n), ra.len, ra.other,
 		   v.at ? ": " : ", and its traffic leaves and is answered by it",
 		   v.at ? v.why : "");
 }

@@ -65,3 +65,10 @@ bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c)
 {
 	return gid_choose(p, false, p->netdev[0] ? p->netdev : NULL, c);
 }
+
+const struct rdma_gid *doctor_gid_carrier(const struct rdma_port *p)
+{
+	struct gid_choice c;
+
+	return doctor_gid_choose(p, &c) && c.gid->stacked ? c.gid : NULL;
+}

@@ -27,5 +27,13 @@ void doctor_port_down(struct node_facts *d, struct check_result *r, const struct
  * own netdev and the netdevs stacked on it (a VLAN).  True when there is one.
  */
 bool doctor_gid_choose(const struct rdma_port *p, struct gid_choice *c);
+/*
+ * The entry doctor_gid_choose() picks when its netdev is stacked on the
+ * port's (a VLAN, a macvlan, the bond of mlx5's RoCE LAG): that netdev
+ * carries the port's traffic, its MTU the frames must fit and its link
+ * must be up (check ports and mtu, roce.qos's VLAN, rdmactl ports'
+ * carrier); NULL when the port's own netdev carries it.
+ */
+const struct rdma_gid *doctor_gid_carrier(const struct rdma_port *p);
 
 #endif

@@ -290,33 +290,48 @@ bool netdev_class_entry(const struct ctx *ctx, const char *name)
 /* Below this many links down, a chain of uppers is believed (VLAN on bond on port is 2). */
 #define NETDEV_STACK_MAX 4
 
-static bool stacked_on(const struct ctx *ctx, const char *upper, const char *lower, int depth)
+/*
+ * Whether @hit holds for @ifname or a netdev below it, down the kernel's
+ * netdev_adjacent links (/sys/class/net/IF/lower_LOWER), at most
+ * NETDEV_STACK_MAX deep.
+ */
+static bool down_lowers(const struct ctx *ctx, const char *ifname, int depth,
+			bool (*hit)(const struct ctx *ctx, const char *ifname, const void *arg),
+			const void *arg)
 {
 	char path[64 + 2 * IF_NAMESIZE];
 	struct dirent *de;
 	bool found = false;
 	DIR *dir;
 
-	if (depth >= NETDEV_STACK_MAX || strchr(upper, '/') || strchr(lower, '/'))
+	if (depth >= NETDEV_STACK_MAX || strchr(ifname, '/'))
 		return false;
-	/* The kernel's netdev_adjacent links: /sys/class/net/UPPER/lower_LOWER. */
-	snprintf(path, sizeof(path), "/sys/class/net/%s/lower_%s", upper, lower);
-	if (root_exists(ctx, path))
+	if (hit(ctx, ifname, arg))
 		return true;
-	snprintf(path, sizeof(path), "/sys/class/net/%s", upper);
+	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
 	dir = root_opendir(ctx, path);
 	if (!dir)
 		return false;
 	while (!found && (de = readdir(dir)))
 		if (!strncmp(de->d_name, "lower_", 6) && de->d_name[6])
-			found = stacked_on(ctx, de->d_name + 6, lower, depth + 1);
+			found = down_lowers(ctx, de->d_name + 6, depth + 1, hit, arg);
 	closedir(dir);
 	return found;
 }
 
+/* Whether @upper has the link lower_@lower (@lower a netdev name). */
+static bool has_lower(const struct ctx *ctx, const char *upper, const void *lower)
+{
+	char path[64 + 2 * IF_NAMESIZE];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/lower_%s", upper, (const char *)lower);
+	return root_exists(ctx, path);
+}
+
 bool netdev_stacked_on(const struct ctx *ctx, const char *upper, const char *lower)
 {
-	return upper[0] && lower[0] && strcmp(upper, lower) && stacked_on(ctx, upper, lower, 0);
+	return upper[0] && lower[0] && strcmp(upper, lower) && !strchr(lower, '/') &&
+	       down_lowers(ctx, upper, 0, has_lower, lower);
 }
 
 /* DEVTYPE= of /sys/class/net/IF/uevent ("vlan", "bond", "macvlan"); "" when it has none. */
@@ -374,35 +389,29 @@ char *netdev_stack_say(const struct ctx *ctx, const char *upper, const char *low
 	return buf;
 }
 
-static bool tagging_vlan(const struct ctx *ctx, const char *ifname, int depth, char *buf,
-			 size_t len)
-{
-	char path[64 + IF_NAMESIZE], type[16];
-	struct dirent *de;
-	bool found = false;
-	DIR *dir;
+struct name_buf {
+	char *buf;
+	size_t len;
+};
 
-	if (depth >= NETDEV_STACK_MAX || strchr(ifname, '/'))
-		return false;
+/* Whether @ifname is a VLAN; its name into @arg's buffer when it is. */
+static bool is_vlan(const struct ctx *ctx, const char *ifname, const void *arg)
+{
+	const struct name_buf *nb = arg;
+	char type[16];
+
 	netdev_devtype(ctx, ifname, type, sizeof(type));
-	if (!strcmp(type, "vlan")) {
-		snprintf(buf, len, "%s", ifname);
-		return true;
-	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
-	dir = root_opendir(ctx, path);
-	if (!dir)
+	if (strcmp(type, "vlan"))
 		return false;
-	while (!found && (de = readdir(dir)))
-		if (!strncmp(de->d_name, "lower_", 6) && de->d_name[6])
-			found = tagging_vlan(ctx, de->d_name + 6, depth + 1, buf, len);
-	closedir(dir);
-	return found;
+	snprintf(nb->buf, nb->len, "%s", ifname);
+	return true;
 }
 
 bool netdev_tagging_vlan(const struct ctx *ctx, const char *ifname, char *buf, size_t len)
 {
-	return ifname[0] && tagging_vlan(ctx, ifname, 0, buf, len);
+	const struct name_buf nb = { buf, len };
+
+	return ifname[0] && down_lowers(ctx, ifname, 0, is_vlan, &nb);
 }
 
 /* ---- bonds: /sys/class/net/BOND/bonding ---- */

@@ -147,7 +147,8 @@ const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const c
 					continue;
 				if (dev)
 					*dev = &node->devs[i];
-				route_way_say(p, way, ifname, local, how, len);
+				if (how)
+					route_way_say(p, way, ifname, local, how, len);
 				return p;
 			}
 	return NULL;

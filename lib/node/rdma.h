@@ -109,8 +109,8 @@ const struct rdma_port *rdma_port_by_netdev(const struct rdma_node *node, const 
  * VLAN, a macvlan, the bond of mlx5's RoCE LAG over a slave: the kernel
  * gave the port that netdev's addresses); else one with a RoCE v2 GID of
  * @local.  GIDs loaded.  Its device in *@dev (if @dev), how it was found
- * in @how ("the route leaves by its netdev eth1", "the route leaves by
- * mv0, stacked on its netdev eth1"); NULL when none.
+ * in @how (if @how: "the route leaves by its netdev eth1", "the route
+ * leaves by mv0, stacked on its netdev eth1"); NULL when none.
  */
 const struct rdma_port *rdma_port_by_route(const struct rdma_node *node, const char *ifname,
 					   const char *local, const struct rdma_dev **dev,

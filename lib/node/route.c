@@ -97,12 +97,12 @@ static uint32_t mask_of(int len)
 	return len <= 0 ? 0 : len >= 32 ? UINT32_MAX : ~(UINT32_MAX >> len);
 }
 
-static bool in_prefix(uint32_t a, uint32_t net, int len)
+bool route_in_prefix(uint32_t a, uint32_t net, int len)
 {
 	return ((a ^ net) & mask_of(len)) == 0;
 }
 
-static const char *v4(uint32_t a, char *buf)
+const char *route_addr_say(uint32_t a, char *buf)
 {
 	struct in_addr in = { .s_addr = htonl(a) };
 
@@ -117,9 +117,9 @@ static void prefix_say(uint32_t a, int len, const char *zero, char *buf, size_t 
 	if (!len)
 		snprintf(buf, n, "%s", zero);
 	else if (len == 32)
-		snprintf(buf, n, "%s", v4(a, s));
+		snprintf(buf, n, "%s", route_addr_say(a, s));
 	else
-		snprintf(buf, n, "%s/%d", v4(a, s), len);
+		snprintf(buf, n, "%s/%d", route_addr_say(a, s), len);
 }
 
 /* ---- words ---- */
@@ -192,7 +192,7 @@ char *route_entry_say(const struct route_entry *e, char *buf, size_t len)
 		SAY("%s ", route_type_words[e->type]);
 	SAY("%s", p);
 	if (e->gw)
-		SAY(" via %s", v4(e->gw, s));
+		SAY(" via %s", route_addr_say(e->gw, s));
 	if (e->dev[0])
 		SAY(" dev %s", e->dev);
 	if (e->table != RT_TABLE_MAIN)
@@ -204,7 +204,7 @@ char *route_entry_say(const struct route_entry *e, char *buf, size_t len)
 	else if (e->scope)
 		SAY(" scope %u", e->scope);
 	if (e->prefsrc)
-		SAY(" src %s", v4(e->prefsrc, s));
+		SAY(" src %s", route_addr_say(e->prefsrc, s));
 	if (e->metric)
 		SAY(" metric %u", e->metric);
 	return buf;
@@ -713,9 +713,9 @@ int route_policy_load(const struct ctx *ctx, struct route_policy *rp)
  */
 static bool rule_matches(const struct route_rule *r, uint32_t src, uint32_t dst)
 {
-	bool m = !r->unmodelled && in_prefix(src, r->src, r->src_len) &&
-		 in_prefix(dst, r->dst, r->dst_len) && (!r->iif[0] || !strcmp(r->iif, "lo")) &&
-		 !r->oif[0] && !(r->fwmark & r->fwmask);
+	bool m = !r->unmodelled && route_in_prefix(src, r->src, r->src_len) &&
+		 route_in_prefix(dst, r->dst, r->dst_len) &&
+		 (!r->iif[0] || !strcmp(r->iif, "lo")) && !r->oif[0] && !(r->fwmark & r->fwmask);
 
 	return r->invert ? !m : m;
 }
@@ -730,7 +730,8 @@ static const struct route_entry *table_lookup(const struct route_policy *rp, uin
 	for (i = 0; i < rp->n_routes; i++) {
 		const struct route_entry *e = &rp->routes[i];
 
-		if (e->table != table || e->type == ROUTE_OTHER || !in_prefix(dst, e->dst, e->dst_len))
+		if (e->table != table || e->type == ROUTE_OTHER ||
+		    !route_in_prefix(dst, e->dst, e->dst_len))
 			continue;
 		if (!best || e->dst_len > best->dst_len ||
 		    (e->dst_len == best->dst_len && e->metric < best->metric))

@@ -106,6 +106,11 @@ const char *route_table_say(const struct route_policy *rp, uint32_t t, char *buf
 char *route_rule_say(const struct route_rule *r, char *buf, size_t len);
 char *route_entry_say(const struct route_entry *e, char *buf, size_t len);
 
+/* Whether the address @a is in @net/@len (host byte order, as the model keeps them). */
+bool route_in_prefix(uint32_t a, uint32_t net, int len);
+/* The address @a (host byte order) in dotted quad into @buf, INET_ADDRSTRLEN long; @buf. */
+const char *route_addr_say(uint32_t a, char *buf);
+
 /*
  * The route the kernel takes for a packet from the local address @src to
  * @dst (fib_lookup(): the rules by pref, each matching rule's table by
