@@ -288,7 +288,7 @@ static int nodes_judge(struct swrun *w)
 		bpart[r->client] += bad, bpart[r->server] += bad;
 	}
 	for (v = 0; v < w->nodes; v++)
-		w->node_slow[v] = part[v] >= 2 && (bpart[v] == part[v] || (part[v] >= 4 && bpart[v] * 4 >= part[v] * 3));
+		w->node_slow[v] = part[v] >= 2 && lm_mostly_slow(bpart[v], part[v], part[v]);
 	free(part);
 	free(bpart);
 	return 0;
