@@ -342,15 +342,13 @@ static void classify(struct lm_state *st)
 		 */
 		if (nr && nr < m->rails && !(ns->named && ns->slow == ns->ok))
 			ns->named = false;
-		for (r = 0; ns->named && r < m->rails; r++)
-			st->rail[v * m->rails + r].named = false;
 		/* Slower than its uplink explains (linkmap_switch.c): named, whatever else its links say. */
 		if (lm_beyond_of(st, v) && !ns->named) {
 			ns->named = true;
 			ns->dir = DIR_BOTH;
-			for (r = 0; r < m->rails; r++)
-				st->rail[v * m->rails + r].named = false;
 		}
+		for (r = 0; ns->named && r < m->rails; r++)
+			st->rail[v * m->rails + r].named = false;
 		ns->good = !lm_node_down(m, v) && ns->ok && !ns->failed && !ns->named && !nr &&
 			   good_enough(ns);
 	}

@@ -288,7 +288,7 @@ static int nodes_judge(struct swrun *w)
 		bpart[r->client] += bad, bpart[r->server] += bad;
 	}
 	for (v = 0; v < w->nodes; v++)
-		w->node_slow[v] = part[v] >= 2 && (bpart[v] == part[v] || (part[v] >= 4 && bpart[v] * 4 >= part[v] * 3));
+		w->node_slow[v] = part[v] >= 2 && lm_mostly_slow(bpart[v], part[v], part[v]);
 	free(part);
 	free(bpart);
 	return 0;
@@ -529,11 +529,11 @@ static bool touches(const struct link_result *r, uint32_t v)
 }
 
 /*
- * The Gb/s of the ok links finding @idx explains that touch neither @v
- * nor (@others) another suspect, into @vals: how many.
+ * The median Gb/s of the ok links finding @idx explains that touch
+ * neither @v (UINT32_MAX: none) nor, with @sus, a suspect; -1 when
+ * there is none.  @vals: room for them all.
  */
-static size_t typical_rates(const struct swrun *w, size_t idx, uint32_t v, const bool *sus, bool others,
-			    double *vals)
+static double typical_rate(const struct swrun *w, size_t idx, uint32_t v, const bool *sus, double *vals)
 {
 	size_t i, n = 0;
 
@@ -541,32 +541,33 @@ static size_t typical_rates(const struct swrun *w, size_t idx, uint32_t v, const
 		const struct link_result *r = lm_eff(w->st, i);
 
 		if (w->st->expl[i] != idx + 1 || !r->ok || touches(r, v) ||
-		    (others && (sus[r->client] || sus[r->server])))
+		    (sus && (sus[r->client] || sus[r->server])))
 			continue;
 		vals[n++] = r->gbps;
 	}
-	return n;
+	return n ? lm_median(vals, n, 0) : -1;
 }
 
 /*
- * Node @v's links explained by uplink finding @idx against the rate the
- * uplink alone gives: the median of its links touching no other suspect
- * (all but @v's when each touches one: two suspects, one of them slow on
- * its link to the other only).  Beyond when they are mostly under --slow
- * of that, two partners across or more; into @b.
+ * Suspect @v's links explained by uplink finding @idx against the rate
+ * the uplink alone gives: @typical, the median of its links touching no
+ * suspect (typical_rate()), or, when it is -1 (each touches one: two
+ * suspects, one of them slow on its link to the other only), the median
+ * of all but @v's.  Beyond when they are mostly under --slow of that, two
+ * partners across or more; into @b.
  */
-static bool beyond_judge(const struct swrun *w, size_t idx, uint32_t v, const bool *sus, double *vals,
+static bool beyond_judge(const struct swrun *w, size_t idx, uint32_t v, double typical, double *vals,
 			 struct lm_beyond *b)
 {
 	const struct finding *f = &w->f[idx];
-	size_t i, j, end, n = typical_rates(w, idx, v, sus, true, vals);
+	size_t i, j, end;
 	uint32_t ok = 0, slow = 0, part = 0;
 	double sum = 0;
 
-	if (!n && !(n = typical_rates(w, idx, v, sus, false, vals)))
+	if (typical < 0 && (typical = typical_rate(w, idx, v, NULL, vals)) < 0)
 		return false;
 	*b = (struct lm_beyond){ .node = v, .rail = w->rail, .sw = f->sw, .parent = f->parent,
-				 .typical = lm_median(vals, n, 0) };
+				 .typical = typical };
 	for (i = 0; i < w->st->neff; i = end) {
 		bool any = false;
 
@@ -650,17 +651,24 @@ static int step_beyond(struct swrun *w, size_t first)
 		goto out;
 	for (k = first; !ret && k < w->nf; k++) {
 		struct lm_beyond b;
-		bool any = false;
+		bool any = false, have = false;
+		double typical = -1;
 
 		if (w->f[k].kind != FIND_SLOW_UPLINK)
 			continue;
 		nb0 = w->nbeyond;
 		memset(hit, 0, w->nodes * sizeof(*hit));
-		for (v = 0; !ret && v < w->nodes; v++)
-			if (sus[v] && beyond_judge(w, k, v, sus, vals, &b)) {
+		for (v = 0; !ret && v < w->nodes; v++) {
+			if (!sus[v])
+				continue;
+			/* The same for every suspect (its links touch one): once, at the first. */
+			if (!have)
+				typical = typical_rate(w, k, UINT32_MAX, sus, vals), have = true;
+			if (beyond_judge(w, k, v, typical, vals, &b)) {
 				hit[v] = any = true;
 				ret = beyond_add(w, &b);
 			}
+		}
 		if (!ret && any && (ret = beyond_take(w, k, hit)) > 0) {
 			w->nbeyond = nb0;	/* every link its nodes': the uplink's finding stands */
 			ret = 0;
