@@ -9,7 +9,9 @@
 # the host's load fall on both alike; a guest booting beside this one
 # once halved the first tool's rate in two rounds of three), and no more
 # than the bytes it wrote over the time the whole command took could
-# carry.  bench/probe.sh measures the ratio over many rounds.
+# carry.  A round whose ib_write_bw figure breaks that bound is not
+# counted (three of five must be).  bench/probe.sh measures the ratio
+# over many rounds.
 # lab-timeout: 240
 # lab-seconds: 14
 
@@ -57,13 +59,16 @@ run_rdmactl() {
 	echo "$t0 $t1" >"time$1"
 }
 
-# run_bw ROUND: ib_write_bw, counted on the wire.
+# run_bw ROUND: ib_write_bw, counted on the wire and its last try timed.
 run_bw() {
+	local t0
 	b0=$(sent)
 	for _ in 1 2 3; do
+		t0=$(now)
 		lab_timeout 100 ib_write_bw -d rxe0 -x 1 -F -s $size -n $n -p $bwport "$LAB_PEER_IP" >"bw$1.out" 2>&1 && break
 		lab_sleep 1
 	done
+	echo "$t0 $(now)" >"bwtime$1"
 	b1=$(sent)
 }
 
@@ -112,20 +117,36 @@ for r in $(seq $ROUNDS); do
 	p=$(jq -r '.results[0].bw_avg_MBps / 1.048576 | . * 100 | round / 100' "probe$r.json")
 	b=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' "bw$r.out")
 	[[ $p =~ ^[0-9.]+$ && $b =~ ^[0-9.]+$ ]] || { fail "round $r: no rate (rdmactl '$p', ib_write_bw '$b')"; continue; }
-	rates_p+=("$p") rates_b+=("$b")
-	ratios+=("$(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", p / b }')")
 	read -r t0 t1 <"time$r"
 	# The writes took no longer than the whole command: its average rate
 	# is at least the bytes over the command's wall time.
 	floor=$(awk -v b=$((size * n)) -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b / (t1 - t0) / 1048576 }')
-	echo "round $r: rdmactl $p MiB/s, ib_write_bw $b MiB/s (ratio ${ratios[-1]}), rdmactl's bytes over its wall time $floor MiB/s"
+	read -r t0 t1 <"bwtime$r"
+	bfloor=$(awk -v b=$((size * n)) -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b / (t1 - t0) / 1048576 }')
+	echo "round $r: rdmactl $p MiB/s, ib_write_bw $b MiB/s (ratio $(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? p / b : 0) }'))," \
+		"bytes over wall time: rdmactl's $floor MiB/s, ib_write_bw's $bfloor MiB/s"
 	awk -v p="$p" -v f="$floor" 'BEGIN { exit !(p >= f) }' ||
 		fail "round $r: rdmactl says $p MiB/s, less than its $((size * n)) bytes over the command's own time ($floor MiB/s)"
+	# The same bound on the reference: perftest times its writes by the
+	# CPU's cycle counter and the MHz /proc/cpuinfo gives, which an
+	# emulated CPU on a loaded host can belie (seen in make check with two
+	# labs beside each other: "BW average 0.00" for 300 writes that went
+	# out on the wire).  Such a figure is no measurement: that round's
+	# ratio is left out, said.
+	if ! awk -v b="$b" -v f="$bfloor" 'BEGIN { exit !(b >= f) }'; then
+		echo "round $r: ib_write_bw's $b MiB/s is under its own bytes over its wall time: not counted"
+		continue
+	fi
+	rates_p+=("$p") rates_b+=("$b")
+	ratios+=("$(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", p / b }')")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-if ((${#rates_p[@]} == ROUNDS)); then
+k=${#rates_p[@]}
+if ((k >= 3)); then
 	mp=$(median "${rates_p[@]}") mb=$(median "${rates_b[@]}") ratio=$(median "${ratios[@]}")
-	echo "medians of $ROUNDS rounds: rdmactl $mp MiB/s, ib_write_bw $mb MiB/s; of the rounds' ratios $ratio"
+	echo "medians of $k rounds of $ROUNDS: rdmactl $mp MiB/s, ib_write_bw $mb MiB/s; of the rounds' ratios $ratio"
 	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.7 && r <= 1.3) }' ||
-		fail "rdmactl's rate is $ratio of ib_write_bw's on the same link (the median of $ROUNDS rounds' ratios: ${ratios[*]}), outside 0.7 to 1.3"
+		fail "rdmactl's rate is $ratio of ib_write_bw's on the same link (the median of $k rounds' ratios: ${ratios[*]}), outside 0.7 to 1.3"
+else
+	fail "only $k of $ROUNDS rounds with a figure of both tools to compare"
 fi
