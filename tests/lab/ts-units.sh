@@ -8,7 +8,7 @@
 # lab-b's probe server, runs node_exporter and the doctor by hand, and a
 # Prometheus that scrapes both with the shipped alert rules: each alert
 # must fire for lab-b alone, and clear.  The test copy of the rules fires
-# after 2 s (for: 10m/15m) and calls metrics stale after 30 s (900 s), and
+# after 2 s (for: 10m/15m) and calls metrics stale after 45 s (900 s), and
 # the timer runs every 15 s (a drop-in): the same rules, in test time,
 # whose seconds are stretched by the slower guest's doctor run (test_time).
 # Last, disable and purge leave nothing behind, the purge made with the
@@ -31,8 +31,9 @@ inst_b=$(lab_ip "$LAB_SYSTEMD"):$ne
 
 # The schedule in test time (the timer's period and lab-a's doctor loop,
 # the rules' for: and staleness, Prometheus's scrape and evaluation) is
-# a pace, not a guard: metrics are stale once older than two periods, so
-# a doctor run must take less than one.  So it follows what a doctor run
+# a pace, not a guard: metrics are stale once older than three periods
+# (as shipped: 15 minutes, the timer every 5), so a doctor run must take
+# well less than one.  So it follows what a doctor run
 # takes on these guests now: each times one, as the timer and lab-a's
 # loop run it, and a period is five times the slower one's, 15 s at the
 # least (a run of 3 s or less); every other time of the schedule is
@@ -401,7 +402,7 @@ plain_side() {
 	# The shipped rules in test time (the header says how); each change
 	# must have taken, or the test would wait on the shipped times.
 	local for_s stale scrape evaluate period t0 ms
-	test_time for_s 2 && test_time stale 30 && test_time scrape 3 && test_time evaluate 2 &&
+	test_time for_s 2 && test_time stale 45 && test_time scrape 3 && test_time evaluate 2 &&
 		test_time period 15
 	# A scrape of node_exporter takes what its collectors take: three
 	# times a look at this guest's own, at least.
@@ -436,7 +437,12 @@ plain_side() {
 	lab__await "Prometheus scraping both node_exporters" 120 targets_up || fail "Prometheus does not scrape both guests"
 	lab__await "both guests' rdmactl metrics in Prometheus" 60 metrics_in ||
 		fail "Prometheus lacks the rdmactl metrics of a guest"
-	# Healthy: no alert for either guest.
+	# Healthy: no alert for either guest, once both have fresh metrics
+	# (a doctor run that a burst of the host's load held up is not the
+	# baseline: seen in make check beside two labs, lab-b's metrics 32 s
+	# old at a staleness of 30 and a period of 15).
+	no_alert() { alerts | json_one '.status == "success" and (.data.alerts | length == 0)'; }
+	lab__await "no alert for either guest" $((2 * period)) no_alert
 	alerts >baseline.json
 	json_one '.status == "success" and (.data.alerts | length == 0)' <baseline.json ||
 		fail "alerts before anything was broken: $(cat baseline.json)"
