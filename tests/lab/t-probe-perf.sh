@@ -14,6 +14,7 @@
 # over many rounds.
 # lab-timeout: 240
 # lab-seconds: 14
+# lab-nice: -5
 
 lab_need_peer
 

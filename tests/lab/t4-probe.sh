@@ -22,6 +22,7 @@
 # links are many times slower, the noise is not.
 # lab-needs: ssh slurm
 # lab-timeout: 1100
+# lab-nice: -5
 
 lab_need_guests 4
 # The probe's ACK timeout at this pace, for the agents too (srun passes

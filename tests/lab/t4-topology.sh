@@ -29,6 +29,7 @@
 # half slow (no uplink stood out: lab-a and lab-b were named).
 # lab-leaves: 3
 # lab-needs: slurm
+# lab-nice: -5
 # lab-timeout: 400
 
 lab_need_guests 4
