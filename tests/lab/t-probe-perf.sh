@@ -114,17 +114,22 @@ echo "packets sent: rdmactl $((s1 - s0)), ib_write_bw $((s2 - s1b)), $need neede
 # releases label the same number MiB/sec. rdmactl's MB/s is 10^6 B/s.
 # Each round: rdmactl's MiB/s and ib_write_bw's, and rdmactl's bound.
 rates_p=() rates_b=() ratios=()
+# wall_rate FILE: the MiB/s of the writes' bytes over the seconds between
+# the two times in FILE (a command's start and end).
+wall_rate() {
+	local t0 t1
+	read -r t0 t1 <"$1"
+	awk -v b=$((size * n)) -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b / (t1 - t0) / 1048576 }'
+}
 for r in $(seq $ROUNDS); do
 	p=$(jq -r '.results[0].bw_avg_MBps / 1.048576 | . * 100 | round / 100' "probe$r.json")
 	b=$(awk -v s=$size '$1 == s && NF >= 5 { print $4 }' "bw$r.out")
 	[[ $p =~ ^[0-9.]+$ && $b =~ ^[0-9.]+$ ]] || { fail "round $r: no rate (rdmactl '$p', ib_write_bw '$b')"; continue; }
-	read -r t0 t1 <"time$r"
 	# The writes took no longer than the whole command: its average rate
 	# is at least the bytes over the command's wall time.
-	floor=$(awk -v b=$((size * n)) -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b / (t1 - t0) / 1048576 }')
-	read -r t0 t1 <"bwtime$r"
-	bfloor=$(awk -v b=$((size * n)) -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.2f", b / (t1 - t0) / 1048576 }')
-	echo "round $r: rdmactl $p MiB/s, ib_write_bw $b MiB/s (ratio $(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? p / b : 0) }'))," \
+	floor=$(wall_rate "time$r") bfloor=$(wall_rate "bwtime$r")
+	ratio=$(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? p / b : 0) }')
+	echo "round $r: rdmactl $p MiB/s, ib_write_bw $b MiB/s (ratio $ratio)," \
 		"bytes over wall time: rdmactl's $floor MiB/s, ib_write_bw's $bfloor MiB/s"
 	awk -v p="$p" -v f="$floor" 'BEGIN { exit !(p >= f) }' ||
 		fail "round $r: rdmactl says $p MiB/s, less than its $((size * n)) bytes over the command's own time ($floor MiB/s)"
@@ -138,8 +143,7 @@ for r in $(seq $ROUNDS); do
 		echo "round $r: ib_write_bw's $b MiB/s is under its own bytes over its wall time: not counted"
 		continue
 	fi
-	rates_p+=("$p") rates_b+=("$b")
-	ratios+=("$(awk -v p="$p" -v b="$b" 'BEGIN { printf "%.2f", p / b }')")
+	rates_p+=("$p") rates_b+=("$b") ratios+=("$ratio")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 k=${#rates_p[@]}
