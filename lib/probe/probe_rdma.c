@@ -31,7 +31,9 @@ struct rdma_state {
 	bool cm;
 	struct ibv_context *vctx;	/* ours to close unless cm */
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;	/* the CQ's events, for a writer that sleeps */
 	struct ibv_cq *cq;
+	bool armed;			/* the CQ will raise an event on chan */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	size_t buf_len;
@@ -274,7 +276,11 @@ static int open_resources(struct probe_sess *s, struct rdma_state *r)
 	r->pd = ibv_alloc_pd(r->vctx);
 	if (!r->pd)
 		return probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to allocate a PD: %s", strerror(errno));
-	r->cq = ibv_create_cq(r->vctx, cqe, NULL, NULL, 0);
+	r->chan = ibv_create_comp_channel(r->vctx);
+	if (!r->chan)
+		return probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to create a completion channel: %s",
+				  strerror(errno));
+	r->cq = ibv_create_cq(r->vctx, cqe, NULL, r->chan, 0);
 	if (!r->cq)
 		return probe_fail(s, -errno, PROBE_ERR_SETUP, "Failed to create a CQ of %d entries: %s",
 				  cqe, strerror(errno));
@@ -665,23 +671,63 @@ static uint32_t duration_window(const struct probe_sess *s, const struct rdma_st
 
 /*
  * The writer polls its CQ flat out, as ib_write_bw does, while completions
- * come.  When none has come for PROBE_IDLE_MS the link has stalled (a
- * blocked port, a dead peer, a lossy link waiting out its ACK timeout): it
- * then looks every PROBE_NAP_MS until --timeout, rather than take a whole
- * core for seconds from what else runs on the node (on a blocked node,
- * every step of a cluster run).  A healthy link completes writes far
- * apart only when one write takes that long (8 MiB at 0.6 Gb/s), where a
- * nap's delay is a tenth of the write at most.
+ * come less than PROBE_SPIN_NS apart; past that it sleeps on the CQ's
+ * completion channel until the next one (PROBE_NAP_MAX_MS at most, for the
+ * deadline, the stall timeout and the progress line).  A healthy link
+ * whose writes complete that far apart moves under 16 Gb/s in 4-KiB
+ * writes signaled one in 100 (2.6 Gb/s in 64-KiB ones, each signaled),
+ * and keeps the rest of its window in flight for longer than a wake-up
+ * takes, so the rate is the same; a slow or stalled link (a blocked port,
+ * a dead peer, a lossy link waiting out its ACK timeout, a software RoCE
+ * device) no longer takes a whole core from what else runs on the node:
+ * under emulation the spinning was two fifths of a writer's CPU
+ * (tests/lab/README.md, Cost).
  */
-#define PROBE_IDLE_MS	100
-#define PROBE_NAP_MS	10
+#define PROBE_SPIN_NS		(200 * 1000ull)
+#define PROBE_NAP_MAX_MS	100
+
+/*
+ * Wait up to @ms for the CQ's next completion.  The first call arms the
+ * CQ and returns at once, for the caller to poll once more: a completion
+ * that came before the arming raises no event.
+ */
+static int cq_sleep(struct probe_sess *s, struct rdma_state *r, int ms)
+{
+	struct pollfd p = { .fd = r->chan->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!r->armed) {
+		if (ibv_req_notify_cq(r->cq, 0))
+			return probe_fail(s, -EIO, PROBE_ERR_RUN, "Failed to arm the CQ");
+		r->armed = true;
+		return 0;
+	}
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	if (ibv_get_cq_event(r->chan, &cq, &ctx))
+		return probe_fail(s, -EIO, PROBE_ERR_RUN, "Failed to read the CQ's event");
+	ibv_ack_cq_events(cq, 1);
+	r->armed = false;
+	return 0;
+}
+
+/* How long the writer may sleep: to the duration's end, the stall timeout or PROBE_NAP_MAX_MS. */
+static int nap_ms(uint64_t now, uint64_t deadline, uint64_t stall_at)
+{
+	uint64_t until = stall_at, ms;
+
+	if (deadline > now && deadline < until)
+		until = deadline;
+	ms = until > now ? (until - now) / 1000000 + 1 : 1;
+	return ms < PROBE_NAP_MAX_MS ? (int)ms : PROBE_NAP_MAX_MS;
+}
 
 static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, uint64_t start)
 {
 	uint32_t mod = signal_every(s, size);
 	uint64_t tmo = (uint64_t)s->cfg->timeout_ms * 1000000ull, last = start, spins = 0;
 	uint64_t deadline = start + (uint64_t)s->req.duration_ms * 1000000ull;
-	bool idle = false;
 	unsigned int q;
 	int n;
 
@@ -692,11 +738,10 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		n = poll_batch(s, r, size);
 		if (n < 0)
 			return n;
-		if (!n && !idle && ++spins % 1024)
+		if (!n && ++spins % 256)
 			continue;
 		uint64_t now = now_ns();
 
-		idle = !n && now - last > PROBE_IDLE_MS * 1000000ull;
 		if (n) {
 			last = now;
 			r->window = duration_window(s, r, mod, now - start);
@@ -711,8 +756,8 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		if (s->req.duration_ms && now >= deadline)
 			end_duration(r, mod);
 		probe_progress(s, size, sum(r->completed, r->nqp) * size, start);
-		if (idle)
-			poll(NULL, 0, PROBE_NAP_MS);
+		if (!n && now - last > PROBE_SPIN_NS && (n = cq_sleep(s, r, nap_ms(now, deadline, last + tmo))))
+			return n;
 	}
 	return 0;
 }
@@ -1045,6 +1090,8 @@ static void rdma_teardown(struct probe_sess *s)
 	free(r->buf);
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
+	if (r->chan)
+		ibv_destroy_comp_channel(r->chan);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (!r->cm && r->vctx)

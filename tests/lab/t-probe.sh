@@ -84,11 +84,24 @@ run_clients() {
 	check_eq "corrupt: wrong bytes the peer found" 1 "$(jqv corrupt '.results[0].verify_errors')"
 	grep -q '1 byte(s) differ from the pattern' corrupt.err || fail "corrupt: no verify failure message"
 
-	local t0 t1
+	local t0 t1 user
 	t0=$(date +%s%N)
-	client duration -s 64K -D 2 --lat-iters 10
+	# Its CPU too: `times` in a subshell of its own counts the run's.
+	(
+		client duration -s 64K -D 2 --lat-iters 10
+		times >duration.times
+	)
 	t1=$(date +%s%N)
 	check_eq "duration: exit status" 0 "$(<duration.rc)"
+	# The writer polls flat out only while completions come less than
+	# 0.2 ms apart, and sleeps on the CQ's channel between the emulated
+	# link's, milliseconds apart: polling all along, the run took 0.95 to
+	# 1 s of user CPU in its 2 s; sleeping, 0.36 (most of it the start
+	# and the latency ping-pong, which polls).
+	user=$(awk 'NR == 2 { split($1, a, /[ms]/); printf "%d", (a[1] * 60 + a[2]) * 1000 }' duration.times)
+	echo "duration: the run's user CPU ${user} ms"
+	((user < 500)) || fail "duration: the writer spent $user ms of user CPU in a 2-s run (under 500 expected):" \
+		"it polls flat out between completions milliseconds apart"
 	[[ $(jqv duration '.results[0].msgs > 0') == true ]] || fail "duration: no messages"
 	(((t1 - t0) / 1000000 >= 2000)) || fail "duration: -D 2 ended after $(((t1 - t0) / 1000000)) ms"
 	lab_put "dur-msgs-$LAB_NODE" "$(jqv duration '.results[0].msgs')"
