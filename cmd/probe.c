@@ -153,6 +153,12 @@ static int env_number(struct ctx *ctx, const char *name, long min, long max, con
  * emulated guests at half pace answered in up to 90 ms, and the writes
  * they sent again hit Soft-RoCE's handling of duplicates.  1 to 31, the
  * 5 bits of the verbs attribute (0 would be no timeout at all).
+ *
+ * RDMACTL_PROBE_BUSY_POLL=1, a test aid: the writer polls its CQ flat out
+ * until completions stop for 100 ms, as ib_write_bw does, rather than
+ * sleep on it between completions more than 0.2 ms apart; the lab
+ * compares like with like (tests/lab/t-probe-perf.sh).  0 or unset: the
+ * default.
  */
 #define PROBE_PACE_MAX_MBPS 30000
 
@@ -167,6 +173,10 @@ static int env_probe_aids(struct ctx *ctx, struct probe_args *a)
 	if (env_number(ctx, "RDMACTL_PROBE_ACK_TIMEOUT", 1, 31, "an ACK timeout exponent", &l))
 		return -EINVAL;
 	a->cfg.ack_timeout = (uint8_t)l;
+	l = 0;
+	if (env_number(ctx, "RDMACTL_PROBE_BUSY_POLL", 0, 1, "a switch", &l))
+		return -EINVAL;
+	a->cfg.busy_poll = l == 1;
 	return 0;
 }
 

@@ -681,9 +681,12 @@ static uint32_t duration_window(const struct probe_sess *s, const struct rdma_st
  * a dead peer, a lossy link waiting out its ACK timeout, a software RoCE
  * device) no longer takes a whole core from what else runs on the node:
  * under emulation the spinning was two fifths of a writer's CPU
- * (tests/lab/README.md, Cost).
+ * (tests/lab/README.md, Cost).  RDMACTL_PROBE_BUSY_POLL (a test aid)
+ * polls as ib_write_bw does, until completions stop for
+ * PROBE_BUSY_SPIN_NS (a stalled link).
  */
 #define PROBE_SPIN_NS		(200 * 1000ull)
+#define PROBE_BUSY_SPIN_NS	(100 * 1000 * 1000ull)
 #define PROBE_NAP_MAX_MS	100
 
 /*
@@ -728,6 +731,7 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 	uint32_t mod = signal_every(s, size);
 	uint64_t tmo = (uint64_t)s->cfg->timeout_ms * 1000000ull, last = start, spins = 0;
 	uint64_t deadline = start + (uint64_t)s->req.duration_ms * 1000000ull;
+	uint64_t spin = s->cfg->busy_poll ? PROBE_BUSY_SPIN_NS : PROBE_SPIN_NS;
 	unsigned int q;
 	int n;
 
@@ -756,7 +760,7 @@ static int bw_loop(struct probe_sess *s, struct rdma_state *r, uint64_t size, ui
 		if (s->req.duration_ms && now >= deadline)
 			end_duration(r, mod);
 		probe_progress(s, size, sum(r->completed, r->nqp) * size, start);
-		if (!n && now - last > PROBE_SPIN_NS && (n = cq_sleep(s, r, nap_ms(now, deadline, last + tmo))))
+		if (!n && now - last > spin && (n = cq_sleep(s, r, nap_ms(now, deadline, last + tmo))))
 			return n;
 	}
 	return 0;

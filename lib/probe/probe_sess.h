@@ -38,6 +38,7 @@ struct probe_cfg {
 	int ready_fd;			/* server: > 0, one byte written once it listens */
 	uint32_t tcp_pace_mbps;		/* RDMACTL_PROBE_TCP_PACE (a test aid); 0 none */
 	uint8_t ack_timeout;		/* RDMACTL_PROBE_ACK_TIMEOUT (a test aid); 0 the default */
+	bool busy_poll;			/* RDMACTL_PROBE_BUSY_POLL=1 (a test aid): poll as ib_write_bw */
 };
 
 /* How the ends were set up: printed above the table and in JSON. */

@@ -128,4 +128,17 @@ for bad in 0 32 abc " 16" 16x; do
 		"rdmactl probe: Failed to use RDMACTL_PROBE_ACK_TIMEOUT '$bad': expected an ACK timeout exponent, a whole number from 1 to 31" \
 		probe 127.0.0.1 --port "$PORT" --transport tcp
 done
+# RDMACTL_PROBE_BUSY_POLL (a test aid, the lab's comparison with
+# ib_write_bw): 1 polls as ib_write_bw does, 0 is the default.
+for ok in 0 1; do
+	serve_once
+	RDMACTL_PROBE_BUSY_POLL=$ok run -j probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 20 --lat-iters 0
+	check "busy-poll-$ok-rc" rc_is 0
+	wait "$server"
+done
+for bad in 2 -1 yes " 1" 1x; do
+	RDMACTL_PROBE_BUSY_POLL=$bad fails_with "busy-poll-bad-${bad// /_}" 2 \
+		"rdmactl probe: Failed to use RDMACTL_PROBE_BUSY_POLL '$bad': expected a switch, a whole number from 0 to 1" \
+		probe 127.0.0.1 --port "$PORT" --transport tcp
+done
 finish
