@@ -19,9 +19,9 @@
 # milliseconds apart), and the guest's one CPU runs both the writer and
 # the device it measures (rxe): ib_write_bw's polling took that CPU from
 # the device, and rdmactl's default measured 1.04 to 1.38 times its rate
-# in four quiet runs, 1.37 in make check (both at nice 19: 0.97 to 1.16
-# quiet, 1.37 in make check).  t-probe holds the default's CPU against
-# this mode's.
+# in four quiet runs; with both writers at nice 19, 0.97 to 1.16 in three
+# quiet runs and 1.37 in make check.  t-probe holds the default's CPU
+# against this mode's.
 # lab-timeout: 240
 # lab-seconds: 14
 # lab-nice: -5

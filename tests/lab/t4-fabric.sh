@@ -61,12 +61,12 @@ serve() {
 # FRAMES[NAME].  perftest's duration mode now and then times none of
 # the writes it made ("65536 407 0.00 0.00" in a make check): no
 # measurement, so once more, said.
-declare -A BWS=() FRAMES=() SERVED=()
+declare -A BWS=() FRAMES=() ASKED=()
 bw() {
 	local f0 f1 v n try i
 	for try in 1 2; do
-		i=$((${SERVED[$1]:-0} + 1))
-		SERVED[$1]=$i
+		i=$((${ASKED[$1]:-0} + 1))
+		ASKED[$1]=$i
 		lab_put "want-$1-$i" 1
 		lab_get "srv-$1-$i" "$phase" >/dev/null
 		f0=$(frames)
