@@ -35,7 +35,8 @@ MBIT=5
 # What ib_write_bw can carry at MBIT, in its MiB/s (perftest's MB/sec):
 # payload 1024 B of each 1082-B frame (Ethernet, IP, UDP, BTH, ICRC).
 EXPECT=$(awk -v r=$MBIT 'BEGIN { printf "%.2f", r * 1e6 / 8 * 1024 / 1082 / 1048576 }')
-BW=(ib_write_bw -d rxe0 -x 1 -F -s 65536 -D 2 -u 18 -p 18515)
+DURATION=2
+BW=(ib_write_bw -d rxe0 -x 1 -F -s 65536 -D $DURATION -u 18 -p 18515)
 phase=120
 
 # serve: ib_write_bw servers one after another (each serves one client
@@ -58,27 +59,36 @@ serve() {
 
 # bw NODE NAME: ib_write_bw to lab-NODE's next server; its average MiB/s
 # in BWS[NAME], the frames leaf1's uplink (rail 0) carried meanwhile in
-# FRAMES[NAME].  perftest's duration mode now and then times none of
-# the writes it made ("65536 407 0.00 0.00" in a make check): no
-# measurement, so once more, said.
+# FRAMES[NAME].
+#
+# perftest turns its cycle counts into seconds with the CPU's rate, which
+# it measures first (get_clock.c: 200 busy waits against gettimeofday,
+# kept if their fit has r^2 >= 0.9).  On an emulated CPU sharing the host
+# with nine others the fit fails now and then ("Correlation coefficient
+# r^2: 0.86 < 0.9"), the rate is 0 and so is every figure: "65536 148
+# 0.00 0.00" (148 writes made, none timed).  Run again, it failed again
+# (twice in a row, twice in one make check).  Its figure is then its own
+# count over its own window: the writes completed while its alarm(2)
+# held the sample state, -D seconds (in 30 runs here that timed their
+# writes, count x 64 KiB / figure was 1.97 to 2.04 s).  Said in the log.
 declare -A BWS=() FRAMES=() ASKED=()
 bw() {
-	local f0 f1 v n try i
-	for try in 1 2; do
-		i=$((${ASKED[$1]:-0} + 1))
-		ASKED[$1]=$i
-		lab_put "want-$1-$i" 1
-		lab_get "srv-$1-$i" "$phase" >/dev/null
-		f0=$(frames)
-		lab_timeout 60 "${BW[@]}" "$(lab_ip "$1")" >"bw-$2.out" 2>&1 || fail "ib_write_bw $2 exited with $?"
-		f1=$(frames)
-		cat "bw-$2.out"
-		# " 65536      1234           11.52              11.49  ..."
-		read -r n v < <(awk '$1 == 65536 && NF >= 5 { print $2, $4 }' "bw-$2.out")
-		[[ $v =~ ^[0-9.]+$ ]] || fail "ib_write_bw $2: no rate in its output"
-		[[ $v == 0.00 && $n -gt 0 && $try == 1 ]] || break
-		echo "$2: ib_write_bw timed none of its $n writes; once more"
-	done
+	local f0 f1 v n i
+	i=$((${ASKED[$1]:-0} + 1))
+	ASKED[$1]=$i
+	lab_put "want-$1-$i" 1
+	lab_get "srv-$1-$i" "$phase" >/dev/null
+	f0=$(frames)
+	lab_timeout 60 "${BW[@]}" "$(lab_ip "$1")" >"bw-$2.out" 2>&1 || fail "ib_write_bw $2 exited with $?"
+	f1=$(frames)
+	cat "bw-$2.out"
+	# " 65536      1234           11.52              11.49  ..."
+	read -r n v < <(awk '$1 == 65536 && NF >= 5 { print $2, $4 }' "bw-$2.out")
+	[[ $v =~ ^[0-9.]+$ && $n =~ ^[0-9]+$ ]] || fail "ib_write_bw $2: no rate in its output"
+	if [[ $v == 0.00 && $n -gt 0 ]] && grep -q '^Correlation coefficient' "bw-$2.out"; then
+		v=$(awk -v n="$n" -v d="$DURATION" 'BEGIN { printf "%.2f", n * 65536 / 1048576 / d }')
+		echo "$2: ib_write_bw could not measure its CPU's rate (r^2 < 0.9): its $n writes in its $DURATION-s window are $v MiB/s"
+	fi
 	BWS[$2]=${v:-0} FRAMES[$2]=$((f1 - f0))
 	echo "$2: $v MiB/s, leaf1-spine carried $((f1 - f0)) frames"
 }
