@@ -377,16 +377,21 @@ if [[ $LAB_NODE == a ]]; then
 	hung_s=$((3 * $(<healthy-mpirun.secs)))
 	((hung_s >= 60)) || hung_s=60
 	# The fault round's failing jobs spin on both their CPUs until they
-	# are ended, and the three jobs share the host's two: lab-c's and
-	# lab-d's, which the doctor fails, are ended once each has shown why
-	# it cannot run, not only that it did not end: lab-c's firewall
-	# dropped its RoCE packets (every one of which it drops: lab-c says
-	# so), lab-d's registrations were refused (checked again below).
-	# They were ended at twice the healthy job's time (38 s of a quiet
-	# run's round), spinning until then; each has shown its reason well
-	# before.  Twice the healthy four-rank job's time (half a minute at
-	# least) stays the guard.  lab-b's, whose
+	# are ended: lab-c's and lab-d's, which the doctor fails, are ended
+	# once each has shown why it cannot run, not only that it did not
+	# end: lab-c's firewall dropped its RoCE packets (every one of which
+	# it drops: lab-c says so), lab-d's registrations were refused
+	# (checked again below).  They were ended at twice the healthy job's
+	# time (38 s of a quiet run's round), spinning until then; each has
+	# shown its reason well before.  Twice the healthy four-rank job's
+	# time (half a minute at least) stays the guard.  lab-b's, whose
 	# fault is a warning, has COLL_S as every job expected to run.
+	#
+	# One after the other, lab-c's first (lab-c waits a minute for its
+	# drops): side by side, the three jobs' ranks on lab-a shared its one
+	# CPU, each spinning while it waited for the others' turn, and the
+	# round took 29 to 42 s a job in a make check (the jobs of the
+	# setting round below, one at a time: 9 to 16 s).
 	fault_s=$((2 * $(<healthy-mpirun.secs)))
 	((fault_s >= 30)) || fault_s=30
 	c_shown() { lab_has fault-c-dropping && echo "lab-c's firewall dropped its RoCE packets"; }
@@ -397,12 +402,12 @@ if [[ $LAB_NODE == a ]]; then
 	declare -A shown=([b]='' [c]=c_shown [d]=d_shown)
 	lab_put fault-jobs 1
 	drops0=$(lab_get fault-c-drops0 60)
-	for n in b c d; do
+	for n in c d b; do
 		limit=$fault_s
 		[[ $n == b ]] && limit=$COLL_S
-		collective "fault-$n" "lab-a,lab-$n" $limit "${shown[$n]}" >"fault-$n.outcome" &
+		collective "fault-$n" "lab-a,lab-$n" $limit "${shown[$n]}" >"fault-$n.outcome"
+		no_mpi_left "fault-$n"
 	done
-	wait
 	lab_put fault-jobs-done 1
 	drops=$(lab_get fault-c-drops 60)
 	echo "lab-c's firewall dropped $((drops - drops0)) RoCE packets during the fault round"
