@@ -62,7 +62,7 @@ serve() {
 # FRAMES[NAME].
 #
 # perftest turns its cycle counts into seconds with the CPU's rate, which
-# it measures first (get_clock.c: 200 busy waits against gettimeofday,
+# it measures first (200 busy waits timed against gettimeofday,
 # kept if their fit has r^2 >= 0.9).  On an emulated CPU sharing the host
 # with nine others the fit fails now and then ("Correlation coefficient
 # r^2: 0.86 < 0.9"), the rate is 0 and so is every figure: "65536 148
