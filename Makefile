@@ -23,6 +23,10 @@ SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 # fields that the -O2 build, warnings as errors, finds fine.)
 CFLAGS    ?= -O1 -g
 SANWARN   := -Wno-format-truncation
+# The runtimes linked in, not loaded: make check starts the ASan build
+# some 4 000 times (its CLI suites), and each start resolved libasan.so's
+# relocations first (21.5 -> 18.5 ms a start, user and system time).
+SANLDFLAGS := -static-libasan -static-libubsan
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -30,7 +34,7 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(SANWARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
 	      -D_GNU_SOURCE -DRDMACTL_VERSION='"$(VERSION)"' -iquote lib -MMD -MP
-ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS) $(SANLDFLAGS)
 
 # lib/'s folders, lowest first; each includes and calls only what its
 # README's "Includes:" line names (tests/self/layers checks it).  See doc/layout.md.
