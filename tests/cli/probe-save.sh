@@ -164,9 +164,24 @@ check end-complete doc "$S/end.json" '.run.complete and .summary.links == 12 and
 cp "$S/before.json" "$S/busy.json"
 echo hold >"$MODE"
 env --default-signal=TERM "$RDMACTL" probe "${W[@]}" --node-timeout 120 --from "$S/busy.json" \
-	--save "$S/busy.json" >/dev/null 2>&1 </dev/null &
+	--save "$S/busy.json" >/dev/null 2>"$S/busy-first.err" </dev/null &
 pid=$!
-for _ in $(seq 100); do [ -e "$S/busy.json.lock" ] && break; sleep 0.1; done
+# Held once the lock file names it (runsave_lock() writes its id after
+# the flock): the file alone may be there before the lock is taken.  A
+# look a tenth of a second, for two minutes at most (the first run's
+# --node-timeout) or until it ends: a guard, not a pace.  (The wait was
+# 10 s for the file; in one make check-fast the second run then ran as
+# if alone, its 60 s, exit 1.)
+for _ in $(seq 1200); do
+	[ "$(cat "$S/busy.json.lock" 2>/dev/null)" = "$pid" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ "$(cat "$S/busy.json.lock" 2>/dev/null)" = "$pid" ]; then
+	pass busy-held
+else
+	fail busy-held "the first run (process $pid) holds no lock; it said: $(tr '\n' ' ' <"$S/busy-first.err")"
+fi
 fails_with busy 2 "rdmactl probe: Failed to save to '$S/busy.json': another run saves to it (process $pid); wait for it to end, or --save another file" \
 	probe "${W[@]}" -n 200 --save "$S/busy.json" --force
 kill -TERM "$pid"
