@@ -7,6 +7,10 @@ DESTDIR   ?=
 BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
+# Every CPU builds, as `make -jN` would (a -j on the command line wins):
+# a fresh clone's `make check-fast` spent 25 of its 103 s compiling one
+# file at a time.
+MAKEFLAGS += -j$(shell nproc)
 PKGS      := libibverbs librdmacm libmnl libnl-3.0 libnl-route-3.0 json-c zlib libcrypto
 
 # WERROR=1 (CI) turns warnings into errors; SAN=1 builds with ASan+UBSan.
