@@ -47,7 +47,7 @@ while True:
 PY
 PROXY_PID=$!
 trap 'kill $PROXY_PID 2>/dev/null; rm -rf "$TMPD"' EXIT
-for _ in $(seq 50); do [ -s "$TMPD/proxy.port" ] && break; sleep 0.1; done
+waits_for 60 test -s "$TMPD/proxy.port"
 : >"$TMPD/proxy.log"
 
 # dom NAME PAGE: load PAGE, its DOM after the scripts in NAME.dom; the seconds in NAME.s;

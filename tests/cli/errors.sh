@@ -45,7 +45,7 @@ check json-refused-keeps-doc json_ok '.probe.ok == false and .results == []'
 # A long-running server prints a document per session: a failed one says why.
 "$RDMACTL" -j probe --server --port "$PORT" --max-size 1M --timeout 5 >"$TMPD/server.out" 2>"$TMPD/server.err" &
 server=$!
-for _ in $(seq 50); do ss -Hltn "sport = :$PORT" | grep -q . && break; sleep 0.1; done
+waits_for 120 listens "$PORT"
 run probe 127.0.0.1 --port "$PORT" --transport tcp -s 2M -n 5
 check server-session-refused rc_is 2
 run probe 127.0.0.1 --port "$PORT" --transport tcp -s 4K -n 5 --lat-iters 0

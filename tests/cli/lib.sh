@@ -86,6 +86,7 @@ err_is() { [ "$ERR" = "$1" ]; }
 # The stderr is one line (an error message, not a dump).
 err_one_line() { [ "$(wc -l <<<"$ERR")" -eq 1 ] && [ -n "$ERR" ]; }
 . "$TOP/tests/tools/json-one.sh"
+. "$TOP/tests/tools/waits.sh"
 # For the checks that run in a bash -c of their own.
 export -f json_one
 
@@ -137,14 +138,7 @@ fails_with() {
 # eventually CMD...: CMD succeeds now or within 10 s (polled every 50 ms):
 # a wait on the state a check expects, where a fixed sleep would either
 # be too short on a loaded machine or waste its length on a quiet one.
-eventually() {
-	local i
-	for i in $(seq 200); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	"$@"
-}
+eventually() { waits_for 60 "$@"; }
 
 finish() { exit $((T_FAILED > 0)); }
 

@@ -231,10 +231,8 @@ check live-shell-matches-proc [ "$(json_memlock)" = "$(proc_memlock $$)" ]
 prlimit --memlock=1048576:2097152 sleep 30 &
 SLEEPER=$!
 # Until prlimit has set the limit and become sleep.
-for _ in $(seq 100); do
-	[[ $(readlink /proc/$SLEEPER/exe 2>/dev/null) == */sleep ]] && break
-	sleep 0.1
-done
+is_sleep() { [[ $(readlink "/proc/$SLEEPER/exe" 2>/dev/null) == */sleep ]]; }
+waits_for 60 is_sleep
 run -j limits --pid $SLEEPER
 check live-prlimit-pid json_ok '.limits[0] | .soft_bytes == 1048576 and .hard_bytes == 2097152 and
 	.soft == "1 MiB" and .hard == "2 MiB" and .verdict == "fail"'

@@ -10,12 +10,7 @@ SECRET="s3cret-$$-tok"
 PORT=$(free_port)
 unset RDMACTL_TOKEN
 
-wait_listen() {
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$PORT" | grep -q . && return
-		sleep 0.1
-	done
-}
+wait_listen() { waits_for 120 listens "$PORT"; }
 
 # server ARGS...: start a long-running server on loopback; sets SERVER.
 server() {
@@ -46,13 +41,7 @@ check long-env-token-msg err_has 'Failed to read RDMACTL_TOKEN'
 RDMACTL_TOKEN=$SECRET server
 check token-server-listens listening_on_loopback
 # The line follows listen(): give it a moment.
-says_where() {
-	for _ in $(seq 20); do
-		grep -qF "listening on 127.0.0.1 port $PORT$1" "$TMPD/server.err" && return
-		sleep 0.1
-	done
-	return 1
-}
+says_where() { waits_for 60 grep -qF "listening on 127.0.0.1 port $PORT$1" "$TMPD/server.err"; }
 check token-server-says-where says_where ', clients must prove the token'
 
 RDMACTL_TOKEN=$SECRET client -j

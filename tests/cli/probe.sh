@@ -64,12 +64,7 @@ check refused-one-line err_one_line
 "$RDMACTL" probe --server --once --port "$PORT" --timeout 5 >"$TMPD/server.out" 2>"$TMPD/server.err" &
 server=$!
 # wait_listen: until the server listens on PORT.
-wait_listen() {
-	for _ in $(seq 50); do
-		ss -Hltn "sport = :$PORT" | grep -q . && return
-		sleep 0.1
-	done
-}
+wait_listen() { waits_for 120 listens "$PORT"; }
 wait_listen
 # serve_once: a server for one client in the background (its pid in
 # $server), listening.

@@ -77,10 +77,7 @@ fi
 PORT=$(free_port)
 COLUMNS=60 "$RDMACTL" probe --server --once --port "$PORT" --timeout 10 >"$TMPD/server.out" 2>/dev/null &
 server=$!
-for _ in $(seq 50); do
-	ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
+waits_for 120 listens "$PORT"
 OUT=$(COLUMNS=60 "$RDMACTL" probe 127.0.0.1 --port "$PORT" --transport tcp -s 8K -n 100 --lat-iters 5 2>/dev/null)
 wait "$server"
 check columns-60/probe-client within 60

@@ -3,6 +3,7 @@
 # and removes the namespaces even when the test fails.
 # shellcheck shell=bash
 . "${BASH_SOURCE[0]%/*}/../tools/json-one.sh"
+. "${BASH_SOURCE[0]%/*}/../tools/waits.sh"
 
 # netns_pair NAME PREFIX: namespaces rdmactl-NAME-s.PID (PREFIX.1) and
 # rdmactl-NAME-c.PID (PREFIX.2), e.g. netns_pair probe 10.77.0.

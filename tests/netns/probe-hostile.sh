@@ -41,10 +41,7 @@ start_server() {
 	ip netns exec "$NS1" "${pre[@]}" "$RDMACTL" probe --server --port "$port" "$@" \
 		>"$TMPD/$name.out" 2>"$TMPD/$name.err" &
 	SERVER=$!
-	for _ in $(seq 50); do
-		ip netns exec "$NS1" ss -Hltn "sport = :$port" | grep -q . && return
-		sleep 0.1
-	done
+	waits_for 120 listens "$port" "$NS1"
 }
 
 stop_server() {

@@ -16,10 +16,7 @@ in2() { ip netns exec "$NS2" "$@"; }
 ip netns exec "$NS1" "$RDMACTL" probe --server --timeout 1 --max-size 16M \
 	>"$TMPD/server.out" 2>"$TMPD/server.err" &
 SERVER=$!
-for _ in $(seq 50); do
-	in1 ss -Hltn 'sport = :18600' | grep -q . && break
-	sleep 0.1
-done
+waits_for 120 listens 18600 "$NS1"
 
 # client NAME ARGS...: a TCP-transport probe from NS2; RC, OUT, ERR.
 client() {

@@ -26,10 +26,7 @@ netns_pair soak-tcp 10.78.0.
 ip netns exec "$NS1" "$RDMACTL" probe --server --port $PORT --timeout 0.5 --max-size 1M \
 	>"$TMPD/server.out" 2>"$TMPD/server.err" &
 SERVER=$!
-for _ in $(seq 50); do
-	ip netns exec "$NS1" ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
+waits_for 120 listens "$PORT" "$NS1"
 
 good=("$RDMACTL" probe 10.78.0.1 --port $PORT --transport tcp -s 4K -n 20 --lat-iters 2 --timeout 5)
 drive() { ip netns exec "$NS2" python3 "$DRIVE" 10.78.0.1 $PORT "$@" -- "${good[@]}"; }
@@ -43,12 +40,10 @@ figures() {
 	echo "$rss $fds $kids"
 }
 
-# Wait (5 s at most) for the server's session children to be gone.
+# Wait for the server's session children to be gone (a minute at most).
+no_children() { [ "$(cat /proc/"$SERVER"/task/*/children | wc -w)" = 0 ]; }
 settle() {
-	for _ in $(seq 50); do
-		[ "$(cat /proc/"$SERVER"/task/*/children | wc -w)" = 0 ] && break
-		sleep 0.1
-	done
+	waits_for 60 no_children
 	sleep 0.5
 }
 
