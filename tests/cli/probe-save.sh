@@ -167,17 +167,14 @@ env --default-signal=TERM "$RDMACTL" probe "${W[@]}" --node-timeout 120 --from "
 	--save "$S/busy.json" >/dev/null 2>"$S/busy-first.err" </dev/null &
 pid=$!
 # Held once the lock file names it (runsave_lock() writes its id after
-# the flock): the file alone may be there before the lock is taken.  A
-# look a tenth of a second, for two minutes at most (the first run's
-# --node-timeout) or until it ends: a guard, not a pace.  (The wait was
-# 10 s for the file; in one make check-fast the second run then ran as
-# if alone, its 60 s, exit 1.)
-for _ in $(seq 1200); do
-	[ "$(cat "$S/busy.json.lock" 2>/dev/null)" = "$pid" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ "$(cat "$S/busy.json.lock" 2>/dev/null)" = "$pid" ]; then
+# the flock): the file alone may be there before the lock is taken.  For
+# two minutes at most (the first run's --node-timeout) or until it ends:
+# a guard, not a pace.  (The wait was 10 s for the file; in one make
+# check-fast the second run then ran as if alone, its 60 s, exit 1.)
+held() { [ "$(cat "$S/busy.json.lock" 2>/dev/null)" = "$pid" ]; }
+held_or_gone() { held || ! kill -0 "$pid" 2>/dev/null; }
+waits_for 120 held_or_gone
+if held; then
 	pass busy-held
 else
 	fail busy-held "the first run (process $pid) holds no lock; it said: $(tr '\n' ' ' <"$S/busy-first.err")"
