@@ -56,7 +56,7 @@ struct agent {
 
 /* ---- before the rendezvous ---- */
 
-/* The run's token: the first line of stdin, within 10 s. */
+/* The run's token: the first line of stdin, within --timeout. */
 static int read_token(struct agent *a)
 {
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
@@ -69,7 +69,7 @@ static int read_token(struct agent *a)
 		return -EINVAL;
 	}
 	while (len < sizeof(a->token) - 1 && !memchr(a->token, '\n', len)) {
-		if (poll(&p, 1, 10000) <= 0)
+		if (poll(&p, 1, a->cfg->timeout_ms) <= 0)
 			break;
 		n = read(STDIN_FILENO, a->token + len, sizeof(a->token) - 1 - len);
 		if (n <= 0)
@@ -193,7 +193,7 @@ static int rdv_connect(struct agent *a, const char *rdv)
 
 	if (split_addr(a->ctx, rdv, host, sizeof(host), &port))
 		return -EINVAL;
-	ret = ctl_connect(host, port, 10000, &ctl);
+	ret = ctl_connect(host, port, a->cfg->timeout_ms, &ctl);
 	if (ret) {
 		log_err(a->ctx, "Failed to reach the coordinator at %s: %s", rdv, strerror(-ret));
 		return ret;
@@ -202,10 +202,10 @@ static int rdv_connect(struct agent *a, const char *rdv)
 	return 0;
 }
 
-/* The coordinator's answer in the handshake: 0, or -ETIMEDOUT after 10 s, -ECONNRESET... */
+/* The coordinator's answer in the handshake: 0, or -ETIMEDOUT after --timeout, -ECONNRESET... */
 static int wait_answer(struct agent *a, char *line)
 {
-	int ret = rdv_wait_line(&a->c, line, 10000);
+	int ret = rdv_wait_line(&a->c, line, a->cfg->timeout_ms);
 
 	return ret == 1 ? 0 : ret;
 }
@@ -233,10 +233,12 @@ static int handshake(struct agent *a)
 		ret = rdv_mac_hex(a->token, cn, an, mac) ?: rdv_send(&a->c, "AUTH %s", mac);
 	if (!ret)
 		ret = wait_answer(a, line) ?: strncmp(line, "WELCOME ", 8) ? -EACCES : 0;
-	if (ret)
+	if (ret == -ETIMEDOUT)
+		log_err(a->ctx, "Failed to join the cluster probe as %s: the coordinator did not answer "
+			"within %d s (--timeout)", name, a->cfg->timeout_ms / 1000);
+	else if (ret)
 		log_err(a->ctx, "Failed to join the cluster probe as %s: %s", name,
 			ret == -EACCES ? "the coordinator refused us or did not prove the token" :
-			ret == -ETIMEDOUT ? "the coordinator did not answer within 10 s" :
 			ret == -ECONNRESET ? "the coordinator closed the connection" : strerror(-ret));
 	a->heard_ms = rdv_ms();
 	return ret;

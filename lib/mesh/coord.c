@@ -38,7 +38,6 @@
 #include "probe/probe_auth.h"
 
 #define RAILS_MAX	16
-#define HANDSHAKE_MS	3000	/* each message of an agent's handshake */
 #define PENDING_MAX	64	/* agents' handshakes in flight */
 
 struct cnode {
@@ -136,7 +135,7 @@ static void launch_note(struct coord *co, const char *node, bool keep, const cha
 /*
  * The agents report over the rendezvous; on stdout each says only how it
  * ended.  One that gave up before it joined (it allows the coordinator
- * 10 s to answer) is not waited for until --node-timeout.
+ * --timeout to answer) is not waited for until --node-timeout.
  */
 static void sink_line(void *arg, const char *node, const char *line)
 {
@@ -321,8 +320,10 @@ static void ports_parse(struct cnode *nd, char *ports)
 /*
  * An agent's handshake, read a line at a time in the coordinator's loop
  * like everything else: a connection that says nothing, or a byte a
- * second, holds up no other.  Each message has HANDSHAKE_MS; at most
- * PENDING_MAX are in flight, the others wait to be accepted.
+ * second, holds up no other.  Each message has --timeout, as the agent
+ * gives each answer: 3 s dropped live agents of a loaded host, each then
+ * named down.  At most PENDING_MAX are in flight, the others wait to be
+ * accepted.
  */
 static void pend_drop(struct pending *p)
 {
@@ -350,7 +351,7 @@ static int pend_hello(struct coord *co, struct pending *p, const char *line)
 	if (!p->ports || probe_auth_nonce(p->cn) || rdv_mac_hex(co->token, p->an, p->cn, mac))
 		return -1;
 	rdv_hex(p->cn, sizeof(p->cn), cnh);
-	p->deadline = rdv_ms() + HANDSHAKE_MS;
+	p->deadline = rdv_ms() + co->cfg->probe.timeout_ms;
 	return rdv_send(&p->c, "CHALLENGE %s %s", cnh, mac) ? -1 : 0;
 }
 
@@ -404,7 +405,7 @@ static struct pending *pend_slot(struct coord *co)
  * (4096) until one frees, at the latest when a handshake times out.
  * Dropping the oldest for room, as this did, dropped most of a thousand
  * agents that connected while the coordinator was busy for a second or
- * two: an agent, once connected, gives the coordinator 10 s to answer.
+ * two: an agent, once connected, gives the coordinator --timeout to answer.
  */
 static void accept_agents(struct coord *co)
 {
@@ -418,7 +419,7 @@ static void accept_agents(struct coord *co)
 		rdv_init(&p->c, fd);
 		inet_ntop(AF_INET, &sa.sin_addr, p->from, sizeof(p->from));
 		p->node = -1;
-		p->deadline = rdv_ms() + HANDSHAKE_MS;
+		p->deadline = rdv_ms() + co->cfg->probe.timeout_ms;
 		len = sizeof(sa);
 	}
 }

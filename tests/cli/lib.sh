@@ -135,7 +135,7 @@ fails_with() {
 	check "$name-json-error" json_error "$rc" "${line#rdmactl*: }" "${ERRNO:-}"
 }
 
-# eventually CMD...: CMD succeeds now or within 10 s (polled every 50 ms):
+# eventually CMD...: CMD succeeds now or within 60 s (waits_for, every 50 ms):
 # a wait on the state a check expects, where a fixed sleep would either
 # be too short on a loaded machine or waste its length on a quiet one.
 eventually() { waits_for 60 "$@"; }

@@ -137,7 +137,7 @@ cat >"$TMP/bin/early/ssh" <<'EOF'
 #!/bin/sh
 # ssh -T -o BatchMode=yes -o ConnectTimeout=N HOST CMD
 [ "$6" = n2 ] || RDMACTL_NODE=$6 exec sh -c "$7"
-echo "rdmactl-agent: ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s"
+echo "rdmactl-agent: ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s (--timeout)"
 exit 1
 EOF
 chmod +x "$TMP/bin/early/ssh"
@@ -145,5 +145,5 @@ PATH="$TMP/bin/early:$PATH" run -j probe -w 'n[1-2]' --launcher ssh --rdmactl "$
 	--rendezvous 127.0.0.1 --node-timeout 120 -D 1
 check early-agent-rc rc_is 1
 check early-agent-joined json_ok '.run.joined == 1'
-check early-agent-why json_ok '[.findings[] | select(.kind == "down_node") | .text] == ["n2 did not take part: its agent ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s"]'
+check early-agent-why json_ok '[.findings[] | select(.kind == "down_node") | .text] == ["n2 did not take part: its agent ended early: Failed to join the cluster probe as n2: the coordinator did not answer within 10 s (--timeout)"]'
 finish
