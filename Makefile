@@ -134,7 +134,7 @@ DEBS_TEST  := qemu-system-x86 kmod busybox-static cpio rdma-core ibverbs-utils \
 	      mandoc bash-completion zsh fish jq gojq iperf3 procps util-linux python3 strace time \
 	      clang libclang-rt-14-dev valgrind \
 	      xz-utils ethtool openssh-server openssh-client pdsh clustershell munge slurmctld slurmd \
-	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils \
+	      slurm-client chromium openmpi-bin libopenmpi-dev ucx-utils tcpdump \
 	      lintian rpmlint rpm2cpio prometheus prometheus-node-exporter man-db systemd bash-builtins \
 	      curl openssl
 # Installs them and starts or enables none of their services (the lab runs
