@@ -235,7 +235,7 @@ static int handshake(struct agent *a)
 		ret = wait_answer(a, line) ?: strncmp(line, "WELCOME ", 8) ? -EACCES : 0;
 	if (ret == -ETIMEDOUT)
 		log_err(a->ctx, "Failed to join the cluster probe as %s: the coordinator did not answer "
-			"within %d s (--timeout)", name, a->cfg->timeout_ms / 1000);
+			"within %g s (--timeout)", name, a->cfg->timeout_ms / 1000.0);
 	else if (ret)
 		log_err(a->ctx, "Failed to join the cluster probe as %s: %s", name,
 			ret == -EACCES ? "the coordinator refused us or did not prove the token" :
