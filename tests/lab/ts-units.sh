@@ -136,7 +136,7 @@ textfiles() { find "${textfile%/*}" -mindepth 1 -maxdepth 1 -printf '%f\n' | sor
 new_textfiles() { textfiles | comm -13 textfiles.before -; }
 
 systemd_side() {
-	local deb pid uid st
+	local deb pid uid st rc
 	check_eq "PID 1 is systemd" systemd "$(cat /proc/1/comm)"
 	textfiles >textfiles.before
 	deb=$(ls -t "$LAB_SRC"/build/pkg/deb/rdmactl_*_*.deb 2>/dev/null | head -n 1)
@@ -246,7 +246,14 @@ systemd_side() {
 	# that directory by default.
 	systemctl start prometheus-node-exporter.service || fail "cannot start prometheus-node-exporter.service"
 	lab__await "node_exporter listening" 60 lab_wait_listen $ne || fail "node_exporter does not listen on $ne"
-	curl -sf "http://127.0.0.1:$ne/metrics" >metrics.txt || fail "no /metrics from node_exporter"
+	# Said in full when it fails (once, in make check, with nothing kept
+	# that told why): curl's exit status and error, node_exporter's journal.
+	rc=0
+	curl -sS -f "http://127.0.0.1:$ne/metrics" >metrics.txt 2>curl.err || rc=$?
+	if ((rc)); then
+		fail "no /metrics from node_exporter: curl exit $rc: $(<curl.err)"
+		journalctl --no-pager -o cat -n 20 -u prometheus-node-exporter.service
+	fi
 	grep -q "^node_textfile_mtime_seconds{file=\"$textfile\"}" metrics.txt ||
 		fail "node_exporter does not read $textfile"
 	grep -m 1 '^rdmactl_check_status{' "$textfile" | cut -d' ' -f1 >sample
