@@ -125,13 +125,12 @@ done
 # Node 18's agent, connected, answers the coordinator's challenge 5 s
 # late, as a loaded node's may: it joins all the same (each message of
 # the handshake has --timeout; 3 s named such nodes down).
-slow=''
-for _ in $(seq 200); do
+# (At most 10 s: the agents held meanwhile allow the coordinator 10.)
+slow_connected() {
 	slow=$(agent_of "${NODE}18")
-	[ -n "$slow" ] && ss -Htnp state established "dport = :$RPORT" | grep -q "pid=$slow," && break
-	slow=''
-	sleep 0.05
-done
+	[ -n "$slow" ] && ss -Htnp state established "dport = :$RPORT" | grep -q "pid=$slow,"
+}
+waits_for 10 slow_connected || slow=''
 [ -z "$slow" ] || kill -STOP "$slow"
 kill -CONT "$coord"
 if [ -n "$slow" ]; then

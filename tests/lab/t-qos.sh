@@ -162,6 +162,4 @@ on_wire ucx-set "$(dscp_of ucx.json "UCX_IB_TRAFFIC_CLASS=$UCX_TC")" ucx ucx-set
 unset UCX_IB_TRAFFIC_CLASS
 "$RDMACTL" -j doctor --only roce.qos --for ucx >ucx-auto.json
 cat ucx-auto.json
-want=$(dscp_of ucx-auto.json 'UCX_IB_TRAFFIC_CLASS unset [(][^)]*[)]')
-[[ $want =~ ^[0-9]+$ ]] || fail "roce.qos names no DSCP for UCX's own class"
-on_wire ucx-auto "$want" ucx ucx-auto
+on_wire ucx-auto "$(dscp_of ucx-auto.json 'UCX_IB_TRAFFIC_CLASS unset [(][^)]*[)]')" ucx ucx-auto
