@@ -397,6 +397,18 @@ metrics_in() {
 		json_one '.data.result | length == 2'
 }
 
+# prom_await DESC SECONDS CMD...: lab__await for what Prometheus's API
+# says, looking every quarter of its evaluation interval (a second at
+# least) rather than every second: an alert changes only at an
+# evaluation, a target at a scrape (the longer), and each look is a curl
+# and a jq, 150 ms of an emulated CPU on a quiet host.  These waits last
+# minutes in make check (413 s in one, the schedule stretched eight
+# times by the pace): a look a second was 62 CPU seconds at the least of
+# the test's 134.  (evaluate: plain_side's, in test time.)
+prom_await() {
+	LAB__NAP_MAX_MS=$((evaluate * 250 > 1000 ? evaluate * 250 : 1000)) lab__await "$@"
+}
+
 # doctor_loop: what the timer does on lab-b, by hand: the doctor's metrics
 # for this guest's node_exporter every 15 s of test time.  This guest runs
 # no systemd, so no service limit (memlock.systemd) to judge.
@@ -465,8 +477,8 @@ plain_side() {
 	prometheus --config.file=/tmp/prom/prometheus.yml --storage.tsdb.path=/tmp/prom/data \
 		--web.listen-address=127.0.0.1:9090 >prometheus.log 2>&1 &
 	lab_get b-up 300 >/dev/null
-	lab__await "Prometheus scraping both node_exporters" 120 targets_up || fail "Prometheus does not scrape both guests"
-	lab__await "both guests' rdmactl metrics in Prometheus" 60 metrics_in ||
+	prom_await "Prometheus scraping both node_exporters" 120 targets_up || fail "Prometheus does not scrape both guests"
+	prom_await "both guests' rdmactl metrics in Prometheus" 60 metrics_in ||
 		fail "Prometheus lacks the rdmactl metrics of a guest"
 	# Healthy: no alert for either guest.
 	alerts >baseline.json
@@ -476,7 +488,7 @@ plain_side() {
 
 	lab_get broken 150 >/dev/null
 	for name in RdmactlCheckFailed RdmactlMtuBelowNetdev; do
-		lab__await "$name firing for lab-b" 90 firing "$name" "$inst_b" || fail "$name does not fire for lab-b"
+		prom_await "$name firing for lab-b" 90 firing "$name" "$inst_b" || fail "$name does not fire for lab-b"
 	done
 	alerts >"$LAB_SHARE/alerts-firing.json"
 	# What README.md shows: each firing alert's name and summary.
@@ -501,15 +513,15 @@ plain_side() {
 
 	lab_get fixed 150 >/dev/null
 	for name in RdmactlCheckFailed RdmactlMtuBelowNetdev; do
-		lab__await "$name cleared for lab-b" 60 quiet "$name" "$inst_b" || fail "$name does not clear after the fix"
+		prom_await "$name cleared for lab-b" 60 quiet "$name" "$inst_b" || fail "$name does not clear after the fix"
 	done
-	lab__await "RdmactlMetricsStale firing for lab-b" 120 firing RdmactlMetricsStale "$inst_b" ||
+	prom_await "RdmactlMetricsStale firing for lab-b" 120 firing RdmactlMetricsStale "$inst_b" ||
 		fail "RdmactlMetricsStale does not fire for lab-b with its timer stopped"
 	alerts >"$LAB_SHARE/alerts-stale.json"
 	quiet RdmactlMetricsStale "$inst_a" || fail "RdmactlMetricsStale for lab-a, whose metrics are fresh"
 	lab_put stale 1
 	lab_get fresh 150 >/dev/null
-	lab__await "RdmactlMetricsStale cleared for lab-b" 60 quiet RdmactlMetricsStale "$inst_b" ||
+	prom_await "RdmactlMetricsStale cleared for lab-b" 60 quiet RdmactlMetricsStale "$inst_b" ||
 		fail "RdmactlMetricsStale does not clear when the timer runs again"
 	lab_put prom-done 1
 }
