@@ -4,7 +4,7 @@
 # ibv_devinfo.
 
 # lab-guests: 1
-# lab-seconds: 5
+# lab-seconds: 10
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
 

@@ -14,7 +14,7 @@
 # covered by the recorded trees of tests/cli/doctor.sh.
 # lab-guests: 1
 # lab-timeout: 480
-# lab-seconds: 22
+# lab-seconds: 44
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"

@@ -10,7 +10,7 @@
 # memlock.login and memlock.systemd are skipped: the guests run on the
 # host's own /etc, so their verdict is the host's (see t-doctor-local.sh).
 # lab-timeout: 300
-# lab-seconds: 18
+# lab-seconds: 36
 
 lab_need_peer
 IF=eth0

@@ -6,7 +6,7 @@
 # address (one more GID).
 # lab-guests: 1
 # lab-timeout: 180
-# lab-seconds: 18
+# lab-seconds: 43
 
 IB=/sys/class/infiniband
 SECOND_IP=10.99.9.${LAB_IP##*.}

@@ -10,7 +10,7 @@
 # as the live node, and holds the guest's sysfs as it is.
 # lab-guests: 1
 # lab-timeout: 180
-# lab-seconds: 11
+# lab-seconds: 35
 
 # proc_memlock PID: "SOFT HARD" of the Max locked memory line, as the kernel says it.
 proc_memlock() { awk '/^Max locked memory/ { print $4, $5 }' "/proc/$1/limits"; }

@@ -9,7 +9,7 @@
 # checked as text.)  The mode is shared again at the end, whatever failed.
 
 # lab-guests: 1
-# lab-seconds: 5
+# lab-seconds: 11
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"
 NS=rdmactl-netns

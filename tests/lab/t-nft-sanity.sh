@@ -3,7 +3,7 @@
 # and a TCP reject rule load and are listed back. Done on lab-b (or the only
 # guest); the runner flushes the ruleset after the test.
 
-# lab-seconds: 1
+# lab-seconds: 6
 [[ $LAB_ROLE == b || -z $LAB_PEER ]] || exit 0
 
 if ! { nft add table inet f &&

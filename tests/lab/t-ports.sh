@@ -5,7 +5,7 @@
 # IPv4 address.  Every change is undone at the end.
 # lab-guests: 1
 # lab-timeout: 480
-# lab-seconds: 10
+# lab-seconds: 31
 
 sys=/sys/class/infiniband/rxe0
 [[ -d $sys ]] || skip "no rxe0 in this guest"

@@ -9,7 +9,7 @@
 # for the event itself (the MTU rxe reports, the server's own log line that
 # a client holds it, its session ended, the server closing a connection).
 # lab-timeout: 300
-# lab-seconds: 26
+# lab-seconds: 36
 
 lab_need_peer
 

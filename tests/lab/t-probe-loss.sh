@@ -6,7 +6,7 @@
 # checked against its own sysfs hw_counters read around the run, and a
 # clean run first must report none.
 # lab-timeout: 180
-# lab-seconds: 25
+# lab-seconds: 38
 
 lab_need_peer
 

@@ -23,7 +23,7 @@
 # quiet runs and 1.37 in make check.  t-probe holds the default's CPU
 # against this mode's.
 # lab-timeout: 240
-# lab-seconds: 14
+# lab-seconds: 43
 # lab-nice: -5
 
 lab_need_peer

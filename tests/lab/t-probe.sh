@@ -4,7 +4,7 @@
 # sysfs and ibv_devinfo say; --verify, --rdma-cm, a short --sweep, --bidir
 # and --qps 2; both ends print the same rows.
 # lab-timeout: 300
-# lab-seconds: 26
+# lab-seconds: 50
 
 lab_need_peer
 # The ACK timeout at the slower guest's pace: a verdict on a healthy

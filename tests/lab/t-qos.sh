@@ -10,7 +10,7 @@
 # tcpdump in each guest captures the RoCE v2 packets it receives; every
 # one of the job's must carry that DSCP.
 # lab-timeout: 300
-# lab-seconds: 45
+# lab-seconds: 44
 
 lab_need_peer
 

@@ -3,7 +3,7 @@
 # reports its port ACTIVE and, with two guests, an RDMA WRITE bandwidth run
 # over RoCE v2 (GID index 1, the IPv4-mapped GID) goes from lab-b to lab-a.
 
-# lab-seconds: 4
+# lab-seconds: 11
 devices=$(ibv_devices)
 echo "$devices"
 grep -qw rxe0 <<<"$devices" || fail "ibv_devices does not list rxe0"

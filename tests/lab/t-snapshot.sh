@@ -7,7 +7,7 @@
 # finding are the same on both, the firewall and memlock.shell FAILs and
 # the mtu warning among them.
 # lab-timeout: 240
-# lab-seconds: 8
+# lab-seconds: 16
 
 lab_need_peer
 IF=eth0

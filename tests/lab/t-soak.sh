@@ -13,7 +13,7 @@
 # to their starting counts.  The baseline is taken after a warm-up round of
 # every kind (one-time allocations are not growth).
 # lab-timeout: 240
-# lab-seconds: 22
+# lab-seconds: 40
 
 lab_need_peer
 

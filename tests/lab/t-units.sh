@@ -9,7 +9,7 @@
 # rdmactl-doctor.service's ExecStart into a textfile directory of its own,
 # which must hold only rdmactl.prom, whole, passing promtool.
 # lab-timeout: 240
-# lab-seconds: 10
+# lab-seconds: 23
 
 lab_need_peer
 UNITS=$LAB_SRC/contrib/systemd

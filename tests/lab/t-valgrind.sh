@@ -6,7 +6,7 @@
 # every wait is long.  tests/lab/valgrind.supp, when present, holds
 # suppressions limited to the verbs provider's own allocations.
 # lab-timeout: 240
-# lab-seconds: 39
+# lab-seconds: 83
 
 lab_need_peer
 command -v valgrind >/dev/null || skip "valgrind is not installed"

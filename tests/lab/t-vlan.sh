@@ -6,7 +6,7 @@
 # -x that index runs between the guests, and the traffic is tagged: the
 # VLAN device's receive counters grow on both ends.
 # lab-timeout: 240
-# lab-seconds: 9
+# lab-seconds: 12
 
 lab_need_peer
 
