@@ -498,7 +498,6 @@ run_test() {
 	# Back to the start state (the test may have left a link down), and say
 	# so: another guest checks the wire only against guests that did.
 	net_up || say "warning: could not restore the network state after $id"
-	slurm_rejoin || say "warning: Slurm does not hear from lab-$NODE after $id"
 	mkdir -p "$RUN/restored" && : >"$RUN/restored/$id.$NODE"
 	# Before the verdict is out, so the harness's report of it includes this.
 	[[ $verdict == pass ]] || wire_report "$id" "$limit" >>"$log"
@@ -509,10 +508,15 @@ run_test() {
 }
 
 # slurm_rejoin: where this boot runs Slurm, its slurmd registers now and
-# Slurm counts this guest responding before the next test: a test that cut
-# the guest off (t4-bond's bond over both rails, t4-doctor's) leaves it
-# "idle*" until the controller's next ping, SlurmdTimeout/3 (40 s) on.
-# slurmd's reconfigure on SIGHUP sends its registration (Slurm 22.05).
+# Slurm counts this guest responding: a test that cut the guest off
+# (t4-bond's bond over both rails, t4-doctor's) leaves it "idle*" until
+# the controller's next ping, SlurmdTimeout/3 (40 s) on, and so does a
+# ping missed on a loaded host.  slurmd's reconfigure on SIGHUP sends its
+# registration (Slurm 22.05).  Called once every guest of the next test
+# is at its start, not after the last test: after it, lab-c and lab-d
+# waited 16 s for lab-a and lab-b at t4-probe's start, were counted not
+# responding then, and srun's run named both down ("Slurm says it is
+# idle*").
 slurm_rejoin() {
 	local pid
 	pid=$(cat /run/lab/slurm/slurmd.pid 2>/dev/null) && [[ $pid ]] || return 0
@@ -644,6 +648,19 @@ wire_watch </dev/null &
 # others, and waits at the next test's start for guests that may still be
 # in any test before it, each ended by its own time limit: the wait is
 # bounded by those limits summed.
+# meet KEY LIMIT WHY: every guest of test i at $RUN/sync/KEY within LIMIT
+# s; else the test fails, its reason the guests missing and WHY, and this
+# guest stops.
+meet() {
+	local missing
+	lab__rendezvous "$RUN/sync/$1" "$2" && return 0
+	lab__missing "$RUN/sync/$1"
+	# shellcheck disable=SC2086 # a list of letters
+	missing=$(printf 'lab-%s ' $LAB__FROM)
+	say "${missing}did not reach $1, stopping"
+	put_result "${T_ID[$i]}" fail "${missing}$3"
+	exit 1
+}
 wait_limit=60
 for i in "${!T_ID[@]}"; do
 	if [[ " ${T_NODES[i]} " != *" $NODE "* ]]; then
@@ -658,13 +675,12 @@ for i in "${!T_ID[@]}"; do
 		say "could not set up the network for ${T_ID[$i]} ($rails rail(s))"
 		exit 1
 	fi
-	if ! lab__rendezvous "$RUN/sync/${T_ID[$i]}" "$wait_limit"; then
-		lab__missing "$RUN/sync/${T_ID[$i]}"
-		# shellcheck disable=SC2086 # a list of letters
-		missing=$(printf 'lab-%s ' $LAB__FROM)
-		say "${missing}did not reach ${T_ID[$i]}, stopping"
-		put_result "${T_ID[$i]}" fail "${missing}never reached the start of the test"
-		exit 1
+	meet "${T_ID[$i]}" "$wait_limit" "never reached the start of the test"
+	# Where Slurm runs: it hears from every guest of the test before any
+	# starts it (slurm_rejoin).
+	if [[ -e /run/lab/slurm/slurmd.pid ]]; then
+		slurm_rejoin || say "warning: Slurm does not hear from lab-$NODE before ${T_ID[$i]}"
+		meet "${T_ID[$i]}.slurm" 60 "did not rejoin Slurm before the test"
 	fi
 	run_test "$i"
 	wait_limit=$((wait_limit + T_TIMEOUT[i]))
