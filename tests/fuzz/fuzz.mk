@@ -62,6 +62,7 @@ $(REPLAY_DIR)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/util.o $(
 
 fuzz-replay: check-deps $(REPLAY_BINS)
 	@tests/fuzz/run -r -b $(REPLAY_DIR) $(FUZZ_TARGETS)
+-include $(patsubst %,$(BUILD)/tests/fuzz/%.d,$(FUZZ_ALL:%=fuzz_%) util replay)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_AUX_OBJ:.o=.d) $(FUZZ_ALL:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)
 

@@ -18,17 +18,20 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sanitizer/common_interface_defs.h>
+
+#include "base/file.h"
+
+/* The largest input read (the corpora's are a few KiB; -max_len of make fuzz: 64 KiB). */
+#define MAX_INPUT_LEN (1u << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
@@ -54,28 +57,32 @@ static void on_alarm(int sig)
 	_exit(70);
 }
 
-/* read_all: @path's bytes in a malloc'd buffer of exactly its size (*len). */
-static uint8_t *read_all(const char *path, size_t *len)
+/*
+ * exact_copy: @path's bytes (file_read_all(), regular files only) in a
+ * malloc'd buffer of exactly their size (*len), not file_read_all()'s
+ * NUL-terminated one, a byte longer: a read one past the input is ASan's
+ * to see.  NULL for what is not a regular file; any other error ends the
+ * run with a line naming the file.
+ */
+static uint8_t *exact_copy(const char *path, size_t *len)
 {
-	struct stat st;
 	uint8_t *buf;
-	size_t got = 0;
-	ssize_t n;
-	int fd;
+	char *s;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "fuzz: cannot read %s: %s\n", path, strerror(errno));
+	err = file_read_all(path, MAX_INPUT_LEN, 0, &s, len, NULL);
+	if (err == -EINVAL)
+		return NULL;
+	if (err) {
+		fprintf(stderr, "fuzz: cannot read %s: %s\n", path, strerror(-err));
 		exit(2);
 	}
-	/* One byte at least: malloc(0) may give NULL, the target a size of 0. */
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	/* One byte at least: malloc(0) may give NULL. */
+	buf = malloc(*len ? *len : 1);
 	if (!buf)
 		abort();
-	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	*len = got;
+	memcpy(buf, s, *len);
+	free(s);
 	return buf;
 }
 
@@ -94,7 +101,6 @@ static unsigned long run_dir(const char *dir)
 {
 	struct dirent **ents;
 	unsigned long runs = 0;
-	struct stat st;
 	size_t len;
 	uint8_t *buf;
 	int i, n;
@@ -107,9 +113,9 @@ static unsigned long run_dir(const char *dir)
 	for (i = 0; i < n; i++) {
 		snprintf(current, sizeof(current), "%s/%s", dir, ents[i]->d_name);
 		free(ents[i]);
-		if (stat(current, &st) < 0 || !S_ISREG(st.st_mode))
+		buf = exact_copy(current, &len);
+		if (!buf)
 			continue;
-		buf = read_all(current, &len);
 		alarm(timeout_s);
 		LLVMFuzzerTestOneInput(buf, len);
 		alarm(0);
