@@ -642,12 +642,6 @@ fi
 say "ready"
 wire_watch </dev/null &
 
-# Before each test its guests meet, so multi-node tests start together. A
-# test runs on the guests T_NODES names (the harness deals two-guest tests
-# out to pairs, one-guest tests to single guests); this guest skips the
-# others, and waits at the next test's start for guests that may still be
-# in any test before it, each ended by its own time limit: the wait is
-# bounded by those limits summed.
 # meet KEY LIMIT WHY: every guest of test i at $RUN/sync/KEY within LIMIT
 # s; else the test fails, its reason the guests missing and WHY, and this
 # guest stops.
@@ -661,6 +655,13 @@ meet() {
 	put_result "${T_ID[$i]}" fail "${missing}$3"
 	exit 1
 }
+
+# Before each test its guests meet, so multi-node tests start together. A
+# test runs on the guests T_NODES names (the harness deals two-guest tests
+# out to pairs, one-guest tests to single guests); this guest skips the
+# others, and waits at the next test's start for guests that may still be
+# in any test before it, each ended by its own time limit: the wait is
+# bounded by those limits summed.
 wait_limit=60
 for i in "${!T_ID[@]}"; do
 	if [[ " ${T_NODES[i]} " != *" $NODE "* ]]; then

@@ -179,13 +179,13 @@ wait_port ACTIVE || fail "rxe0/1 did not come back"
 # registers before it listens), where it is ended: waiting out a time
 # limit instead was 40 s of this test at the guests' make check pace.
 NOCAP=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
-# reg CMD...: ibv_rc_pingpong's server at 64 KiB, run by CMD.
-reg() { (ulimit -l 64 && exec "$@" ibv_rc_pingpong -d rxe0 -g 1 -s 1048576 -p 18999); }
-lab_budget reg_s 5
-out=$(reg timeout -k 5 "$reg_s" "${NOCAP[@]}" 2>&1)
+# reg CMD...: ibv_rc_pingpong's server at 64 KiB, run by CMD (exec: the
+# server is the subshell, which a kill then ends).
+reg() { (ulimit -l 64 && "$@" ibv_rc_pingpong -d rxe0 -g 1 -s 1048576 -p 18999); }
+out=$(reg lab_timeout 5 "${NOCAP[@]}" 2>&1)
 echo "$out" | sed 's/^/no CAP_IPC_LOCK, 64 KiB: /'
 grep -q "Couldn't register MR" <<<"$out" || fail "ibv_rc_pingpong registered 1 MiB at 64 KiB without CAP_IPC_LOCK"
-reg env >reg-root.out 2>&1 &
+reg exec >reg-root.out 2>&1 &
 pid=$!
 listened=no
 lab_wait_listen 18999 && kill -0 $pid 2>/dev/null && listened=yes

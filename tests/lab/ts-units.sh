@@ -174,7 +174,7 @@ textfiles() { find "${textfile%/*}" -mindepth 1 -maxdepth 1 -printf '%f\n' | sor
 new_textfiles() { textfiles | comm -13 textfiles.before -; }
 
 systemd_side() {
-	local deb pid uid st rc
+	local deb pid uid st
 	check_eq "PID 1 is systemd" systemd "$(cat /proc/1/comm)"
 	textfiles >textfiles.before
 	deb=$(ls -t "$LAB_SRC"/build/pkg/deb/rdmactl_*_*.deb 2>/dev/null | head -n 1)
