@@ -33,9 +33,17 @@ netns_cleanup() {
 }
 
 ok() { echo "PASS netns/$SUITE/$1"; }
+# ko NAME WHY: a failing check, with the last client's exit status and
+# output when the suite keeps them (RC, OUT, ERR), indented as make check
+# shows a failure's detail.
 ko() {
 	echo "FAIL netns/$SUITE/$1"
-	echo "    $2" >&2
+	{
+		echo "    $2"
+		[ -z "${RC+set}" ] || echo "    rc=$RC"
+		[ -z "${OUT-}" ] || sed 's/^/    out: /' <<<"$OUT" | head -20
+		[ -z "${ERR-}" ] || sed 's/^/    err: /' <<<"$ERR" | head -20
+	} >&2
 	FAILED=$((FAILED + 1))
 }
 check() {
