@@ -78,7 +78,7 @@ const struct opt probe_opts[] = {
 	  NULL, M_FLEET },
 	{ "force", 'f', ARG_NONE, NULL, "with -w: replace an existing --save or --html FILE (only ever a regular file)",
 	  NULL, M_FLEET },
-	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: do not retest a slow link's ends against a good node",
+	{ "no-retest", OPT_NO_RETEST, ARG_NONE, NULL, "with -w: no retests of a slow link's ends, nor of the link",
 	  NULL, M_FLEET },
 	/* Internal: what -w starts on every node (probe_agent.c); not for the user's eye. */
 	{ "agent", OPT_AGENT, ARG_STR, "HOST:PORT", "what -w runs on each node: meet the coordinator there",

@@ -130,9 +130,12 @@ int linkmap_node_down(struct linkmap *m, uint32_t node, const char *why);
  * that has not been measured against a node known good (measured, no
  * slow or failed link) is paired with one, both directions, as one extra
  * schedule: ends spread over the good nodes, each batch two steps (end ->
- * good, then good -> end) of one round, rounds from 1.  Rails are 0, as
- * in schedule_make().  0 with s->n == 0 when nothing needs a retest or no
- * node is known good; -ENOMEM.
+ * good, then good -> end) of one round, rounds from 1.  Then one step
+ * of one round more: the slow directions that nothing explains and
+ * neither of whose ends is retested, measured again (a link is named on
+ * two looks, not one), as many as fit in a step, in the order of the
+ * links.  Rails are 0, as in schedule_make().  0 with s->n == 0 when
+ * nothing needs a retest; -ENOMEM.
  */
 int linkmap_retests(const struct linkmap *m, struct schedule *s);
 

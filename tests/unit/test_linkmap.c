@@ -404,9 +404,64 @@ static void slow_link(void)
 	CHECK_INT(linkmap_analyse(&m), 0);
 	one_finding(&m, FIND_SLOW_LINK, 0, 1);
 	CHECK_STR(m.find[0].text, "n0 <-> n1 is slow both ways: 30.0 and 30.0 Gb/s, 30% of the median 100.0 Gb/s");
-	/* Both ends met good nodes: nothing to retest, the link is to blame. */
+	/*
+	 * Both ends met good nodes: no end to retest, the link is to blame if
+	 * a second look says so: both ways measured again, in one step.
+	 */
 	CHECK_INT(linkmap_retests(&m, &s), 0);
-	CHECK_INT(s.n, 0);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.rounds, 1);
+	check_steps(&s, 4, NULL);
+	if (s.n == 1 && s.steps[0].n == 2) {
+		CHECK_INT(s.steps[0].pairs[0].client, 0);
+		CHECK_INT(s.steps[0].pairs[0].server, 1);
+		CHECK_INT(s.steps[0].pairs[1].client, 1);
+		CHECK_INT(s.steps[0].pairs[1].server, 0);
+	} else {
+		CHECK(!"one step of two pairs");
+	}
+	schedule_free(&s);
+	/* Slow again: still the link's finding, and nothing more to measure. */
+	add(&m, 0, 1, 0, 31);
+	add(&m, 1, 0, 0, 29);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	one_finding(&m, FIND_SLOW_LINK, 0, 1);
+	linkmap_free(&m);
+}
+
+/*
+ * Links 0<->1 and 2->3 slow in their steps, fine the second time: no
+ * finding.  Then 0->2, 0->3 and 0->4 slow: one step holds one of them
+ * (0 writes once a step), the others keep their one look.
+ */
+static void slow_once(void)
+{
+	struct linkmap m;
+	struct schedule s;
+	size_t j;
+
+	linkmap_init(&m, names, 6, 1, 0.5);
+	full(&m, 6, 1, link01_slow);
+	add(&m, 2, 3, 0, 20);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(m.nfind, 2);
+	CHECK_INT(linkmap_retests(&m, &s), 0);
+	CHECK_INT(s.n, 1);
+	check_steps(&s, 6, NULL);
+	CHECK_INT(s.n ? s.steps[0].n : 0, 3);
+	for (j = 0; s.n && j < s.steps[0].n; j++)
+		add(&m, s.steps[0].pairs[j].client, s.steps[0].pairs[j].server, 0, 100);
+	schedule_free(&s);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(m.nfind, 0);
+	add(&m, 0, 2, 0, 20);
+	add(&m, 0, 3, 0, 20);
+	add(&m, 0, 4, 0, 20);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(linkmap_retests(&m, &s), 0);
+	CHECK_INT(s.n, 1);
+	check_steps(&s, 6, NULL);
+	CHECK_INT(s.n ? s.steps[0].n : 0, 1);
 	schedule_free(&s);
 	linkmap_free(&m);
 }
@@ -420,6 +475,7 @@ static double one_way_slow(uint32_t c, uint32_t s, uint32_t rail)
 static void asymmetric(void)
 {
 	struct linkmap m;
+	struct schedule s;
 
 	linkmap_init(&m, names, 4, 1, 0.8);
 	full(&m, 4, 1, one_way_slow);
@@ -427,6 +483,15 @@ static void asymmetric(void)
 	one_finding(&m, FIND_ASYMMETRIC, 1, 0);
 	CHECK(m.find[0].failure);
 	CHECK_STR(m.find[0].text, "n1 -> n0 20.0 Gb/s but n0 -> n1 100.0 Gb/s: 20% of the other direction");
+	/* Its slow way measured again, alone; the fast way stands. */
+	CHECK_INT(linkmap_retests(&m, &s), 0);
+	CHECK_INT(s.n, 1);
+	if (s.n == 1) {
+		CHECK_INT(s.steps[0].n, 1);
+		CHECK_INT(s.steps[0].pairs[0].client, 1);
+		CHECK_INT(s.steps[0].pairs[0].server, 0);
+	}
+	schedule_free(&s);
 	linkmap_free(&m);
 }
 
@@ -851,6 +916,7 @@ int main(void)
 	RUN("linkmap", slow_node);
 	RUN("linkmap", slow_one_way_node);
 	RUN("linkmap", slow_link);
+	RUN("linkmap", slow_once);
 	RUN("linkmap", asymmetric);
 	RUN("linkmap", blocked_node);
 	RUN("linkmap", uncaused_failures);
