@@ -10,7 +10,7 @@
 #   lossy    leaf1's uplink losing 3% of its frames each way: leaf1's
 #            uplink named, slow_uplink or failed_uplink, no node;
 #   nic      lab-c's host link (its tap, the port of leaf2 to its NIC)
-#            slowed to 8 Mbit/s: slow_node lab-c, no switch finding
+#            slowed to 4 Mbit/s: slow_node lab-c, no switch finding
 #            (leaf2 holds lab-c alone: its uplink and its node are one);
 #   both     leaf1's uplink and lab-d's host link slowed: slow_uplink
 #            leaf1, and lab-d named by the node findings (as an end of its
@@ -118,7 +118,12 @@ if [[ $LAB_NODE == a ]]; then
 	no_node lossy
 	echo "lossy: uplink $(lab_link --rail 0 leaf1-spine show | awk '$4 == "loss_drops" { print $5 }') frames dropped"
 	lab_link leaf1-spine restore || fail "lossy: lab_link leaf1-spine restore"
-	case_ nic 1 0 "slow_node lab-c" "lab-c rate 8mbit"
+	# 4 Mbit/s, not the uplink's 8: lab-c's are six links of twelve, so
+	# the median is half made of them.  On a host where the guests ran at
+	# half their usual pace (unshaped links 0.01 to 0.02 Gb/s), at 8 Mbit/s
+	# lab-c's links stayed over 0.3 of a median of about 0.006: no
+	# finding, exit 0.
+	case_ nic 1 0 "slow_node lab-c" "lab-c rate 4mbit"
 	check_eq "nic: no switch finding" 0 "$(jq '[.findings[] | select(.switch != null)] | length' nic.json)"
 	# Both: leaf1's uplink named, lab-d named by the node findings, lab-a
 	# and lab-b by none. Here lab-d's only link that crosses no slowed
