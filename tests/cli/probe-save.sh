@@ -79,27 +79,12 @@ check before-rc rc_is 1
 check before-whole doc "$S/before.json" '.run.complete and .summary.links == 12 and
 	.summary.failed == 3 and ([.findings[].kind] == ["failed_link", "failed_link", "failed_link"])'
 
-# moment WHEN FILE PID: the moment stop() signals at (an agent started,
-# or WHEN steps saved in FILE), or PID has ended.
-moment() {
-	kill -0 "$3" 2>/dev/null || return 0
-	if [ "$1" = gather ]; then
-		ls "$TMPD"/started.* >/dev/null 2>&1
-	else
-		doc "$2" --argjson n "$1" '.run.complete == false and .run.steps_done >= $n'
-	fi
-}
 # stop SIG WHEN NAME: resume $S/NAME.json (a copy of before.json) into
 # itself with 2 s tests, SIG sent WHEN: "gather" (agents not joined yet),
 # (the launcher has started an agent: its signal handlers are in place
 # then, where the line that the run resumes comes a moment before them),
 # or after N steps of this run are saved; RC, ERR.  A run that ended
 # before the signal reached it (a loaded machine) is tried again, twice.
-# The signal waits for its moment, however long the run takes to come to
-# it (600 s a guard): a count of looks (300, 0.1 s apart) sent it at
-# whatever moment they ran out, and once, under ASan beside the lab, the
-# run died of it with no handler in place (no "stopped by" line, the save
-# file left locked).
 stop() {
 	local sig=$1 when=$2 f=$S/$3.json pid try
 	for try in 1 2 3; do
@@ -109,8 +94,14 @@ stop() {
 		env --default-signal="$sig" "$RDMACTL" probe "${W[@]}" -D 2 --from "$f" --save "$f" \
 			>"$TMPD/out" 2>"$TMPD/err" </dev/null &
 		pid=$!
-		waits_for 600 moment "$when" "$f" "$pid" ||
-			echo "    probe-save: $3: the run came to no moment for SIG$sig ($when) in 600 s" >&2
+		for _ in $(seq 300); do
+			if [ "$when" = gather ]; then
+				ls "$TMPD"/started.* >/dev/null 2>&1 && break
+			else
+				doc "$f" --argjson n "$when" '.run.complete == false and .run.steps_done >= $n' && break
+			fi
+			sleep 0.1
+		done
 		kill -"$sig" "$pid" 2>/dev/null && break
 		wait "$pid"
 	done
