@@ -87,14 +87,21 @@ static int pack(struct schedule *s, const uint32_t *ends, size_t ne, const uint3
 	return 0;
 }
 
-/* @a -> @b is among the first @n of @dir (client, server pairs). */
+/*
+ * @a -> @b is among the @n directions of @dir (client, server pairs).
+ * The links that count are sorted by pair: those of the pair {a, b}
+ * already listed are the last ones, so the look ends at another pair's.
+ */
 static bool listed(const uint32_t *dir, size_t n, uint32_t a, uint32_t b)
 {
-	size_t i;
+	while (n--) {
+		uint32_t c = dir[2 * n], v = dir[2 * n + 1];
 
-	for (i = 0; i < n; i++)
-		if (dir[2 * i] == a && dir[2 * i + 1] == b)
+		if (c == a && v == b)
 			return true;
+		if (!(c == b && v == a))
+			return false;
+	}
 	return false;
 }
 
