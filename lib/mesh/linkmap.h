@@ -132,7 +132,8 @@ int linkmap_node_down(struct linkmap *m, uint32_t node, const char *why);
  * schedule: ends spread over the good nodes, each batch two steps (end ->
  * good, then good -> end) of one round, rounds from 1.  Then one step
  * of one round more: the slow directions that nothing explains and
- * neither of whose ends is retested, measured again (a link is named on
+ * neither of whose ends is retested (none is when no node is known
+ * good), measured again (a link is named on
  * two looks, not one), as many as fit in a step, in the order of the
  * links.  Rails are 0, as in schedule_make().  0 with s->n == 0 when
  * nothing needs a retest; -ENOMEM.

@@ -109,7 +109,8 @@ static bool listed(const uint32_t *dir, size_t n, uint32_t a, uint32_t b)
  * The slow directions to measure again (client, server pairs in @dir,
  * room for every link that counts; their number): each that no named
  * node or rail and no switch finding explains, neither end of which is
- * retested against a good node.  One step's rate is one look: on a busy
+ * retested against a good node (@retest; NULL: none is, as when no node
+ * is known good).  One step's rate is one look: on a busy
  * host a healthy direction can fall under --slow once (seen: a lab link
  * at 23% of the other way in one step, an asymmetric finding), and a
  * link is named only if a second look says it too.
@@ -122,7 +123,7 @@ static size_t slow_again(const struct lm_state *st, const bool *retest, uint32_t
 		const struct link_result *r = lm_eff(st, i);
 
 		if (!lm_slow(st, r) || lm_explained(st, i) || explained(st, r, r->client) ||
-		    explained(st, r, r->server) || retest[r->client] || retest[r->server] ||
+		    explained(st, r, r->server) || (retest && (retest[r->client] || retest[r->server])) ||
 		    listed(dir, n, r->client, r->server))
 			continue;
 		dir[2 * n] = r->client;
@@ -209,7 +210,8 @@ int linkmap_retests(const struct linkmap *m, struct schedule *s)
 	if (vs_good && retest) {
 		mark_vs_good(&st, vs_good);
 		open_ends(&st, vs_good, retest);
-		ret = plan(&st, retest, s) ?: plan_again(&st, retest, s);
+		/* Ends retested only where a good node was there to pair them with. */
+		ret = plan(&st, retest, s) ?: plan_again(&st, s->n ? retest : NULL, s);
 	} else {
 		ret = -ENOMEM;
 	}

@@ -726,6 +726,32 @@ static void quick_retest(void)
 	linkmap_free(&m);
 }
 
+/*
+ * Two nodes, their link slow one way: no node is known good, so no end
+ * can be retested; the slow way is measured again all the same.
+ */
+static void slow_again_without_good(void)
+{
+	struct linkmap m;
+	struct schedule s;
+
+	linkmap_init(&m, names, 2, 1, 0.8);
+	add(&m, 0, 1, 0, 100);
+	add(&m, 1, 0, 0, 20);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(m.nfind, 1);
+	CHECK_INT(linkmap_retests(&m, &s), 0);
+	CHECK_INT(s.n, 1);
+	if (s.n == 1 && s.steps[0].n == 1) {
+		CHECK_INT(s.steps[0].pairs[0].client, 1);
+		CHECK_INT(s.steps[0].pairs[0].server, 0);
+	} else {
+		CHECK(!"one step of one pair");
+	}
+	schedule_free(&s);
+	linkmap_free(&m);
+}
+
 static double node1_slow(uint32_t c, uint32_t s, uint32_t rail)
 {
 	(void)rail;
@@ -925,6 +951,7 @@ int main(void)
 	RUN("linkmap", slow_node_mostly);
 	RUN("linkmap", untested_counted);
 	RUN("linkmap", quick_retest);
+	RUN("linkmap", slow_again_without_good);
 	RUN("linkmap", slow_and_blocked);
 	RUN("linkmap", high_latency);
 	RUN("linkmap", counters_and_escapes);
