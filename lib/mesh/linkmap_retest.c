@@ -5,8 +5,9 @@
  * which.  Measuring A and B each against a node already known good tells
  * them apart; without it one slow node would make its partner look slow
  * too (the quick pattern gives every node one partner only).  A slow
- * direction whose ends each met a good node is the link's own, or one
- * step's noise: it is measured again.
+ * direction whose ends are not retested so (each met a good node, or
+ * there is none) is the link's own, or one step's noise: it is
+ * measured again.
  */
 #include <errno.h>
 #include <stdlib.h>
