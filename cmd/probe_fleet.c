@@ -272,30 +272,17 @@ static int save_check(struct ctx *ctx, const struct probe_args *a)
 	return 0;
 }
 
-static int fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)
+/*
+ * fleet_run() with the stop signals held: the lock, --from, the run and
+ * its files.  The exit code (a signal's end is the caller's).
+ */
+static int fleet_locked(struct ctx *ctx, struct probe_args *a, const struct hostlist *nodes)
 {
-	const struct hostlist *nodes = &a->nodes;
 	struct html_out h = { .ctx = ctx };
 	struct resume rs = { 0 };
-	int lock = -1, ret;
+	int lock = -1, ret = 0;
 
-	a->coord.rdmactl = a->launch.rdmactl;
-	a->coord.launch.node_timeout = (unsigned int)a->launch.node_timeout;
-	if (fleet_check(ctx, a, peer) || fleet_test(ctx, a) ||
-	    launch_pick(ctx, a->launch.launcher, &a->coord.launch.launcher))
-		return RC_USAGE;
-	if (nodes->n < 2) {
-		log_err(ctx, "Failed to probe a cluster of one: -w '%s' names one node; give two or more",
-			nodes->names[0]);
-		return RC_USAGE;
-	}
-	if (agents_fit(ctx, &a->coord.launch, nodes->n))
-		return RC_USAGE;
-
-	/* Then the lock: the --from read after it is the file as no other run changes it. */
-	ret = a->coord.save ? save_check(ctx, a) : 0;
-	if (ret)
-		return ret;
+	/* The lock first: the --from read after it is the file as no other run changes it. */
 	if (a->coord.save && (ret = runsave_lock(ctx, a->coord.save, &lock)))
 		return ret == -EBUSY ? RC_USAGE : RC_PROBLEM;
 	if (a->from && from_plan(ctx, a->from, nodes, &rs))
@@ -330,12 +317,47 @@ static int fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)
 		outfile_discard(&h.of);
 	resume_free(&rs);
 	runsave_unlock(a->coord.save, lock);
-	/* Stopped by a signal, its steps done saved: end of it, as without --save. */
-	if (ret == -EINTR && launch_stopped())
-		raise(launch_stopped());
 	if (ret < 0)
 		return ret == -EINVAL ? RC_USAGE : RC_PROBLEM;
 	return ret ? RC_PROBLEM : RC_OK;
+}
+
+static int fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)
+{
+	const struct hostlist *nodes = &a->nodes;
+	int ret;
+
+	a->coord.rdmactl = a->launch.rdmactl;
+	a->coord.launch.node_timeout = (unsigned int)a->launch.node_timeout;
+	if (fleet_check(ctx, a, peer) || fleet_test(ctx, a) ||
+	    launch_pick(ctx, a->launch.launcher, &a->coord.launch.launcher))
+		return RC_USAGE;
+	if (nodes->n < 2) {
+		log_err(ctx, "Failed to probe a cluster of one: -w '%s' names one node; give two or more",
+			nodes->names[0]);
+		return RC_USAGE;
+	}
+	if (agents_fit(ctx, &a->coord.launch, nodes->n))
+		return RC_USAGE;
+
+	ret = a->coord.save ? save_check(ctx, a) : 0;
+	if (ret)
+		return ret;
+	/*
+	 * A stop signal from here on is the run's to end: its save marked
+	 * stopped and its lock removed whenever the signal comes, then rdmactl
+	 * ends of it (a signal between the launcher's end and the save killed
+	 * rdmactl with the save unmarked and the lock left).
+	 */
+	if (launch_hold_signals()) {
+		log_err(ctx, "Failed to probe: no room for another signal hook");
+		return RC_PROBLEM;
+	}
+	ret = fleet_locked(ctx, a, nodes);
+	launch_release_signals();
+	if (launch_stopped())
+		raise(launch_stopped());
+	return ret;
 }
 
 int probe_fleet_run(struct ctx *ctx, struct probe_args *a, const char *peer)

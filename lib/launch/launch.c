@@ -324,6 +324,27 @@ static void on_signal(int sig)
 	launch_abort();
 }
 
+/* launch_hold_signals()'s hook, -1 when none holds them. */
+static int held = -1;
+
+int launch_hold_signals(void)
+{
+	int hook;
+
+	cut_short = stop_sig = 0;
+	hook = signals_hook(on_signal, SIGNALS_IN_CHARGE);
+	if (hook < 0)
+		return hook;
+	held = hook;
+	return 0;
+}
+
+void launch_release_signals(void)
+{
+	signals_unhook(held);
+	held = -1;
+}
+
 #define INPUT_ENV "RDMACTL_LAUNCH_INPUT"	/* pdsh: the line, for the local shell */
 
 static void child_exec(char *const argv[], const int out[2], const int err[2], int in,
@@ -1227,9 +1248,15 @@ int launch_run(const struct ctx *ctx, const struct launch *l, char *const *nodes
 		qsort(r.sorted, n, sizeof(*r.sorted), cmp_node);
 		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		cut_short = stop_sig = 0;
-		/* In charge of SIGINT, SIGTERM and SIGHUP while the launchers run (signals.h). */
-		hook = signals_hook(on_signal, SIGNALS_IN_CHARGE);
+		/*
+		 * In charge of SIGINT, SIGTERM and SIGHUP while the launchers run
+		 * (signals.h), or from before them when the caller holds them: a
+		 * signal that came already starts none.
+		 */
+		cut_short = held >= 0 && stop_sig;
+		if (held < 0)
+			stop_sig = 0;
+		hook = held < 0 ? signals_hook(on_signal, SIGNALS_IN_CHARGE) : -1;
 		ret = run_nodes(&r);
 		if (cut_short)
 			reap_adopted();

@@ -119,6 +119,19 @@ void launch_abort(void);
 int launch_stopped(void);
 
 /*
+ * In charge of SIGINT, SIGTERM and SIGHUP from now to
+ * launch_release_signals(), before, during and after launch_run(): a
+ * signal at any moment meanwhile ends the launchers then running (a
+ * launch_run() after it starts none) and is kept for launch_stopped().
+ * For a caller with @keep_signal that must finish its files whenever the
+ * signal comes (probe -w --save: the save marked stopped, its lock
+ * removed), then raise launch_stopped() itself.  0, or -EBUSY.
+ */
+int launch_hold_signals(void);
+/* Give the stop signals back (their actions as before the hold). */
+void launch_release_signals(void);
+
+/*
  * The launcher @name (--launcher), else RDMACTL_LAUNCHER, else the
  * default (launcher_default()); 0, or -EINVAL / -ENOENT explained on stderr.
  */

@@ -1187,6 +1187,14 @@ static void say_stopped(struct coord *co)
 			"the steps done of a run cut short)");
 }
 
+/* Stopped by a signal: the steps done saved, marked so; -EINTR. */
+static int stopped(struct coord *co)
+{
+	checkpoint(co, true);
+	say_stopped(co);
+	return -EINTR;
+}
+
 static int coord_init(struct coord *co, struct ctx *ctx, const struct hostlist *nodes,
 		      struct coord_cfg *cfg)
 {
@@ -1294,11 +1302,8 @@ static int drive(struct coord *co, const struct schedule *s, char **argv)
 	progress_end(&co->steps);
 	say_bye(co);
 	downs_to_map(co);
-	if (launch_stopped()) {
-		checkpoint(co, true);
-		say_stopped(co);
-		return -EINTR;
-	}
+	if (launch_stopped())
+		return stopped(co);
 	if (!ret)
 		run_info(co);
 	return ret;
@@ -1333,6 +1338,9 @@ int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *c
 	}
 	if (!ret)
 		ret = linkmap_analyse(&co.map);
+	/* A signal after the last step, before the report: stopped all the same. */
+	if (!ret && launch_stopped())
+		ret = stopped(&co);
 	if (!ret)
 		ret = linkmap_print(ctx, &co.map);
 	/* The complete document, as -j has it. */

@@ -57,8 +57,11 @@ struct coord_cfg {
 /*
  * Run it on @nodes and print the report: 0 or 1 (a finding failed), or
  * -errno (said).  -EINTR: SIGINT, SIGTERM or SIGHUP stopped the run
- * (launch_stopped() says which); the agents are ended, the steps done
- * saved (--save), nothing printed: the caller ends of that signal.
+ * before its report (launch_stopped() says which); the agents are ended,
+ * the steps done saved (--save), nothing printed: the caller ends of that
+ * signal.  The caller holds the signals (launch_hold_signals()) for as
+ * long as the run has files to finish, so that one coming after the
+ * agents have ended is seen too.
  */
 int coord_run(struct ctx *ctx, const struct hostlist *nodes, struct coord_cfg *cfg);
 

@@ -81,14 +81,11 @@ check before-whole doc "$S/before.json" '.run.complete and .summary.links == 12 
 
 # stop SIG WHEN NAME: resume $S/NAME.json (a copy of before.json) into
 # itself with 2 s tests, SIG sent WHEN: "gather" (agents not joined yet),
-# (the launcher has started an agent: its signal handlers are in place
-# then, where the line that the run resumes comes a moment before them),
-# or after N steps of this run are saved and two at least are left; RC,
-# ERR.  A run that ended before the signal reached it (a loaded machine)
-# is tried again, twice.  Two steps left (each holds a 2-s test): once
-# the last step is done the agents have gone and the launcher with its
-# handler, and a signal then ends rdmactl before it says it was stopped
-# (seen under ASan beside the lab: the look saw a step saved late).
+# (the launcher has started an agent), or after N steps of this run are
+# saved and two at least are left; RC, ERR.  The save is written at most
+# every 2 s (and ten times as long as a write takes), so on a loaded
+# machine the run may be further on than the file says: a run whose
+# report came before the signal (its file complete) is tried again, twice.
 stop() {
 	local sig=$1 when=$2 f=$S/$3.json pid try
 	for try in 1 2 3; do
@@ -107,11 +104,11 @@ stop() {
 			fi
 			sleep 0.1
 		done
-		kill -"$sig" "$pid" 2>/dev/null && break
-		wait "$pid"
+		kill -"$sig" "$pid" 2>/dev/null
+		RC=0
+		{ wait "$pid"; } 2>/dev/null || RC=$?
+		doc "$f" '.run.complete' || break
 	done
-	RC=0
-	{ wait "$pid"; } 2>/dev/null || RC=$?
 	ERR=$(cat "$TMPD/err")
 }
 # stopped NAME SIG: the checks of a resume of before.json stopped by SIG into NAME.json.
