@@ -96,8 +96,12 @@ agent_of() {
 connected() { ss -Htn state established "dport = :$1" | wc -l; }
 # 48 links at once: each paced to 50 Mb/s (lib.sh's 2 Gb/s would still be
 # more than the loopback carries, and two cores flat out for the run).
+# An agent gives the coordinator --timeout to answer its HELLO: the
+# coordinator is held stopped below for up to 8 + 10 + 10 s, and under
+# ASan beside the lab the first agents had waited over 10 s by then
+# (they gave up, and were named down): --timeout 40, as a guard.
 RDMACTL_PROBE_TCP_PACE=50 "$RDMACTL" -j probe -w "$LIST" --launcher local --rdmactl "$RDMACTL" --transport tcp --pattern quick \
-	-D 2 --lat-iters 0 --port "$PORT" --slow 0.05 --node-timeout 60 \
+	-D 2 --lat-iters 0 --port "$PORT" --slow 0.05 --node-timeout 60 --timeout 40 \
 	>"$TMPD/out" 2>"$TMPD/err" </dev/null &
 coord=$!
 for _ in $(seq 100); do
@@ -125,7 +129,7 @@ done
 # Node 18's agent, connected, answers the coordinator's challenge 5 s
 # late, as a loaded node's may: it joins all the same (each message of
 # the handshake has --timeout; 3 s named such nodes down).
-# (At most 10 s: the agents held meanwhile allow the coordinator 10.)
+# (At most 10 s: the agents held meanwhile allow the coordinator 40.)
 slow_connected() {
 	slow=$(agent_of "${NODE}18")
 	[ -n "$slow" ] && ss -Htnp state established "dport = :$RPORT" | grep -q "pid=$slow,"
@@ -142,7 +146,7 @@ wait "$coord" || RC=$?
 OUT=$(cat "$TMPD/out")
 ERR=$(cat "$TMPD/err")
 # More than 64 at once: what the run is to show (at most 8 s are waited
-# for them: an agent gives the coordinator 10 s to answer).
+# for them: an agent gives the coordinator --timeout to answer).
 queued_many() { [ "${QUEUED:-0}" -gt 64 ]; }
 check probe-agents-queued queued_many
 check probe-killed-one rc_is 1
