@@ -80,6 +80,19 @@ static struct json_object *jdouble(double v, int decimals)
 	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
+/*
+ * A rate for -j to the digits that tell it: two decimals from 1 Gb/s,
+ * three significant ones below (a lab link shaped to 4 Mbit/s read 0.00,
+ * and a run resumed from its --save lost the rate).
+ */
+static struct json_object *jgbps(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), v >= 1 || v <= 0 ? "%.2f" : "%.3g", v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
 /* ---- text: the matrices ---- */
 
 struct matrix {
@@ -213,7 +226,7 @@ static struct json_object *matrix_rows(const struct linkmap *m, const struct cel
 			if (lat)
 				json_object_array_add(row, c->nlat ? jdouble(c->lat / c->nlat, 1) : NULL);
 			else
-				json_object_array_add(row, c->ok ? jdouble(c->gbps / c->ok, 2) : NULL);
+				json_object_array_add(row, c->ok ? jgbps(c->gbps / c->ok) : NULL);
 		}
 		json_object_array_add(rows, row);
 	}
@@ -252,7 +265,7 @@ struct json_object *linkmap_link_json(const struct linkmap *m, const struct link
 	row_int(o, "round", r->round);
 	row_bool(o, "ok", r->ok);
 	if (r->ok)
-		row_double(o, "gbps", r->gbps, 2);
+		json_object_object_add(o, "gbps", jgbps(r->gbps));
 	else
 		row_str(o, "gbps", NULL);
 	if (r->lat_us >= 0)
@@ -330,7 +343,7 @@ struct json_object *linkmap_finding_json(const struct linkmap *m, const struct f
 	else
 		row_int(o, "rail", f->rail);
 	if (measured) {
-		row_double(o, "gbps", f->gbps, 2);
+		json_object_object_add(o, "gbps", jgbps(f->gbps));
 		row_double(o, "ratio", f->ratio, 3);
 	} else {
 		row_nulls(o, "gbps", "ratio", NULL);
@@ -582,7 +595,7 @@ static struct json_object *head_json(const struct linkmap *m, const struct cell 
 
 	if (!h)
 		return NULL;
-	json_object_object_add(h, "median_gbps", jdouble(m->median_gbps, 2));
+	json_object_object_add(h, "median_gbps", jgbps(m->median_gbps));
 	json_object_object_add(h, "median_lat_us",
 			       m->median_lat_us >= 0 ? jdouble(m->median_lat_us, 2) : NULL);
 	json_object_object_add(h, "slow", jdouble(m->slow, 2));

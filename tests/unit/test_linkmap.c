@@ -758,6 +758,33 @@ static double node1_slow(uint32_t c, uint32_t s, uint32_t rail)
 	return c == 1 || s == 1 ? 10 : 100;
 }
 
+/*
+ * Rates of a shaped lab link (megabits) in -j: three significant digits,
+ * as the text has them, not 0.00 and 0.01 (what --from read back).
+ */
+static void low_rates_json(void)
+{
+	struct linkmap m;
+	char *json;
+	uint32_t c, s;
+
+	linkmap_init(&m, names, 3, 1, 0.5);
+	for (c = 0; c < 3; c++)
+		for (s = 0; s < 3; s++)
+			if (c != s)
+				add(&m, c, s, 0, c == 2 || s == 2 ? 0.00213 : 0.00622);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	CHECK_INT(print_rc(&m, true, &json), 1);
+	CHECK(strstr(json, "\"client\":\"n0\",\"server\":\"n1\",\"rail\":0,\"round\":1,\"ok\":true,"
+			   "\"gbps\":0.00622,"));
+	CHECK(strstr(json, "\"kind\":\"slow_node\",\"failure\":true,\"node\":\"n2\",\"peer\":null,"
+			   "\"rail\":null,\"gbps\":0.00213,"));
+	CHECK(strstr(json, "\"gbps\":[[null,0.00622,0.00213],"));
+	CHECK(strstr(json, "\"median_gbps\":0.00622,"));
+	free(json);
+	linkmap_free(&m);
+}
+
 /* The lab's case: 4 nodes, one slow, one with RoCE blocked, the last link fine. */
 static void slow_and_blocked(void)
 {
@@ -953,6 +980,7 @@ int main(void)
 	RUN("linkmap", quick_retest);
 	RUN("linkmap", slow_again_without_good);
 	RUN("linkmap", slow_and_blocked);
+	RUN("linkmap", low_rates_json);
 	RUN("linkmap", high_latency);
 	RUN("linkmap", counters_and_escapes);
 	RUN("linkmap", two_nodes);
