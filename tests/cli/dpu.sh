@@ -10,7 +10,8 @@ unset NCCL_IB_HCA NCCL_SOCKET_IFNAME NCCL_IB_GID_INDEX NCCL_IB_DISABLE NCCL_IB_R
 	NCCL_IB_ADDR_FAMILY NCCL_IB_ADDR_RANGE UCX_NET_DEVICES UCX_IB_GID_INDEX
 
 # jq_is FILTER VALUE: the filter's raw output is VALUE.
-jq_is() { [ "$(jq -cr "$1" <<<"$OUT")" = "$2" ]; }
+# (jq 1.6 itself: the text compared is rdmactl's, keys in its order, which gojq sorts.)
+jq_is() { [ "$(command jq -cr "$1" <<<"$OUT")" = "$2" ]; }
 # st ID STATUS / found ID RE / fix ID RE: a doctor check's status and texts.
 fix() { jq -r ".checks[] | select(.id == \"$1\") | .fix // \"\"" <<<"$OUT" | grep -qE -- "$2"; }
 # Every line of stdout fits 100 columns.

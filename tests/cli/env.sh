@@ -177,11 +177,12 @@ run -v --root "$BF" env --for ucx
 check bf-verbose-stdout-only-exports [ "$(grep -cv '^export ' <<<"$OUT")" -eq 0 ]
 check bf-verbose-says-left-out err_has '^rdmactl env: left out: mlx5_0/5 is the representor p0 \(uplink port 0\)'
 
-# -j: the variables are the text lines, one for one.
+# -j: the variables are the text lines, one for one, in order (jq 1.6
+# itself: gojq sorts an object's keys).
 run -j --root "$ORDER" env --for mpi
 JSON=$OUT
 run --root "$ORDER" env --for mpi
-check json-matches-text [ "$(jq -r '.variables | to_entries[] | "export \(.key)=\(.value)"' <<<"$JSON")" == "$OUT" ]
+check json-matches-text [ "$(command jq -r '.variables | to_entries[] | "export \(.key)=\(.value)"' <<<"$JSON")" == "$OUT" ]
 
 # --- where no value is right: nothing on stdout, the doctor's reason ---
 refused nodev "rdmactl env: Failed to find the job's RDMA ports: no RDMA device: no kernel RDMA driver is loaded (no ib_core) (doctor check devices). Fix: modprobe mlx5_ib (NVIDIA/Mellanox NICs), or for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0" \

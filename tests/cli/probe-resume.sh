@@ -106,7 +106,7 @@ check resume-carried-unchanged bash -c 'diff <(jq -c ".links[:$3]" "$1") <(jq -c
 check resume-same-as-j bash -c 'diff <(jq -S . <<<"$1") <(jq -S . "$2")' _ "$OUT" "$S/cut.json"
 
 # Another node list: the nodes in common carry over, nothing else.
-jq -c '.findings = [] | .links[].gbps = 10 | .median_gbps = 10' "$S/whole.json" >"$S/even.json"
+command jq -c '.findings = [] | .links[].gbps = 10 | .median_gbps = 10' "$S/whole.json" >"$S/even.json"
 run -j probe -w '127.0.0.[1-2]' "${W[@]:2}" -n 200 --from "$S/even.json"
 check fewer-nodes-rc rc_is 0
 check fewer-nodes json_ok '.run.carried == 2 and .run.steps == 0 and .summary.links == 2 and
@@ -129,12 +129,12 @@ from_fails doctor "$S/doctor.json" "no \"links\" array: not the document of 'rdm
 at=$(grep -bo '"links":\[' "$S/whole.json" | cut -d: -f1)
 head -c $((at + 40)) "$S/whole.json" >"$S/cut-short.json"
 from_fails truncated "$S/cut-short.json" "links at byte $((at + 9)): the document ends early"
-jq -c '.links[0].server = "\u001b]0;pwned\u0007x"' "$S/whole.json" >"$S/hostile.json"
+command jq -c '.links[0].server = "\u001b]0;pwned\u0007x"' "$S/whole.json" >"$S/hostile.json"
 from_fails hostile "$S/hostile.json" "links[0]: server '\\x1b]0;pwned\\x07x' is not in run.names"
 truncate -s 3G "$S/huge.json"
 from_fails huge "$S/huge.json" "larger than 2 GiB: not a saved run"
 rm -f "$S/huge.json"
-jq -c '.run.names = ["x1", "x2", "127.0.0.1"] | .links = [] | .findings = []' "$S/whole.json" >"$S/other.json"
+command jq -c '.run.names = ["x1", "x2", "127.0.0.1"] | .links = [] | .findings = []' "$S/whole.json" >"$S/other.json"
 fails_with from-other-cluster 2 "rdmactl probe: Failed to resume --from '$S/other.json': it shares fewer than two nodes with -w; it is the run of other nodes" \
 	probe "${W[@]}" --from "$S/other.json"
 fails_with save-directory 2 "rdmactl probe: Failed to write the run's document (--save) '$S': Is a directory. Name a file in it" \
