@@ -23,11 +23,12 @@ export RDMACTL_PROBE_TCP_PACE=2000
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 # jq is gojq where it is installed (make deps installs it), as in the lab
-# (tests/lab/lib.sh): jq 1.6 compiles its builtins at every start, 25 ms
-# of CPU a call here against gojq's 5, and the suites read JSON thousands
-# of times (a third of cli/env-invariant's CPU).  The programs the tests
-# give it are ones both read alike; what compares jq's printed text sorts
-# keys (-S) or prints one value.
+# (tests/lab/lib.sh): jq 1.6 compiles its builtins at every start, about
+# 30 ms a call on a 2-core host against gojq's 3.5, and the suites read
+# JSON thousands of times (a third of cli/env-invariant's CPU).  The
+# programs the tests give it are ones both read alike; where the order of
+# an object's keys matters (gojq sorts them), the tests call jq 1.6
+# itself, `command jq`.
 if command -v gojq >/dev/null; then
 	jq() { gojq "$@"; }
 fi
