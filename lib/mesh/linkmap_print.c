@@ -5,6 +5,7 @@
  * a summary line; or all of it, with every link, as JSON.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,15 +83,13 @@ static struct json_object *jdouble(double v, int decimals)
 
 /*
  * A rate for -j to the digits that tell it: two decimals from 1 Gb/s,
- * three significant ones below (a lab link shaped to 4 Mbit/s read 0.00,
- * and a run resumed from its --save lost the rate).
+ * three significant ones below, 2 - floor(log10) decimals (a lab link
+ * shaped to 4 Mbit/s read 0.00, and a run resumed from its --save lost
+ * the rate).
  */
 static struct json_object *jgbps(double v)
 {
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), v >= 1 || v <= 0 ? "%.2f" : "%.3g", v);
-	return json_object_new_double_s(strtod(buf, NULL), buf);
+	return jdouble(v, v >= 1 || v <= 0 ? 2 : 2 - (int)floor(log10(v)));
 }
 
 /* ---- text: the matrices ---- */
