@@ -131,9 +131,17 @@ if [[ $LAB_NODE == a ]]; then
 	# cannot tell a slow lab-d from a slow lab-c (each with leaf1's
 	# uplink explains them all), so the probe names their link
 	# (slow_link, both ends), not lab-d alone.
+	# lab-d at 3 Mbit/s: its link to lab-c is judged against leaf1's
+	# one link inside (lab-a/lab-b), the guests' own rate.  At 8 Mbit/s
+	# it came to 0.0029 to 0.0037 Gb/s against 0.011 to 0.015 (24%),
+	# but on a host where the guests ran at half their pace (LAB_CPUS=1)
+	# 0.0024 to 0.0028 against 0.0047 to 0.0052: 46 to 53%, no node
+	# named.  Not below 3: the queue's 20 000 B floor (tests/lab/lab,
+	# uplink_set) holds more than the QPs' 67-ms ACK timeout below
+	# 2.4 Mbit/s, and resends of what only waited fail links.
 	echo "== both ($SECONDS s)"
 	lab_link leaf1-spine rate 8mbit || fail "both: lab_link leaf1-spine rate 8mbit"
-	lab_link lab-d rate 8mbit || fail "both: lab_link lab-d rate 8mbit"
+	lab_link lab-d rate 3mbit || fail "both: lab_link lab-d rate 3mbit"
 	probe both
 	check_eq "both: exit status" 1 "$RC"
 	check_eq "both: the switch finding" "slow_uplink leaf1>spine" "$(findings both.json | grep '>')"
