@@ -249,6 +249,7 @@ static int handshake(struct agent *a)
 struct capture {
 	double gbps, lat_us;
 	char dev[80];
+	unsigned int mtu, peer_mtu;	/* the ends' active MTUs; 0 before they were told */
 	uint64_t retrans, seq_err, cnp;
 };
 
@@ -258,6 +259,8 @@ static void cap_setup(struct probe_report *r, const struct probe_summary *s)
 
 	if (s->local.dev[0])
 		snprintf(c->dev, sizeof(c->dev), "%s/%u", s->local.dev, s->local.port_num);
+	c->mtu = s->local.mtu;
+	c->peer_mtu = s->remote.mtu;
 }
 
 static void cap_row(struct probe_report *r, const struct probe_row *row)
@@ -298,21 +301,6 @@ static void cap_end(struct probe_report *r, const char *peer, int err)
 	(void)err;
 }
 
-/* Why a test failed, in the words of the link map. */
-static enum link_cause classify(int err, const char *why)
-{
-	if (strstr(why, "4791"))
-		return CAUSE_ROCE_BLOCKED;
-	if (err == -ECONNREFUSED || err == -EHOSTUNREACH || err == -ENETUNREACH ||
-	    strstr(why, "cannot resolve"))
-		return CAUSE_UNREACHABLE;
-	if (err == -ETIMEDOUT)
-		return CAUSE_TIMEOUT;
-	if (strstr(why, "MTU"))
-		return CAUSE_MTU;
-	return CAUSE_OTHER;
-}
-
 static void result_line(int fd, const struct capture *c, int err)
 {
 	struct json_object *o = json_object_new_object();
@@ -324,7 +312,7 @@ static void result_line(int fd, const struct capture *c, int err)
 	if (err) {
 		if (!log_last_error(why, sizeof(why), &e))
 			snprintf(why, sizeof(why), "%s", strerror(-err));
-		json_object_object_add(o, "cause", json_object_new_string(link_cause_name(classify(err, why))));
+		json_object_object_add(o, "cause", json_object_new_string(link_cause_name(link_cause_of(err, why, c->mtu, c->peer_mtu))));
 		json_object_object_add(o, "why", json_object_new_string(why));
 	} else {
 		json_object_object_add(o, "gbps", json_object_new_double(c->gbps));

@@ -28,6 +28,20 @@ const char *link_cause_name(enum link_cause c)
 	return (unsigned int)c < sizeof(cause_names) / sizeof(cause_names[0]) ? cause_names[c] : "unknown";
 }
 
+enum link_cause link_cause_of(int err, const char *why, unsigned int mtu, unsigned int peer_mtu)
+{
+	if (strstr(why, "4791"))
+		return CAUSE_ROCE_BLOCKED;
+	if (err == -ECONNREFUSED || err == -EHOSTUNREACH || err == -ENETUNREACH ||
+	    strstr(why, "cannot resolve"))
+		return CAUSE_UNREACHABLE;
+	if (err == -ETIMEDOUT)
+		return CAUSE_TIMEOUT;
+	if (mtu && peer_mtu && mtu != peer_mtu)
+		return CAUSE_MTU;
+	return CAUSE_OTHER;
+}
+
 void linkmap_init(struct linkmap *m, char *const *names, uint32_t nodes, uint32_t rails,
 		  double slow)
 {

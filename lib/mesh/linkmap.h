@@ -188,6 +188,16 @@ int linkmap_write_json(const struct linkmap *m, struct json_object *run, linkmap
 void linkmap_free(struct linkmap *m);
 
 const char *link_cause_name(enum link_cause c);	/* "roce_blocked", ... */
+
+/*
+ * Why a directed test failed, from the two-node probe's error @err
+ * (-errno) and its line @why, and the two ends' active MTUs in bytes (0
+ * where the test failed before the ends told them).  CAUSE_MTU only when
+ * both are known and differ: the probe's lines name an MTU as one
+ * possibility (an invalid request) or as a fact of each end (a QP that
+ * could not be connected), which alone is no mismatch.
+ */
+enum link_cause link_cause_of(int err, const char *why, unsigned int mtu, unsigned int peer_mtu);
 const char *finding_kind_name(enum finding_kind k);	/* "slow_node", ... as in -j */
 
 #endif

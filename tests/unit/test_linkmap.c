@@ -544,6 +544,35 @@ static void one_failed_link(struct linkmap *m, const struct link_result *r)
  * A failure the probe gave no cause of its own is told by its line alone:
  * "failed: Failed to RDMA WRITE ...", not "failed: failed: Failed ...".
  */
+/*
+ * A failure's cause from the probe's own lines (probe_rdma.c): an invalid
+ * request's hint and a QP that could not be connected both say "MTU",
+ * which is a mismatch only when the ends' MTUs differ.
+ */
+static void causes(void)
+{
+	const char *inv = "Failed to RDMA WRITE (size 65536, QP 0): work completion error 'remote invalid "
+			  "request error' (9): the peer rejected a packet as invalid: a path MTU larger than "
+			  "the peer's, or packets lost on the way (the port counters tell)";
+	const char *rtr = "Failed to move QP 0 to RTR: Invalid argument. This end: GID index 3 (RoCE v2), "
+			  "MTU 1024; peer: GID index 1 (RoCE v2), MTU 1024. Check both use a RoCE v2 GID of "
+			  "the same subnet (-x) and the port is ACTIVE";
+	const char *blocked = "Failed to RDMA WRITE (size 65536, QP 0): work completion error 'transport "
+			      "retry counter exceeded' (12): packets are not arriving: UDP port 4791 blocked "
+			      "by a firewall, a wrong GID index (-x) or the peer on another subnet";
+
+	CHECK_INT(link_cause_of(-EIO, inv, 1024, 1024), CAUSE_OTHER);
+	CHECK_INT(link_cause_of(-EIO, inv, 4096, 1024), CAUSE_MTU);
+	CHECK_INT(link_cause_of(-EINVAL, rtr, 0, 0), CAUSE_OTHER);
+	CHECK_INT(link_cause_of(-EIO, blocked, 1024, 1024), CAUSE_ROCE_BLOCKED);
+	CHECK_INT(link_cause_of(-ETIMEDOUT, "Failed to read from the peer: timed out", 1024, 1024),
+		  CAUSE_TIMEOUT);
+	CHECK_INT(link_cause_of(-ECONNREFUSED, "Failed to connect to n1 port 18515: Connection refused. "
+				"Is `rdmactl probe --server` running on n1? Is TCP port 18515 open?", 0, 0),
+		  CAUSE_UNREACHABLE);
+	CHECK_STR(link_cause_name(link_cause_of(-EIO, inv, 1024, 1024)), "other");
+}
+
 static void uncaused_failures(void)
 {
 	struct linkmap m;
@@ -972,6 +1001,7 @@ int main(void)
 	RUN("linkmap", slow_once);
 	RUN("linkmap", asymmetric);
 	RUN("linkmap", blocked_node);
+	RUN("linkmap", causes);
 	RUN("linkmap", uncaused_failures);
 	RUN("linkmap", down_node);
 	RUN("linkmap", slow_rail);
