@@ -34,6 +34,9 @@ check_vg() {
 	fi
 }
 
+server_ended() { ! kill -0 "$server" 2>/dev/null; }
+server_or_client_ended() { server_ended || lab_has client-done; }
+
 if [[ $LAB_ROLE == a ]]; then
 	# --once: serve one client in this process, then exit (valgrind's
 	# leak check runs on the process that ran the session).
@@ -45,6 +48,21 @@ if [[ $LAB_ROLE == a ]]; then
 		sleep 0.5
 	done
 	lab_put server-up 1
+	# Until the server has served its client and ended.  A client that
+	# failed before its session (a handshake the server dropped) leaves
+	# it waiting for another: once lab-b's client has ended, the server
+	# has 60 s more, then it is stopped (at half pace the two ends
+	# waited for each other until the test's limit, and the lab's runs
+	# after it never ran).
+	lab__await "the server to end, or lab-b's client" 240 server_or_client_ended
+	if ! server_ended && ! lab__await "the server to end after lab-b's client" 60 server_ended; then
+		kill "$server"
+		if lab_has client-done; then
+			fail "server: still waiting for a client after lab-b's ended (exit $(lab_get client-done))"
+		else
+			fail "server: still waiting for a client, and lab-b's has not ended"
+		fi
+	fi
 	wait "$server"
 	rc=$?
 	cat server.err
@@ -57,6 +75,7 @@ else
 	"${vg[@]}" --log-file=vg-client.log "$RDMACTL" -j probe "$LAB_PEER_IP" --port $port \
 		-s 4K -n 5 --lat-iters 2 --timeout 120 >client.json 2>client.err
 	rc=$?
+	lab_put client-done "$rc"
 	cat client.err
 	cp vg-client.log "$LAB_SHARE/"
 	check_vg client "$rc" vg-client.log
