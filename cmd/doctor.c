@@ -18,6 +18,7 @@
 #include "cmds.h"
 #include "doctor_mode.h"
 #include "launch/nodes.h"
+#include "probe/probe.h"
 #include "probe/probe_proto.h"
 
 /*
@@ -335,6 +336,9 @@ static int run_mode(struct ctx *ctx, struct doctor_args *a, unsigned int mode)
 	if (!row->checks)
 		return row->run(ctx, a, NULL);
 	if (token_check(ctx, a))
+		return RC_USAGE;
+	/* As for the token: only --peer's probe reads it. */
+	if (a->peer && probe_ack_timeout_from_env(ctx, &a->ack_timeout))
 		return RC_USAGE;
 	sel = calloc(n, sizeof(*sel));
 	if (!sel)

@@ -63,6 +63,7 @@ struct doctor_args {
 	const char *output;	/* -o, with --metrics */
 	bool have_token;
 	char token[PROBE_TOKEN_MAX + 1];
+	uint8_t ack_timeout;	/* --peer's probe: RDMACTL_PROBE_ACK_TIMEOUT (a test aid); 0 the default */
 };
 
 /*

@@ -100,6 +100,7 @@ int doctor_here(struct ctx *ctx, const struct doctor_args *a, const bool *sel,
 	d.peer = a->peer;
 	d.peer_port = (unsigned int)a->port;
 	d.token = a->have_token ? a->token : NULL;
+	d.peer_ack_timeout = a->ack_timeout;
 	t = table_new(doc_check_cols);
 	if (t) {
 		doctor_run(&d, sel, t, &counts);

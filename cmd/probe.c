@@ -124,26 +124,6 @@ static int env_token(struct ctx *ctx, struct probe_args *a)
 }
 
 /*
- * The test aid NAME from the environment into *out: a whole number from
- * MIN to MAX, WHAT it counts named in the one line that refuses another
- * value (-EINVAL).  Unset or empty: 0 returned, *out left as it was.
- */
-static int env_number(struct ctx *ctx, const char *name, long min, long max, const char *what,
-		      long *out)
-{
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return 0;
-	if (parse_long(v, min, max, out)) {
-		log_err(ctx, "Failed to use %s '%s': expected %s, a whole number from %ld to %ld", name, v,
-			what, min, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
  * RDMACTL_PROBE_TCP_PACE=MBPS, a test aid (rdmactl-probe(8)): each TCP
  * stream this end sends on is paced to MBPS Mb/s.  Unset or empty: none.
  * The cap keeps the rate in SO_MAX_PACING_RATE's 32 bits of bytes/s.
@@ -166,15 +146,13 @@ static int env_probe_aids(struct ctx *ctx, struct probe_args *a)
 {
 	long l = 0;
 
-	if (env_number(ctx, "RDMACTL_PROBE_TCP_PACE", 1, PROBE_PACE_MAX_MBPS, "Mb/s", &l))
+	if (env_long(ctx, "RDMACTL_PROBE_TCP_PACE", 1, PROBE_PACE_MAX_MBPS, "Mb/s", &l))
 		return -EINVAL;
 	a->cfg.tcp_pace_mbps = (uint32_t)l;
 	l = 0;
-	if (env_number(ctx, "RDMACTL_PROBE_ACK_TIMEOUT", 1, 31, "an ACK timeout exponent", &l))
+	if (probe_ack_timeout_from_env(ctx, &a->cfg.ack_timeout))
 		return -EINVAL;
-	a->cfg.ack_timeout = (uint8_t)l;
-	l = 0;
-	if (env_number(ctx, "RDMACTL_PROBE_BUSY_POLL", 0, 1, "a switch", &l))
+	if (env_long(ctx, "RDMACTL_PROBE_BUSY_POLL", 0, 1, "a switch", &l))
 		return -EINVAL;
 	a->cfg.busy_poll = l == 1;
 	return 0;

@@ -542,6 +542,20 @@ int opt_long(const struct ctx *ctx, const char *name, const char *val, long min,
 	return -EINVAL;
 }
 
+int env_long(const struct ctx *ctx, const char *name, long min, long max, const char *what,
+	     long *out)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		return 0;
+	if (!parse_long(v, min, max, out))
+		return 0;
+	log_err(ctx, "Failed to use %s '%s': expected %s, a whole number from %ld to %ld", name, v, what,
+		min, max);
+	return -EINVAL;
+}
+
 /* Optimal string alignment distance: a swap of two letters counts as one edit. */
 static size_t edit_distance(const char *a, const char *b)
 {

@@ -209,6 +209,16 @@ void usage_print(FILE *f, const struct command *cmd);
 int opt_long(const struct ctx *ctx, const char *name, const char *val, long min, long max,
 	     long *out);
 
+/*
+ * The variable @name from the environment into *out: a whole number from
+ * @min to @max, @what it counts named in the one line that refuses
+ * another value ("Failed to use RDMACTL_PROBE_ACK_TIMEOUT '40': expected
+ * an ACK timeout exponent, a whole number from 1 to 31").  Unset or
+ * empty: 0, *out left as it was.  0 or -EINVAL.
+ */
+int env_long(const struct ctx *ctx, const char *name, long min, long max, const char *what,
+	     long *out);
+
 /* "Did you mean": the closest of @n @words to @word, or NULL if none is close. */
 const char *closest_word(const char *word, const char *const *words, size_t n);
 

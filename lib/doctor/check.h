@@ -55,6 +55,7 @@ struct node_facts {
 	const char *peer;		/* --peer HOST, or NULL */
 	unsigned int peer_port;		/* the probe server's TCP port */
 	const char *token;		/* the probe's shared secret (--token, RDMACTL_TOKEN), or NULL */
+	uint8_t peer_ack_timeout;	/* its QPs' ACK timeout exponent (a test aid); 0 the default */
 	struct rdma_node node;		/* devices, ports and GIDs */
 	bool node_owned;		/* doctor_load() loaded @node: doctor_free() frees it */
 	int node_err;			/* rdma_node_load()'s result */

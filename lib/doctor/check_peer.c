@@ -91,6 +91,7 @@ static void peer_cfg(const struct node_facts *d, struct probe_cfg *cfg)
 	cfg->timeout_ms = PEER_TIMEOUT_MS;
 	cfg->gid_index = -1;
 	cfg->token = d->token;
+	cfg->ack_timeout = d->peer_ack_timeout;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/opt.h"
 #include "base/text.h"
 #include "node/hwcnt.h"
 #include "node/nodeinfo.h"
@@ -549,6 +550,16 @@ int probe_client_open(struct ctx *ctx, const char *peer, const struct probe_cfg 
 	s.ctl.progress_arg = NULL;
 	*ctl = s.ctl;
 	*hello = s.peer_hello;
+	return 0;
+}
+
+int probe_ack_timeout_from_env(const struct ctx *ctx, uint8_t *out)
+{
+	long t = *out;
+
+	if (env_long(ctx, "RDMACTL_PROBE_ACK_TIMEOUT", 1, 31, "an ACK timeout exponent", &t))
+		return -EINVAL;
+	*out = (uint8_t)t;
 	return 0;
 }
 

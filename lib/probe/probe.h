@@ -56,6 +56,14 @@ struct probe_report {
 	void *arg;
 };
 
+/*
+ * RDMACTL_PROBE_ACK_TIMEOUT, a test aid (rdmactl-probe(8)) of every
+ * command whose RDMA probe writes (probe, doctor --peer): the exponent
+ * T of its QPs' ACK timeout into *out, 1 to 31; unset or empty, *out
+ * left as it was.  0, or -EINVAL said.
+ */
+int probe_ack_timeout_from_env(const struct ctx *ctx, uint8_t *out);
+
 /* Run the client side against @peer; 0 or -errno (the failure already explained). */
 int probe_client(struct ctx *ctx, const char *peer, const struct probe_cfg *cfg,
 		 struct probe_report *rep);

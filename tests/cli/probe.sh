@@ -123,6 +123,15 @@ for bad in 0 32 abc " 16" 16x; do
 		"rdmactl probe: Failed to use RDMACTL_PROBE_ACK_TIMEOUT '$bad': expected an ACK timeout exponent, a whole number from 1 to 31" \
 		probe 127.0.0.1 --port "$PORT" --transport tcp
 done
+# doctor --peer's RDMA probe takes the same aid (the lab's healthy pairs
+# at a slow pace); only --peer reads it, as RDMACTL_TOKEN.
+for bad in 0 32; do
+	RDMACTL_PROBE_ACK_TIMEOUT=$bad fails_with "doctor-ack-timeout-bad-$bad" 2 \
+		"rdmactl doctor: Failed to use RDMACTL_PROBE_ACK_TIMEOUT '$bad': expected an ACK timeout exponent, a whole number from 1 to 31" \
+		doctor --peer 127.0.0.1 --port "$PORT" --only versions
+done
+RDMACTL_PROBE_ACK_TIMEOUT=0 run --root "$FIXTURES/doctor-healthy" doctor --only mtu
+check doctor-ack-timeout-without-peer rc_is 0
 # RDMACTL_PROBE_BUSY_POLL (a test aid, the lab's comparison with
 # ib_write_bw): 1 polls as ib_write_bw does, 0 is the default.
 for ok in 0 1; do

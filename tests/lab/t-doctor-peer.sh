@@ -83,6 +83,10 @@ fi
 
 # ---- lab-a: the doctor ----
 lab_get server-up 60 >/dev/null
+# The doctor's probe waits for ACKs as long as the guests' pace needs: at
+# half pace a healthy pair's writes were sent again 4 times in about 300
+# packets, ACKs late, and its peer line warned of losses.
+lab_ack_timeout
 peer_mtu=$(lab_get mtu-b)
 route_if=$(ip -j route get "$LAB_PEER_IP" | jq -r '.[0].dev')
 src=$(ip -j route get "$LAB_PEER_IP" | jq -r '.[0].prefsrc')
