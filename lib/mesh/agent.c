@@ -305,6 +305,7 @@ static void result_line(int fd, const struct capture *c, int err)
 {
 	struct json_object *o = json_object_new_object();
 	char why[256] = "";
+	enum link_cause cause;
 	int e = 0;
 	const char *s;
 
@@ -312,7 +313,8 @@ static void result_line(int fd, const struct capture *c, int err)
 	if (err) {
 		if (!log_last_error(why, sizeof(why), &e))
 			snprintf(why, sizeof(why), "%s", strerror(-err));
-		json_object_object_add(o, "cause", json_object_new_string(link_cause_name(link_cause_of(err, why, c->mtu, c->peer_mtu))));
+		cause = link_cause_of(err, why, c->mtu, c->peer_mtu);
+		json_object_object_add(o, "cause", json_object_new_string(link_cause_name(cause)));
 		json_object_object_add(o, "why", json_object_new_string(why));
 	} else {
 		json_object_object_add(o, "gbps", json_object_new_double(c->gbps));

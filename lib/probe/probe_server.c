@@ -14,10 +14,11 @@
  * that says nothing is gone after it.  Time is judged after what arrived
  * was read: a server slow itself does not charge its delay to the
  * client.  At most `cap` connections are in their handshake, and a new
- * one beyond that drops the oldest stranger (conn_victim()).  A session runs in a child process (one test at a
- * time; NODE_INFO answers beside it), so the loop goes on accepting while
- * it runs; with --once the first client whose handshake succeeds is
- * served in this process, and junk before it ends nothing.
+ * one beyond that drops the oldest stranger (conn_victim()).  A session
+ * runs in a child process (one test at a time; NODE_INFO answers beside
+ * it), so the loop goes on accepting while it runs; with --once the first
+ * client whose handshake succeeds is served in this process, and junk
+ * before it ends nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
