@@ -84,16 +84,58 @@ static bool on_rail(const struct swrun *w, size_t i)
 
 /* ---- step 0: leaf switches ---- */
 
-/* The slow leaf switches, the nodes measured on the rail, the background p0: 0 or -ENOMEM. */
+/*
+ * Into @out, the nodes bad toward every partner on this rail, two or
+ * more (a pair bad when a link of it is): their links inside a leaf are
+ * theirs, not the background's.  0 or -ENOMEM.
+ */
+static int bad_everywhere(const struct swrun *w, bool *out)
+{
+	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), *bpart = calloc(w->nodes + 1, sizeof(*bpart));
+	size_t i, j, end;
+	uint32_t v;
+
+	if (!part || !bpart) {
+		free(part);
+		free(bpart);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->st->neff; i = end) {
+		const struct link_result *r = lm_eff(w->st, i);
+		bool bad = false;
+
+		end = lm_group_end(w->st, i, true);
+		if (r->rail != w->rail)
+			continue;
+		for (j = i; j < end; j++)
+			bad |= bad_link(w->st, lm_eff(w->st, j));
+		part[r->client]++, part[r->server]++;
+		bpart[r->client] += bad, bpart[r->server] += bad;
+	}
+	for (v = 0; v < w->nodes; v++)
+		out[v] = part[v] >= 2 && bpart[v] == part[v];
+	free(part);
+	free(bpart);
+	return 0;
+}
+
+/*
+ * The slow leaf switches, the nodes measured on the rail, the background
+ * p0: the bad share of the links inside leaves, but a slow leaf's and
+ * those of a node bad toward every partner (one slow node of a leaf of
+ * two would make the background its one link: half the links inside two
+ * such leaves, and no uplink would stand out over it).  0 or -ENOMEM.
+ */
 static int leaves_judge(struct swrun *w)
 {
 	uint32_t *tot = calloc(w->nodes + 1, sizeof(*tot)), *bad = calloc(w->nodes + 1, sizeof(*bad));
 	uint32_t *meas = calloc(w->nsw + 1, sizeof(*meas)), *slow = calloc(w->nsw + 1, sizeof(*slow));
+	bool *own = calloc(w->nodes + 1, sizeof(*own));
 	size_t i, in_tot = 0, in_bad = 0;
 	uint32_t v, s;
 	int ret = -ENOMEM;
 
-	if (!tot || !bad || !meas || !slow)
+	if (!tot || !bad || !meas || !slow || !own || bad_everywhere(w, own))
 		goto out;
 	ret = 0;
 	for (i = 0; i < w->st->neff; i++) {
@@ -117,7 +159,7 @@ static int leaves_judge(struct swrun *w)
 		const struct link_result *r = lm_eff(w->st, i);
 
 		if (r->rail != w->rail || leaf_of(w, r->client) != leaf_of(w, r->server) ||
-		    w->leaf_slow[leaf_of(w, r->client)])
+		    w->leaf_slow[leaf_of(w, r->client)] || own[r->client] || own[r->server])
 			continue;
 		in_tot++;
 		in_bad += bad_link(w->st, r);
@@ -128,6 +170,7 @@ out:
 	free(bad);
 	free(meas);
 	free(slow);
+	free(own);
 	return ret;
 }
 

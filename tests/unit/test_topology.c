@@ -111,7 +111,7 @@ static void conf_errors(void)
 
 /* ---- the switch findings (lib/mesh/linkmap_switch.c) on made-up links ---- */
 
-static char *lab[] = { "lab-a", "lab-b", "lab-c", "lab-d" };
+static char *lab[] = { "lab-a", "lab-b", "lab-c", "lab-d", "lab-e" };
 
 /* Every directed link of @n nodes at 100 Gb/s, but those rate(a, b) says. */
 static void fill(struct linkmap *m, uint32_t n, double (*rate)(uint32_t a, uint32_t b))
@@ -329,6 +329,69 @@ static void uplink_and_node(void)
 	topology_free(&t);
 }
 
+/*
+ * make check's first lab: five guests, lab-c and lab-d together on leaf2,
+ * lab-e alone on leaf3.  Both at once as t4-topology makes it: leaf1's
+ * uplink at 20 and lab-e at 8, its links across that uplink at 40% of
+ * the uplink's other links, over --slow 0.3, so their rates cannot tell
+ * lab-e (four guests could not: lab-c and lab-d explained the same
+ * links).  Here which links are slow does: lab-e's to lab-c and to lab-d
+ * cross no slow uplink, and theirs to each other is fine.
+ */
+static const char lab5_conf[] = "SwitchName=leaf1 Nodes=lab-a,lab-b\nSwitchName=leaf2 Nodes=lab-c,lab-d\n"
+				"SwitchName=leaf3 Nodes=lab-e\nSwitchName=spine Switches=leaf[1-3]\n";
+
+static double uplink1_and_d5(uint32_t a, uint32_t b)
+{
+	double r = in_leaf1(a) != in_leaf1(b) ? 20 : 100;
+
+	return noisy(a, b, a == 3 || b == 3 ? (r < 8 ? r : 8) : r);
+}
+
+static double uplink1_five(uint32_t a, uint32_t b)
+{
+	return noisy(a, b, in_leaf1(a) != in_leaf1(b) ? 20 : 100);
+}
+
+static double node_c_five(uint32_t a, uint32_t b)
+{
+	return noisy(a, b, a == 2 || b == 2 ? 20 : 100);
+}
+
+/* One run of @rate over the five guests' tree, analysed with --slow 0.3; the failures as "kind node". */
+static void lab5_run(double (*rate)(uint32_t a, uint32_t b), const char *want)
+{
+	struct topology t;
+	struct linkmap m;
+	char err[256] = "", got[512] = "";
+	size_t i, len = 0;
+
+	CHECK_INT(topology_parse(lab5_conf, "t", false, lab, 5, &t, err, sizeof(err)), 0);
+	linkmap_init(&m, lab, 5, 1, 0.3);
+	m.topo = &t;
+	fill(&m, 5, rate);
+	CHECK_INT(linkmap_analyse(&m), 0);
+	for (i = 0; i < m.nfind && len < sizeof(got); i++) {
+		const struct finding *f = &m.find[i];
+
+		if (!f->failure)
+			continue;
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s %s", len ? "; " : "",
+					finding_kind_name(f->kind),
+					f->sw != TOPO_NONE ? t.sw[f->sw].name : lab[f->node]);
+	}
+	CHECK_STR(got, want);
+	linkmap_free(&m);
+	topology_free(&t);
+}
+
+static void five_guests_both(void)
+{
+	lab5_run(uplink1_five, "slow_uplink leaf1");
+	lab5_run(node_c_five, "slow_node lab-c");
+	lab5_run(uplink1_and_d5, "slow_node lab-d; slow_uplink leaf1");
+}
+
 /* The document linkmap_write_json() writes, in memory. */
 struct doc_buf {
 	char *text;
@@ -517,6 +580,7 @@ int main(void)
 	RUN("topology", uplink_named);
 	RUN("topology", node_not_switch);
 	RUN("topology", uplink_and_node);
+	RUN("topology", five_guests_both);
 	RUN("topology", uplink_reported);
 	RUN("topology", two_leaves_candidates);
 	RUN("topology", clos_sim);
