@@ -178,16 +178,11 @@ static int medians(struct lm_state *st)
 	 * With a tree, the links inside leaves cross no uplink: where a bad
 	 * uplink slows most links (four nodes, two of them under it: 8 of 12),
 	 * theirs is the rate the fabric has.  Only up, never down: a slow node
-	 * inside a small leaf must not lower it; nor halve it, so the faster
-	 * middle of an even count, as for a node's typical link (two leaves of
-	 * two, one node slow: its leaf's two typical links are the slow one,
-	 * and the mean of the middle two half the fabric's rate).
+	 * inside a small leaf must not lower it.
 	 */
-	if (st->m->topo && (n = node_typical(st, false, true, vals, off, typ)) >= 2) {
-		qsort(typ, n, sizeof(*typ), by_double);
-		if (typ[n / 2] > st->median)
-			st->median = typ[n / 2];
-	}
+	if (st->m->topo && (n = node_typical(st, false, true, vals, off, typ)) >= 2 &&
+	    lm_median(typ, n, 0) > st->median)
+		st->median = lm_median(typ, n, 0);
 	n = node_typical(st, true, false, vals, off, typ);
 	st->median_lat = lm_median(typ, n, -1);
 	free(vals);
