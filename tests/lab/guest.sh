@@ -669,8 +669,10 @@ for i in "${!T_ID[@]}"; do
 		continue
 	fi
 	rails=$BOOT_RAILS
-	# Two guests of a larger run: a two-node test, on rail 0 alone.
-	[[ ${T_NODES[i]} != "$LAB__EVERY" ]] && rails=1
+	# Two guests (or one) of a larger run: a lane's test, on rail 0 alone;
+	# a larger group (`# lab-guests: N`) has the boot's rails.
+	read -ra tnodes <<<"${T_NODES[i]}"
+	[[ ${T_NODES[i]} != "$LAB__EVERY" ]] && ((${#tnodes[@]} <= 2)) && rails=1
 	enter_group "${T_NODES[i]}" "$rails" || exit 1
 	if ((NET_RAILS != LAB_RAILS)) && ! net_up; then
 		say "could not set up the network for ${T_ID[$i]} ($rails rail(s))"
