@@ -1,8 +1,9 @@
 #!/bin/bash
-# The lab's fabric (README.md, The fabric): four guests on three leaf
-# switches under a spine, lab-a and lab-b on leaf1, lab-c on leaf2, lab-d
-# on leaf3. Slurm runs with its topology.conf, and a test changes leaf1's
-# uplink from lab-a with lab_link:
+# The lab's fabric (README.md, The fabric): four or five guests on three
+# leaf switches under a spine, lab-a and lab-b on leaf1, lab-c on leaf2,
+# lab-d on leaf3 (five: lab-c and lab-d on leaf2, lab-e on leaf3, as in
+# make check's first lab). Slurm runs with its topology.conf, and a test
+# changes leaf1's uplink from lab-a with lab_link:
 #
 #   slowed to 5 Mbit/s: ib_write_bw from lab-a to lab-c (across, its
 #     frames through the uplink) runs at about that rate, lab-a to lab-b
@@ -25,9 +26,21 @@
 
 lab_need_guests 4
 lab_need_leaves 3
-[[ $(lab_leaf a) == leaf1 && $(lab_leaf b) == leaf1 && $(lab_leaf c) != leaf1 &&
-	$(lab_leaf d) != leaf1 && $(lab_leaf c) != "$(lab_leaf d)" ]] ||
-	skip "needs lab-a and lab-b on leaf1, lab-c and lab-d on two others (--guests 4 --leaves 3)"
+# The leaves as the lab deals four guests or five (tests/lab/lab): the
+# topology.conf lines and `scontrol show topology`'s of leaf2 and leaf3.
+case $LAB_GUESTS in
+4)
+	CONF=('SwitchName=leaf2 Nodes=lab-c' 'SwitchName=leaf3 Nodes=lab-d')
+	SHOWN=('leaf2 0 lab-c -' 'leaf3 0 lab-d -')
+	;;
+5)
+	CONF=('SwitchName=leaf2 Nodes=lab-c,lab-d' 'SwitchName=leaf3 Nodes=lab-e')
+	SHOWN=('leaf2 0 lab-c,lab-d -' 'leaf3 0 lab-e -')
+	;;
+*) skip "needs four guests or five (--guests 4 --leaves 3)" ;;
+esac
+[[ $(lab_leaf a) == leaf1 && $(lab_leaf b) == leaf1 && $(lab_leaf c) == leaf2 ]] ||
+	skip "needs lab-a and lab-b on leaf1, lab-c on leaf2 (--guests 4 --leaves 3)"
 
 # Under the rates of the emulated guests' RoCE by a factor of 3 to 18:
 # lab-a to lab-b ran at 1.83 to 10 MiB/s in four runs on a loaded host.
@@ -108,14 +121,14 @@ above() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 # ---- the topology, as Slurm has it
 echo "== topology ($SECONDS s)"
 if [[ $LAB_NODE == a ]]; then
-	check_eq "topology.conf" "$(printf '%s\n' '# Made by the rdmactl lab: 4 guests on 3 leaves (--leaves 3).' \
-		'SwitchName=leaf1 Nodes=lab-a,lab-b' 'SwitchName=leaf2 Nodes=lab-c' \
-		'SwitchName=leaf3 Nodes=lab-d' 'SwitchName=spine Switches=leaf[1-3]')" "$(<"$LAB_TOPOLOGY")"
+	check_eq "topology.conf" "$(printf '%s\n' "# Made by the rdmactl lab: $LAB_GUESTS guests on 3 leaves (--leaves 3)." \
+		'SwitchName=leaf1 Nodes=lab-a,lab-b' "${CONF[@]}" 'SwitchName=spine Switches=leaf[1-3]')" \
+		"$(<"$LAB_TOPOLOGY")"
 	topo=$(scontrol show topology)
 	echo "$topo"
 	# "SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=lab-a,lab-b" ...
-	check_eq "scontrol show topology" "$(printf '%s\n' 'leaf1 0 lab-a,lab-b -' 'leaf2 0 lab-c -' \
-		'leaf3 0 lab-d -' 'spine 1 lab-a,lab-b,lab-c,lab-d leaf[1-3]')" \
+	check_eq "scontrol show topology" "$(printf '%s\n' 'leaf1 0 lab-a,lab-b -' "${SHOWN[@]}" \
+		"spine 1 $LAB_NODES leaf[1-3]")" \
 		"$(awk '{ n = l = s = "-"; for (i = 1; i <= NF; i++) { split($i, kv, "=")
 			if (kv[1] == "SwitchName") w = kv[2]; if (kv[1] == "Level") l = kv[2]
 			if (kv[1] == "Nodes") n = kv[2]; if (kv[1] == "Switches") s = kv[2] }

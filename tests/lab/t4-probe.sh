@@ -21,6 +21,9 @@
 # runs here call a link slow below half the median (--slow 0.5): the lossy
 # links are many times slower, the noise is not (the launchers' quick
 # runs, every link healthy, 0.3: see there).
+# Four guests however many the lab has (make check's first lab boots a
+# fifth for t4-topology, idle meanwhile).
+# lab-guests: 4
 # lab-needs: ssh slurm
 # lab-timeout: 1100
 # lab-nice: -5
