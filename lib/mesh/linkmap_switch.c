@@ -82,14 +82,29 @@ static bool on_rail(const struct swrun *w, size_t i)
 	return lm_eff(w->st, i)->rail == w->rail;
 }
 
-/* ---- step 0: leaf switches ---- */
+/* ---- nodes bad toward their partners (step 0's background, step 2) ---- */
+
+static bool crosses_suspect(const struct swrun *w, const struct link_result *r)
+{
+	uint32_t top = topology_common(w->t, leaf_of(w, r->client), leaf_of(w, r->server)), s;
+
+	for (s = leaf_of(w, r->client); s != top; s = w->t->sw[s].parent)
+		if (w->suspect[s])
+			return true;
+	for (s = leaf_of(w, r->server); s != top; s = w->t->sw[s].parent)
+		if (w->suspect[s])
+			return true;
+	return false;
+}
 
 /*
- * Into @out, the nodes bad toward every partner on this rail, two or
- * more (a pair bad when a link of it is): their links inside a leaf are
- * theirs, not the background's.  0 or -ENOMEM.
+ * Per pair (both directions one partner, as linkmap_state.c counts
+ * partners) on this rail, a pair bad when a link of it is: into @out, the
+ * nodes of two partners or more bad toward all of them (@every) or
+ * mostly (lm_mostly_slow()); with @past_suspects, of the pairs that cross
+ * no suspect uplink only.  0 or -ENOMEM.
  */
-static int bad_everywhere(const struct swrun *w, bool *out)
+static int partners_judge(const struct swrun *w, bool past_suspects, bool every, bool *out)
 {
 	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), *bpart = calloc(w->nodes + 1, sizeof(*bpart));
 	size_t i, j, end;
@@ -105,7 +120,7 @@ static int bad_everywhere(const struct swrun *w, bool *out)
 		bool bad = false;
 
 		end = lm_group_end(w->st, i, true);
-		if (r->rail != w->rail)
+		if (r->rail != w->rail || (past_suspects && crosses_suspect(w, r)))
 			continue;
 		for (j = i; j < end; j++)
 			bad |= bad_link(w->st, lm_eff(w->st, j));
@@ -113,11 +128,14 @@ static int bad_everywhere(const struct swrun *w, bool *out)
 		bpart[r->client] += bad, bpart[r->server] += bad;
 	}
 	for (v = 0; v < w->nodes; v++)
-		out[v] = part[v] >= 2 && bpart[v] == part[v];
+		out[v] = part[v] >= 2 &&
+			 (every ? bpart[v] == part[v] : lm_mostly_slow(bpart[v], part[v], part[v]));
 	free(part);
 	free(bpart);
 	return 0;
 }
+
+/* ---- step 0: leaf switches ---- */
 
 /*
  * The slow leaf switches, the nodes measured on the rail, the background
@@ -135,7 +153,7 @@ static int leaves_judge(struct swrun *w)
 	uint32_t v, s;
 	int ret = -ENOMEM;
 
-	if (!tot || !bad || !meas || !slow || !own || bad_everywhere(w, own))
+	if (!tot || !bad || !meas || !slow || !own || partners_judge(w, false, true, own))
 		goto out;
 	ret = 0;
 	for (i = 0; i < w->st->neff; i++) {
@@ -289,52 +307,6 @@ static bool stands_out(const struct swrun *w, uint32_t s)
 	p = (double)w->bad[s] / (double)w->tot[s];
 	sigma = sqrt(w->p0 * (1 - w->p0) / (double)w->tot[s]);
 	return p >= w->p0 + (4 * sigma > UPLINK_MARGIN ? 4 * sigma : UPLINK_MARGIN);
-}
-
-/* ---- step 2: nodes slow on links that cross no suspect ---- */
-
-static bool crosses_suspect(const struct swrun *w, const struct link_result *r)
-{
-	uint32_t top = topology_common(w->t, leaf_of(w, r->client), leaf_of(w, r->server)), s;
-
-	for (s = leaf_of(w, r->client); s != top; s = w->t->sw[s].parent)
-		if (w->suspect[s])
-			return true;
-	for (s = leaf_of(w, r->server); s != top; s = w->t->sw[s].parent)
-		if (w->suspect[s])
-			return true;
-	return false;
-}
-
-/* Per pair (both directions one partner), as linkmap_state.c counts partners. */
-static int nodes_judge(struct swrun *w)
-{
-	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), *bpart = calloc(w->nodes + 1, sizeof(*bpart));
-	size_t i, j, end;
-	uint32_t v;
-
-	if (!part || !bpart) {
-		free(part);
-		free(bpart);
-		return -ENOMEM;
-	}
-	for (i = 0; i < w->st->neff; i = end) {
-		const struct link_result *r = lm_eff(w->st, i);
-		bool bad = false;
-
-		end = lm_group_end(w->st, i, true);
-		if (r->rail != w->rail || crosses_suspect(w, r))
-			continue;
-		for (j = i; j < end; j++)
-			bad |= bad_link(w->st, lm_eff(w->st, j));
-		part[r->client]++, part[r->server]++;
-		bpart[r->client] += bad, bpart[r->server] += bad;
-	}
-	for (v = 0; v < w->nodes; v++)
-		w->node_slow[v] = part[v] >= 2 && lm_mostly_slow(bpart[v], part[v], part[v]);
-	free(part);
-	free(bpart);
-	return 0;
 }
 
 /* ---- the findings ---- */
@@ -740,7 +712,9 @@ static int rail_run(struct swrun *w)
 	for (s = 0; s < w->nsw; s++)
 		w->suspect[s] = stands_out(w, s);
 	first = w->nf;
-	return nodes_judge(w) ?: uplink_findings(w) ?: step_beyond(w, first);
+	/* Step 2: the nodes slow on the links that cross no suspect. */
+	ret = partners_judge(w, true, false, w->node_slow);
+	return ret ?: uplink_findings(w) ?: step_beyond(w, first);
 }
 
 static void swrun_free(struct swrun *w)
