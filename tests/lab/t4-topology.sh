@@ -70,12 +70,16 @@ findings() {
 }
 
 # probe NAME: the triage run from lab-a, its -j document in NAME.json (and
-# the run's share), its exit status in RC.
+# the run's share), its exit status in RC.  Four writes in flight a QP,
+# not 128: each step ends once its writes are done, and through a link
+# shaped to 3 to 8 Mbit/s (1 to 2 Mbit/s measured) the default's drained
+# for many seconds: the four cases took 33 to 49 s each, 55 to 85 s
+# before, the unshaped links' median as before (0.055 to 0.096 Gb/s).
 probe() {
 	local rc=0 start=$SECONDS
 	lab_timeout 200 "$RDMACTL" -j probe -w "$LAB_NODES" --launcher srun --rails 1 --pattern triage \
 		--topology "$LAB_TOPOLOGY" --rdmactl "$RDMACTL" --slow 0.3 -D 1 --timeout 5 \
-		--lat-iters 5 >"$1.json" 2>"$1.err" || rc=$?
+		--lat-iters 5 --depth 4 >"$1.json" 2>"$1.err" || rc=$?
 	cp "$1.json" "$LAB_SHARE/probe-$1.json"
 	sed "s/^/$1 stderr: /" "$1.err"
 	jq -r '.findings[]? | "\(.kind): \(.text)"' "$1.json" | sed "s/^/$1: /"
