@@ -9,7 +9,8 @@
  * leaves those inside alone; with ECMP over several spines only the flows
  * hashed onto the bad cable, so a fraction of them.  So an uplink is
  * judged by the share of bad links crossing it against the share among
- * links inside leaves (which cross no uplink: the background of noise),
+ * links inside leaves (which cross no uplink: the background of noise;
+ * a node bad toward every partner is no noise, its links left out),
  * and the badness must be spread over two nodes below X or more: one node
  * alone could be that node.  In order, per rail:
  *
