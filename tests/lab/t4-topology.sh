@@ -55,8 +55,7 @@ lab_need_leaves 3
 # timeout: at 2^17 (the pace's cap, 800%, where the boot of five put
 # it) the four cases took 67 to 139 s each.
 lab_barrier paced
-lab_ack_timeout
-((RDMACTL_PROBE_ACK_TIMEOUT > 16)) && RDMACTL_PROBE_ACK_TIMEOUT=16
+lab_ack_timeout 16
 [[ $LAB_NODE == a ]] && echo "RDMACTL_PROBE_ACK_TIMEOUT=$RDMACTL_PROBE_ACK_TIMEOUT"
 
 # findings FILE: "kind name" a line, sorted, of the failures: a node
