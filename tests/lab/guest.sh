@@ -347,8 +347,12 @@ setup_slurm() {
 	printf '#!/bin/sh\n[ -r /run/lab/task.env ] && cat /run/lab/task.env\n%s\nexit 0\n' \
 		'[ -x /run/lab/taskprolog ] && exec /run/lab/taskprolog' >"$d/taskprolog" &&
 		chmod 755 "$d/taskprolog" || return
-	# Slurm's health check runs what a test puts at /run/lab/healthcheck.
-	printf '#!/bin/sh\n[ -x /run/lab/healthcheck ] && exec /run/lab/healthcheck\nexit 0\n' >"$d/healthcheck" &&
+	# Slurm's health check runs what a test puts at /run/lab/healthcheck,
+	# under /run/lab/healthcheck.lock: a test that takes its script away
+	# under that lock (lab_healthcheck_stop) knows no pass is left running
+	# it, one that would act on what the test changes next.
+	printf '#!/bin/sh\nexec flock /run/lab/healthcheck.lock sh -c %s\n' \
+		"'[ -x /run/lab/healthcheck ] || exit 0; exec /run/lab/healthcheck'" >"$d/healthcheck" &&
 		chmod 755 "$d/healthcheck" || return
 	# slurmd sets up its cgroup plugin whatever the proctrack and task
 	# plugins: cgroup v2 is mounted as systemd would, and no systemd is asked

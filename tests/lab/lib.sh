@@ -119,6 +119,18 @@ lab_slurm_responding() {
 	[[ $(scontrol -o show node "lab-${1:-$LAB_NODE}" 2>&1) != *NOT_RESPONDING* ]]
 }
 
+# lab_healthcheck SCRIPT / lab_healthcheck_stop: slurmd's health check on
+# this guest (every 10 s) runs SCRIPT, a shell script's text, until
+# lab_healthcheck_stop; that returns once no pass runs it any more (a pass
+# in flight when the test went on acted on what the test changed next:
+# it resumed a node the test had just mended under an unreachable
+# controller).
+lab_healthcheck() {
+	printf '%s\n' "$1" >/run/lab/healthcheck.new && chmod 755 /run/lab/healthcheck.new &&
+		mv /run/lab/healthcheck.new /run/lab/healthcheck
+}
+lab_healthcheck_stop() { flock /run/lab/healthcheck.lock rm -f /run/lab/healthcheck; }
+
 # lab_wait_listen PORT: until something listens on TCP PORT here (10 s at
 # this guest's pace at most); 0 when it does.
 lab_wait_listen() {

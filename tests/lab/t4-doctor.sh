@@ -133,13 +133,12 @@ if [[ $LAB_NODE == b ]]; then
 		fail "drain command line"
 	check_eq "not drained without --drain" idle "$(sinfo -h -n lab-b -o '%t')"
 	# The health check slurmd runs, its lines kept for the log.
-	printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1\n' "$RDMACTL" "$SKIP" \
-		"$PWD/healthcheck.log" >/run/lab/healthcheck
-	chmod 755 /run/lab/healthcheck
+	lab_healthcheck "$(printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1' \
+		"$RDMACTL" "$SKIP" "$PWD/healthcheck.log")"
 	drained() { [[ $(sinfo -h -n lab-b -o '%t') == drain* ]]; }
 	resumed() { ! drained; }
 	lab__await "slurmd's health check drains lab-b" 90 drained || fail "lab-b was not drained"
-	rm -f /run/lab/healthcheck
+	lab_healthcheck_stop
 	reason=$(sinfo -h -n lab-b -o '%E')
 	echo "Reason: $reason"
 	[[ $reason == "rdmactl: firewall: "* ]] || fail "drain reason '$reason'"
@@ -169,11 +168,10 @@ if [[ $LAB_NODE == b ]]; then
 		fail "dry run: the resume line"
 	drained || fail "dry run: lab-b resumed"
 	# slurmd's next pass resumes it.
-	printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1\n' "$RDMACTL" "$SKIP" \
-		"$PWD/healthcheck.log" >/run/lab/healthcheck
-	chmod 755 /run/lab/healthcheck
+	lab_healthcheck "$(printf '#!/bin/sh\n%s doctor --slurm-health --drain --skip %s >>%s 2>&1' \
+		"$RDMACTL" "$SKIP" "$PWD/healthcheck.log")"
 	lab__await "slurmd's health check resumes lab-b" 90 resumed || fail "lab-b was not resumed"
-	rm -f /run/lab/healthcheck
+	lab_healthcheck_stop
 	# Resumed by rdmactl.  Slurm 22.05 counts a drained node it resumes
 	# not responding until its slurmd registers again ("idle*";
 	# its node manager's update_node, _require_node_reg), and asks for the
