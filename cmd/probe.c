@@ -139,8 +139,15 @@ static int env_token(struct ctx *ctx, struct probe_args *a)
  * sleep on it between completions more than 0.2 ms apart; the lab
  * compares like with like (tests/lab/t-probe-perf.sh).  0 or unset: the
  * default.
+ *
+ * RDMACTL_PROBE_GREET_MS=MS, a test aid: a server gives each message of a
+ * client's handshake MS, not 3 s (--timeout still when shorter): a client
+ * under valgrind on an emulated guest at half pace took longer than 3 s
+ * between the server's answer and its request.  100 ms to 10 minutes.
  */
 #define PROBE_PACE_MAX_MBPS 30000
+#define PROBE_GREET_MIN_MS 100
+#define PROBE_GREET_MAX_MS 600000
 
 static int env_probe_aids(struct ctx *ctx, struct probe_args *a)
 {
@@ -155,6 +162,11 @@ static int env_probe_aids(struct ctx *ctx, struct probe_args *a)
 	if (env_long(ctx, "RDMACTL_PROBE_BUSY_POLL", 0, 1, "a switch", &l))
 		return -EINVAL;
 	a->cfg.busy_poll = l == 1;
+	l = 0;
+	if (env_long(ctx, "RDMACTL_PROBE_GREET_MS", PROBE_GREET_MIN_MS, PROBE_GREET_MAX_MS,
+		     "milliseconds", &l))
+		return -EINVAL;
+	a->cfg.greet_ms = (int)l;
 	return 0;
 }
 

@@ -38,7 +38,8 @@
 #include "probe/probe.h"
 #include "probe/probe_sess.h"
 
-#define SERVER_GREET_MS		3000	/* for each step of the handshake; --timeout when shorter */
+#define SERVER_GREET_MS		3000	/* for each step of the handshake (or the test aid's);
+					   --timeout when shorter */
 #define SERVER_PENDING_MAX	1024	/* connections in their handshake */
 #define SERVER_FD_SPARE		64	/* fds beyond those, for the server's own use */
 #define SERVER_INFO_CHILDREN	16	/* NODE_INFO answered at once in children */
@@ -111,7 +112,10 @@ static size_t server_fd_room(struct ctx *ctx)
 static int server_init(struct server *srv, struct ctx *ctx, const struct probe_cfg *cfg,
 		       struct probe_report *rep)
 {
-	int greet_ms = cfg->timeout_ms < SERVER_GREET_MS ? cfg->timeout_ms : SERVER_GREET_MS;
+	int greet_ms = cfg->greet_ms ? cfg->greet_ms : SERVER_GREET_MS;
+
+	if (cfg->timeout_ms < greet_ms)
+		greet_ms = cfg->timeout_ms;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->ctx = ctx;

@@ -39,6 +39,7 @@ struct probe_cfg {
 	uint32_t tcp_pace_mbps;		/* RDMACTL_PROBE_TCP_PACE (a test aid); 0 none */
 	uint8_t ack_timeout;		/* RDMACTL_PROBE_ACK_TIMEOUT (a test aid); 0 the default */
 	bool busy_poll;			/* RDMACTL_PROBE_BUSY_POLL=1 (a test aid): poll as ib_write_bw */
+	int greet_ms;			/* server: RDMACTL_PROBE_GREET_MS (a test aid); 0 the default */
 };
 
 /* How the ends were set up: printed above the table and in JSON. */

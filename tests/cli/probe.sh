@@ -145,4 +145,11 @@ for bad in 2 -1 yes " 1" 1x; do
 		"rdmactl probe: Failed to use RDMACTL_PROBE_BUSY_POLL '$bad': expected a switch, a whole number from 0 to 1" \
 		probe 127.0.0.1 --port "$PORT" --transport tcp
 done
+# RDMACTL_PROBE_GREET_MS (a test aid, the lab's server for a client under
+# valgrind): what the server's handshake gets is netns/probe-hostile's.
+for bad in 99 600001 0 -1 3s " 500"; do
+	RDMACTL_PROBE_GREET_MS=$bad fails_with "greet-bad-${bad// /_}" 2 \
+		"rdmactl probe: Failed to use RDMACTL_PROBE_GREET_MS '$bad': expected milliseconds, a whole number from 100 to 600000" \
+		probe --server --port "$PORT" --once
+done
 finish

@@ -15,6 +15,7 @@
 #    handshakes it can hold, drops the oldest past that, and still serves;
 #  - --once: junk and an idle connection first do not end it; it serves
 #    the first real client and exits 0;
+#  - RDMACTL_PROBE_GREET_MS (a test aid) is each handshake message's time;
 #  - a server slow after an accept still reads the HELLO that came in time.
 # No timing is asserted (bench/probe-server.sh measures it): a real client
 # must only finish, within its own --timeout.  Needs root.
@@ -211,6 +212,12 @@ SERVER=
 check once-server-row grep -qE '^ *4096 +100 ' "$TMPD/once.out"
 check once-junk-logged logged "$c: Failed to read HELLO: malformed frame" once
 wait $idle
+
+# ---- RDMACTL_PROBE_GREET_MS (a test aid): each message's time is its ----
+start_server greet $((PORT + 2)) env RDMACTL_PROBE_GREET_MS=1500 -- --timeout 10
+check greet-aid-reply [ "$(hostile $((PORT + 2)) send hello-then-silence)" = "$(printf '%s\n' "reply HELLO" \
+	"reply ERROR 8: Failed to read the token's proof: timed out: a client has 1.5 s for each message of its handshake" closed)" ]
+stop_server
 
 # ---- a server slow after an accept: a HELLO that arrived in time is read ----
 # Its first accept(2) returns 3.5 s late (strace's inject), as a server
