@@ -16,6 +16,11 @@
 # lab-seconds: 40
 
 lab_need_peer
+# The sessions' QPs wait for ACKs at the guests' pace (both ends'): at
+# half pace the three-second session's writes were sent again 75 times
+# at the default 67 ms, and it failed.
+lab_barrier paced
+lab_ack_timeout
 
 port=18620
 sessions=400
