@@ -304,14 +304,30 @@ lab_budget() {
 # 2^MAX, for a test whose shaped links lose writes (each loss at a step's
 # tail waits the whole timeout, and the pace can sit at its cap all run).
 lab_ack_timeout() {
-	local t=14 x=100 p=${LAB_PACE:-100} f q
-	for f in "${LAB_RUN-}/pace/${LAB_TEST_ID-}".*; do
-		[[ -r $f ]] && read -r q <"$f" && [[ $q =~ ^[0-9]+$ ]] && ((q > p)) && p=$q
-	done
+	local t=14 x=100 p
+	lab__slowest_pace p
 	while ((x < p && t < ${1:-31})); do
 		x=$((x * 2)) t=$((t + 1))
 	done
 	export RDMACTL_PROBE_ACK_TIMEOUT=$t
+}
+
+# lab_budget_slowest VAR SECONDS: VAR is SECONDS at the slowest pace of
+# the test's guests (at its start, as lab_ack_timeout: after a barrier),
+# for a length both ends must agree on.
+lab_budget_slowest() {
+	local lab__p
+	lab__slowest_pace lab__p
+	printf -v "$1" '%d' $((($2 * lab__p + 99) / 100))
+}
+# lab__slowest_pace VAR: the slowest of this guest's pace and the paces the
+# runners wrote for this test (VAR not one of its own locals: sp f q).
+lab__slowest_pace() {
+	local sp=${LAB_PACE:-100} f q
+	for f in "${LAB_RUN-}/pace/${LAB_TEST_ID-}".*; do
+		[[ -r $f ]] && read -r q <"$f" && [[ $q =~ ^[0-9]+$ ]] && ((q > sp)) && sp=$q
+	done
+	printf -v "$1" '%d' "$sp"
 }
 
 # lab_timeout SECONDS CMD...: timeout(1), its limit SECONDS at this
