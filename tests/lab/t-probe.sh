@@ -37,11 +37,14 @@ server=$!
 lab_wait_listen $port
 lab_barrier servers-up
 
-# client NAME ARGS...: run a probe against the peer, JSON into NAME.json.
+# client NAME ARGS...: run a probe against the peer, JSON into NAME.json;
+# with TIMED set, its user CPU seconds and voluntary context switches
+# (the times it slept) into NAME.time ("0.52 340", GNU time's %U %w).
 client() {
-	local name=$1
+	local name=$1 timed=()
 	shift
-	lab_timeout 120 "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
+	[[ ${TIMED-} ]] && timed=(/usr/bin/time -f '%U %w' -o "$name.time")
+	lab_timeout 120 "${timed[@]}" "$RDMACTL" -j probe "$LAB_PEER_IP" "$@" >"$name.json" 2>"$name.err"
 	echo "$?" >"$name.rc"
 	echo "== $name: rc $(<"$name.rc")"
 	cat "$name.err"
@@ -49,9 +52,6 @@ client() {
 }
 
 jqv() { jq -r "$2" "$1.json"; }
-
-# cpu_ms FILE: the children's user CPU, in ms, of a `times` report in FILE.
-cpu_ms() { awk 'NR == 2 { split($1, a, /[ms]/); printf "%d", (a[1] * 60 + a[2]) * 1000 }' "$1"; }
 
 run_clients() {
 	client basic "${small[@]}"
@@ -87,45 +87,50 @@ run_clients() {
 	check_eq "corrupt: wrong bytes the peer found" 1 "$(jqv corrupt '.results[0].verify_errors')"
 	grep -q '1 byte(s) differ from the pattern' corrupt.err || fail "corrupt: no verify failure message"
 
-	local t0 t1 user busy base
+	local t0 t1 msgs base dur busy
 	# What a run costs besides its writes (its start, the latency ping-pong,
-	# which polls, and the jq above): ten writes, then the same latency.
-	(
-		client base -s 64K -n 10 --lat-iters 10
-		times >base.times
-	)
+	# which polls): ten writes, then the same latency.
+	TIMED=1 client base -s 64K -n 10 --lat-iters 10
 	check_eq "base: exit status" 0 "$(<base.rc)"
 	t0=$(date +%s%N)
-	# Its CPU too: `times` in a subshell of its own counts the run's.
-	(
-		client duration -s 64K -D 2 --lat-iters 10
-		times >duration.times
-	)
+	TIMED=1 client duration -s 64K -D 2 --lat-iters 10
 	t1=$(date +%s%N)
 	check_eq "duration: exit status" 0 "$(<duration.rc)"
-	[[ $(jqv duration '.results[0].msgs > 0') == true ]] || fail "duration: no messages"
+	msgs=$(jqv duration '.results[0].msgs')
+	((msgs > 0)) || fail "duration: no messages"
 	(((t1 - t0) / 1000000 >= 2000)) || fail "duration: -D 2 ended after $(((t1 - t0) / 1000000)) ms"
 	# The same run with the writer polling all along, as ib_write_bw does
 	# (RDMACTL_PROBE_BUSY_POLL=1).  By default it polls only while
 	# completions come less than 0.2 ms apart, and sleeps on the CQ's
-	# channel between the emulated link's, milliseconds apart: quiet, the
-	# polling run took 0.95 to 1 s of user CPU, the default 0.36 (most of
-	# it the start and the latency ping-pong, which polls).  Held against
-	# each other, as the host's load makes both dearer, each less the base
-	# run's CPU: on a starved guest that part grows (1.1 s of the default
-	# run's at half pace) while the polling run gets no more CPU than the
-	# guest has, and the whole runs' ratio said little.
-	(
-		RDMACTL_PROBE_BUSY_POLL=1 client busy -s 64K -D 2 --lat-iters 10
-		times >busy.times
-	)
+	# channel between the emulated link's, milliseconds apart.  Judged by
+	# the times it slept (its voluntary context switches, each run less
+	# the base run's), not by its CPU: a guest's CPU time is charged by
+	# its ticks, and the host's time it does not get is charged to
+	# whatever ran when the tick came, the writer spinning a burst of
+	# completions or not; at half pace (LAB_CPUS=1) the default run was
+	# charged 1 549 ms of user CPU for its 2 s, the polling one 2 075.
+	RDMACTL_PROBE_BUSY_POLL=1 TIMED=1 client busy -s 64K -D 2 --lat-iters 10
 	check_eq "busy poll: exit status" 0 "$(<busy.rc)"
-	base=$(cpu_ms base.times)
-	user=$(($(cpu_ms duration.times) - base)) busy=$(($(cpu_ms busy.times) - base))
-	echo "duration: user CPU of the 2-s writes ${user} ms, polling all along ${busy} ms (base run $base ms)"
-	((user * 3 < busy * 2)) || fail "duration: the writer spent $user ms of user CPU writing for 2 s," \
-		"polling all along $busy (under two thirds of it expected, each less the base run's $base ms):" \
-		"it polls between completions milliseconds apart"
+	read -r _ base < <(tail -n 1 base.time)
+	read -r _ dur < <(tail -n 1 duration.time)
+	read -r _ busy < <(tail -n 1 busy.time)
+	echo "duration: $msgs writes in 2 s; slept $((dur - base)) times, polling all along" \
+		"$((busy - base)) (each less the base run's $base); user CPU s: base" \
+		"$(cut -d' ' -f1 <base.time | tail -n 1), default $(tail -n 1 duration.time | cut -d' ' -f1)," \
+		"polling $(tail -n 1 busy.time | cut -d' ' -f1)"
+	# Quiet, it slept once in two writes or so (465 of 854, 539 of 1 146),
+	# with the host kept busy more often (332 of 412, 210 of 309); polling
+	# all along, no more than the base run (it sleeps only once completions
+	# stop for 100 ms).  So: at least once in ten writes, and the polling
+	# run, the measure's control, under half as often.
+	if [[ $base =~ ^[0-9]+$ && $dur =~ ^[0-9]+$ && $busy =~ ^[0-9]+$ ]]; then
+		(((dur - base) * 10 >= msgs)) || fail "duration: the writer slept $((dur - base)) times in" \
+			"$msgs writes (once in ten at least expected): it polls between completions milliseconds apart"
+		(((busy - base) * 2 < dur - base)) || fail "duration: polling all along slept $((busy - base))" \
+			"times, the default $((dur - base)): the count does not tell them apart"
+	else
+		fail "duration: no context switch counts (GNU time): '$base' '$dur' '$busy'"
+	fi
 	lab_put "dur-msgs-$LAB_NODE" "$(jqv duration '.results[0].msgs')"
 
 	client cm "${small[@]}" --rdma-cm
