@@ -87,7 +87,7 @@ run_clients() {
 	check_eq "corrupt: wrong bytes the peer found" 1 "$(jqv corrupt '.results[0].verify_errors')"
 	grep -q '1 byte(s) differ from the pattern' corrupt.err || fail "corrupt: no verify failure message"
 
-	local t0 t1 msgs base dur busy
+	local t0 t1 msgs base dur busy ubase udur ubusy
 	# What a run costs besides its writes (its start, the latency ping-pong,
 	# which polls): ten writes, then the same latency.
 	TIMED=1 client base -s 64K -n 10 --lat-iters 10
@@ -111,13 +111,12 @@ run_clients() {
 	# charged 1 549 ms of user CPU for its 2 s, the polling one 2 075.
 	RDMACTL_PROBE_BUSY_POLL=1 TIMED=1 client busy -s 64K -D 2 --lat-iters 10
 	check_eq "busy poll: exit status" 0 "$(<busy.rc)"
-	read -r _ base < <(tail -n 1 base.time)
-	read -r _ dur < <(tail -n 1 duration.time)
-	read -r _ busy < <(tail -n 1 busy.time)
+	read -r ubase base < <(tail -n 1 base.time)
+	read -r udur dur < <(tail -n 1 duration.time)
+	read -r ubusy busy < <(tail -n 1 busy.time)
 	echo "duration: $msgs writes in 2 s; slept $((dur - base)) times, polling all along" \
-		"$((busy - base)) (each less the base run's $base); user CPU s: base" \
-		"$(cut -d' ' -f1 <base.time | tail -n 1), default $(tail -n 1 duration.time | cut -d' ' -f1)," \
-		"polling $(tail -n 1 busy.time | cut -d' ' -f1)"
+		"$((busy - base)) (each less the base run's $base); user CPU s: base $ubase," \
+		"default $udur, polling $ubusy"
 	# Quiet, it slept once in two writes or so (465 of 854, 539 of 1 146),
 	# with the host kept busy more often (332 of 412, 210 of 309); polling
 	# all along, no more than the base run (it sleeps only once completions
@@ -131,7 +130,7 @@ run_clients() {
 	else
 		fail "duration: no context switch counts (GNU time): '$base' '$dur' '$busy'"
 	fi
-	lab_put "dur-msgs-$LAB_NODE" "$(jqv duration '.results[0].msgs')"
+	lab_put "dur-msgs-$LAB_NODE" "$msgs"
 
 	client cm "${small[@]}" --rdma-cm
 	check_eq "rdma-cm: exit status" 0 "$(<cm.rc)"

@@ -199,7 +199,8 @@ systemd_side() {
 	# aid lab_ack_timeout sets; with the default 67 ms, at half pace, lab-a's
 	# writes sent again met rxe's "remote invalid request"), given through
 	# systemd's own environment: a drop-in would show in the status that
-	# README.md quotes.
+	# README.md quotes.  Once lab-a has put its pace, its runner has
+	# written the one lab_ack_timeout reads.
 	lab_get "pace-$LAB_PEER" 60 >/dev/null || exit 1
 	lab_ack_timeout
 	systemctl set-environment RDMACTL_PROBE_ACK_TIMEOUT="$RDMACTL_PROBE_ACK_TIMEOUT" ||
