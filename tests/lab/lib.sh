@@ -205,10 +205,15 @@ lab_back_online() {
 # (guest.sh, serve_ps), rather than over pdsh: an ssh handshake costs an
 # emulated CPU about 1.5 s, and four of them a look made t4-mpi's checks
 # after every collective take 7 to 10 s each.  A guest that does not
-# answer within 10 s fails the test.
+# answer within 10 s fails the test.  The runners answer a test that says
+# `# lab-needs: ps` (LAB__PS); in another it fails at once.
 lab_ps() {
 	# (Its looks a quarter second apart at most: answers come within 1.25 s.)
 	local dir=$LAB_SHARE/.ps id n line LAB__FROM LAB__FROM_ANY=1 LAB__NAP_MAX_MS=250
+	if [[ -z ${LAB__PS-} ]]; then
+		fail "lab_ps $*: no guest answers it: the test has no '# lab-needs: ps' line"
+		return 1
+	fi
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
 	lab__dir "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"

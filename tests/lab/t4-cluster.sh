@@ -4,7 +4,7 @@
 # every guest by name over ssh, runs commands on all four with pdsh, clush
 # and Slurm's srun and salloc, and lab-c writes to lab-d over RDMA with
 # `rdmactl probe` (on each rail).
-# lab-needs: ssh slurm
+# lab-needs: ssh slurm ps
 # lab-timeout: 400
 
 lab_need_guests 4

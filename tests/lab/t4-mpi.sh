@@ -45,7 +45,7 @@
 # seconds where it is expected to run, sooner in the fault rounds, where a
 # failing job shows why (see there); after every collective no MPI
 # process is left on any guest.
-# lab-needs: ssh slurm mpi
+# lab-needs: ssh slurm mpi ps
 # lab-timeout: 900
 
 lab_need_guests 4

@@ -24,7 +24,7 @@
 # Four guests however many the lab has (make check's first lab boots a
 # fifth for t4-topology, idle meanwhile).
 # lab-guests: 4
-# lab-needs: ssh slurm
+# lab-needs: ssh slurm ps
 # lab-timeout: 1100
 # lab-nice: -5
 
