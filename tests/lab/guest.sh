@@ -12,9 +12,9 @@ set -u
 RUN=$1 NODE=$2
 
 # lab.env (written by the harness) sets LAB_GUESTS LAB_RAILS LAB_SRC LAB_BIN
-# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM LAB_SYSTEMD
-# LAB_LEAVES LAB__LEAF_OF ("a:1 b:1 c:2 ...", with a fabric) and the arrays
-# T_ID T_PATH T_TIMEOUT.
+# LAB_DIR LAB_NODES LAB_HOSTS LAB_IPS LAB_IPS1 LAB__ALL LAB__SSH LAB__SLURM
+# LAB__HEALTHCHECK LAB_SYSTEMD LAB_LEAVES LAB__LEAF_OF ("a:1 b:1 c:2 ...",
+# with a fabric) and the arrays T_ID T_PATH T_TIMEOUT T_NODES T_PS.
 # shellcheck source=/dev/null
 . "$RUN/lab.env"
 # The runner uses the barrier helpers itself.
@@ -324,10 +324,13 @@ setup_slurm() {
 			InactiveLimit=0
 			MinJobAge=60
 			TaskProlog=$d/taskprolog
-			HealthCheckProgram=$d/healthcheck
-			HealthCheckInterval=10
-			HealthCheckNodeState=ANY
 		EOF
+		# slurmctld asks every slurmd for a pass each interval: only in a
+		# run with a test that uses it (`# lab-needs: healthcheck`).
+		if [[ $LAB__HEALTHCHECK ]]; then
+			printf '%s\n' "HealthCheckProgram=$d/healthcheck" HealthCheckInterval=10 \
+				HealthCheckNodeState=ANY
+		fi
 		for n in $LAB__ALL; do
 			echo "NodeName=lab-$n NodeAddr=10.99.0.$i CPUs=1 State=UNKNOWN"
 			i=$((i + 1))
@@ -471,7 +474,7 @@ run_test() {
 	fi
 	(
 		export LAB_TEST_ID=$id LAB_SHARE=$share LAB_FAILFILE=$failfile BASH_ENV=$LAB_DIR/lib.sh
-		export LAB__PS=${ps_pid:+1}
+		export LAB__PS=${ps_pid:+1} LAB__HEALTHCHECK
 		cd "$work" && exec timeout -k 5 "$limit" bash "${T_PATH[$i]}" >"$log" 2>&1 </dev/null
 	) &
 	pid=$!

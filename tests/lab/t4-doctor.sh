@@ -19,7 +19,7 @@
 # has started): named as unreachable, the others' verdicts kept.
 # The lab's own memlock limits (8 MiB for logins and services) would fail
 # every node alike: those checks are left out (--skip, passed to the nodes).
-# lab-needs: ssh slurm ps
+# lab-needs: ssh slurm ps healthcheck
 # lab-timeout: 1200
 
 lab_need_guests 4
