@@ -120,11 +120,11 @@ lab_slurm_responding() {
 }
 
 # lab_healthcheck SCRIPT / lab_healthcheck_stop: slurmd's health check on
-# this guest (every 10 s, in a run with `# lab-needs: healthcheck`) runs SCRIPT, a shell script's text, until
-# lab_healthcheck_stop; that returns once no pass runs it any more (a pass
-# in flight when the test went on acted on what the test changed next:
-# it resumed a node the test had just mended under an unreachable
-# controller).
+# this guest (every 10 s, in a run with `# lab-needs: healthcheck`) runs
+# SCRIPT, a shell script's text, until lab_healthcheck_stop; that returns
+# once no pass runs it any more (a pass in flight when the test went on
+# acted on what the test changed next: it resumed a node the test had
+# just mended under an unreachable controller).
 lab_healthcheck() {
 	if [[ -z ${LAB__HEALTHCHECK-} ]]; then
 		fail "lab_healthcheck: Slurm runs no health check: no test of the run says '# lab-needs: healthcheck'"
