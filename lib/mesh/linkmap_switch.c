@@ -99,13 +99,21 @@ static bool crosses_suspect(const struct swrun *w, const struct link_result *r)
 }
 
 /*
+ * The two ways a node's partners are judged: for the leaves' background,
+ * bad toward every partner, over all its pairs; for step 2, mostly bad
+ * (lm_mostly_slow()), over the pairs that cross no suspect uplink.
+ */
+enum partners_rule {
+	PARTNERS_EVERY_BAD,
+	PARTNERS_MOSTLY_BAD_PAST_SUSPECTS,
+};
+
+/*
  * Per pair (both directions one partner, as linkmap_state.c counts
  * partners) on this rail, a pair bad when a link of it is: into @out, the
- * nodes of two partners or more bad toward all of them (@every) or
- * mostly (lm_mostly_slow()); with @past_suspects, of the pairs that cross
- * no suspect uplink only.  0 or -ENOMEM.
+ * nodes of two partners or more that @rule calls bad.  0 or -ENOMEM.
  */
-static int partners_judge(const struct swrun *w, bool past_suspects, bool every, bool *out)
+static int partners_judge(const struct swrun *w, enum partners_rule rule, bool *out)
 {
 	uint32_t *part = calloc(w->nodes + 1, sizeof(*part)), *bpart = calloc(w->nodes + 1, sizeof(*bpart));
 	size_t i, j, end;
@@ -121,7 +129,7 @@ static int partners_judge(const struct swrun *w, bool past_suspects, bool every,
 		bool bad = false;
 
 		end = lm_group_end(w->st, i, true);
-		if (r->rail != w->rail || (past_suspects && crosses_suspect(w, r)))
+		if (r->rail != w->rail || (rule == PARTNERS_MOSTLY_BAD_PAST_SUSPECTS && crosses_suspect(w, r)))
 			continue;
 		for (j = i; j < end; j++)
 			bad |= bad_link(w->st, lm_eff(w->st, j));
@@ -130,7 +138,8 @@ static int partners_judge(const struct swrun *w, bool past_suspects, bool every,
 	}
 	for (v = 0; v < w->nodes; v++)
 		out[v] = part[v] >= 2 &&
-			 (every ? bpart[v] == part[v] : lm_mostly_slow(bpart[v], part[v], part[v]));
+			 (rule == PARTNERS_EVERY_BAD ? bpart[v] == part[v]
+						       : lm_mostly_slow(bpart[v], part[v], part[v]));
 	free(part);
 	free(bpart);
 	return 0;
@@ -154,7 +163,7 @@ static int leaves_judge(struct swrun *w)
 	uint32_t v, s;
 	int ret = -ENOMEM;
 
-	if (!tot || !bad || !meas || !slow || !own || partners_judge(w, false, true, own))
+	if (!tot || !bad || !meas || !slow || !own || partners_judge(w, PARTNERS_EVERY_BAD, own))
 		goto out;
 	ret = 0;
 	for (i = 0; i < w->st->neff; i++) {
@@ -714,7 +723,7 @@ static int rail_run(struct swrun *w)
 		w->suspect[s] = stands_out(w, s);
 	first = w->nf;
 	/* Step 2: the nodes slow on the links that cross no suspect. */
-	ret = partners_judge(w, true, false, w->node_slow);
+	ret = partners_judge(w, PARTNERS_MOSTLY_BAD_PAST_SUSPECTS, w->node_slow);
 	return ret ?: uplink_findings(w) ?: step_beyond(w, first);
 }
 
