@@ -221,7 +221,7 @@ lab_ps() {
 	LAB__ASKS=$((${LAB__ASKS:-0} + 1))
 	id=$LAB_NODE-$$-$LAB__ASKS
 	lab__dir "$dir" && echo "$*" >"$dir/.ask.$id" && mv "$dir/.ask.$id" "$dir/ask.$id"
-	lab__await "lab_ps $*" 10 lab__all_in "$dir" "$id." || {
+	lab__await_in "$dir" "lab_ps $*" 10 lab__all_in . "$id." || {
 		lab__missing "$dir" "$id."
 		fail "lab_ps: no answer from$(printf ' lab-%s' $LAB__FROM)"
 		return 1
@@ -421,6 +421,16 @@ lab__await() {
 	lab__waited "$desc" $((SECONDS - start))
 }
 
+# lab__await_in DIR DESC SECONDS TEST...: lab__await, with TEST run inside
+# DIR (a subshell's working directory) and naming its files from there:
+# 9p walks a path a name at a time, and a test's share is five names into
+# the run share.  A guest waiting at a barrier took its QEMU 1.43% of a
+# host core looking from the top, 1.18% from inside, an idle one 0.62%
+# (100 s of each QEMU).
+lab__await_in() {
+	(cd "$1" && lab__await "${@:2}")
+}
+
 # lab__all_in DIR [PREFIX]: every guest has checked in to DIR (a file
 # DIR/PREFIXNODE each: a barrier's, or lab_ps's answers); if not, LAB__FROM
 # names the first that has not: a wait needs one guest to wait on, and
@@ -448,14 +458,10 @@ lab__missing() {
 }
 
 # lab__rendezvous DIR SECONDS: check in to DIR, wait for every other guest.
-# Its looks from inside DIR, in a subshell: 9p walks a path a name at a
-# time, and a test's barrier is five names into the run share.  A guest
-# waiting at a barrier took its QEMU 1.43% of a host core looking from
-# the top, 1.18% from inside, an idle one 0.62% (100 s of each QEMU).
 lab__rendezvous() {
 	local LAB__FROM='' LAB__FROM_ANY=1
 	lab__dir "$1" && : >"$1/$LAB_NODE" &&
-		(cd "$1" && lab__await "barrier ${1##*/}" "$2" lab__all_in .)
+		lab__await_in "$1" "barrier ${1##*/}" "$2" lab__all_in .
 }
 
 # lab_barrier NAME [SECONDS]: every guest waits here for all the others
@@ -487,7 +493,7 @@ lab_has() {
 # (60 s by default). On failure the test (or the $(...) around) ends, failed.
 lab_get() {
 	local v
-	if lab__await "lab_get $1" "${2:-60}" lab_has "$1"; then
+	if lab__dir "$LAB_SHARE/.kv" && lab__await_in "$LAB_SHARE/.kv" "lab_get $1" "${2:-60}" test -e "$1"; then
 		# (read, a builtin: cat costs a guest a process a value)
 		IFS= read -r -d '' v <"$LAB_SHARE/.kv/$1"
 		printf '%s' "$v"
