@@ -459,12 +459,10 @@ run_test() {
 	local i=$1 id=${T_ID[$1]} limit pid ps_pid rc nfail reason verdict start=$SECONDS
 	local log=$RUN/log/$NODE/$id.log share=$RUN/t/$id failfile=/tmp/lab-state/$id.failed
 	local work=/tmp/lab-work/$id
-	mkdir -p "$share" "$work" "$RUN/pace"
+	mkdir -p "$share" "$work"
 	: >"$failfile"
 	echo "$id" >"$RUN/cur.$NODE"
-	measure_pace
 	lab_budget limit "${T_TIMEOUT[$1]}"
-	echo "$LAB_PACE" >"$RUN/pace/$id.$NODE"
 	say "running $id (limit $limit s: ${T_TIMEOUT[$1]} s at pace $LAB_PACE%; the pace loop took $LAB__PACE_MS ms)"
 	# Only for a test that asks (`# lab-needs: ps`): the looks cost an
 	# idle guest's QEMU 0.75% of a host core, half of what it takes.
@@ -695,6 +693,11 @@ for i in "${!T_ID[@]}"; do
 		say "could not set up the network for ${T_ID[$i]} ($rails rail(s))"
 		exit 1
 	fi
+	# The pace this guest starts the test at, written before the guests
+	# meet: once met, every guest of the test finds the others' there
+	# (lab_budget_slowest, lab_ack_timeout), from the test's first line.
+	measure_pace
+	mkdir -p "$RUN/pace" && echo "$LAB_PACE" >"$RUN/pace/${T_ID[$i]}.$NODE"
 	meet "${T_ID[$i]}" "$wait_limit" "never reached the start of the test"
 	# Where Slurm runs: it hears from every guest of the test before any
 	# starts it (slurm_rejoin).

@@ -305,8 +305,8 @@ lab_budget() {
 # lab_ack_timeout: export RDMACTL_PROBE_ACK_TIMEOUT for the guests' pace:
 # rdmactl probe's QPs wait 67 ms (2^14 x 4.096 us) for an ACK, then send
 # again; at the slowest guest's pace P% that is doubled until it is at
-# least P% of 67 ms (each guest's pace at this test's start, written by
-# the runner before the test: call it after a barrier).  At half pace
+# least P% of 67 ms (each guest's pace at this test's start, which its
+# runner wrote before the guests met to start it).  At half pace
 # (LAB_CPUS=1) a healthy link's writes were sent again a few hundred
 # times a run, and once, with --bidir, Debian 12's rxe refused a write it
 # had had twice as an invalid request.  lab_ack_timeout MAX: at most
@@ -322,19 +322,25 @@ lab_ack_timeout() {
 }
 
 # lab_budget_slowest VAR SECONDS: VAR is SECONDS at the slowest pace of
-# the test's guests (at its start, as lab_ack_timeout: after a barrier),
-# for a length both ends must agree on.
+# the test's guests (at its start, as lab_ack_timeout), for a length both
+# ends must agree on.
 lab_budget_slowest() {
 	local lab__p
 	lab__slowest_pace lab__p
 	printf -v "$1" '%d' $((($2 * lab__p + 99) / 100))
 }
 # lab__slowest_pace VAR: the slowest of this guest's pace and the paces the
-# runners wrote for this test (VAR not one of its own locals: sp f q).
+# runners wrote for this test (VAR not one of its own locals: sp n q).  A
+# guest of the test whose pace is not there fails the test: the length
+# would be this guest's guess, not one both ends agree on.
 lab__slowest_pace() {
-	local sp=${LAB_PACE:-100} f q
-	for f in "${LAB_RUN-}/pace/${LAB_TEST_ID-}".*; do
-		[[ -r $f ]] && read -r q <"$f" && [[ $q =~ ^[0-9]+$ ]] && ((q > sp)) && sp=$q
+	local sp=${LAB_PACE:-100} n q
+	for n in ${LAB__ALL-}; do
+		if read -r q 2>/dev/null <"${LAB_RUN-}/pace/${LAB_TEST_ID-}.$n" && [[ $q =~ ^[0-9]+$ ]]; then
+			((q > sp)) && sp=$q
+		else
+			fail "lab: lab-$n's pace for ${LAB_TEST_ID-} is not written (the runners write it before the test)"
+		fi
 	done
 	printf -v "$1" '%d' "$sp"
 }

@@ -11,8 +11,8 @@
 # after 2 s (for: 10m/15m) and calls metrics stale after two timer periods
 # and a scrape (900 s), and the timer runs every 15 s (a drop-in): the
 # same rules, in test time, whose seconds are stretched by the slower
-# guest's pace, the period by its doctor run's length (test_time,
-# doctor_time).
+# guest's pace, the period by its doctor run's length
+# (lab_budget_slowest, doctor_time).
 # Last, disable and purge leave nothing behind, the purge made with the
 # units running.  What an operator sees (systemctl status, systemd-analyze
 # security, the firing alerts) is kept in the test's share, and README.md's
@@ -46,14 +46,6 @@ inst_b=$(lab_ip "$LAB_SYSTEMD"):$ne
 # moment, stretched it to 120 s in make check, where the timer's doctor
 # ran in 2 s; and the staleness is two periods, a scrape and an
 # evaluation, the oldest a healthy guest's textfile can look.
-lab_put "pace-$LAB_NODE" "${LAB_PACE:-100}"
-# test_time VAR SECONDS: VAR is SECONDS at the slower guest's pace.
-test_time() {
-	local p=${LAB_PACE:-100} q
-	q=$(lab_get "pace-$LAB_PEER" 60) || exit 1
-	((q > p)) && p=$q
-	printf -v "$1" '%d' $((($2 * p + 99) / 100))
-}
 # timed_doctor CMD...: run CMD, this guest's first doctor run, and say
 # how long it took (doctor-ms-NODE) for doctor_time.
 timed_doctor() {
@@ -70,7 +62,7 @@ doctor_time() {
 	((peer > mine)) && mine=$peer
 	s=$(((4 * mine + 999) / 1000))
 	((s > $2)) || s=$2
-	test_time cap "$2"
+	lab_budget_slowest cap "$2"
 	((s < cap)) || s=$cap
 	printf -v "$1" '%d' "$s"
 }
@@ -199,9 +191,7 @@ systemd_side() {
 	# aid lab_ack_timeout sets; with the default 67 ms, at half pace, lab-a's
 	# writes sent again met rxe's "remote invalid request"), given through
 	# systemd's own environment: a drop-in would show in the status that
-	# README.md quotes.  Once lab-a has put its pace, its runner has
-	# written the one lab_ack_timeout reads.
-	lab_get "pace-$LAB_PEER" 60 >/dev/null || exit 1
+	# README.md quotes.
 	lab_ack_timeout
 	systemctl set-environment RDMACTL_PROBE_ACK_TIMEOUT="$RDMACTL_PROBE_ACK_TIMEOUT" ||
 		fail "systemctl set-environment failed"
@@ -479,7 +469,8 @@ plain_side() {
 	# The shipped rules in test time (the header says how); each change
 	# must have taken, or the test would wait on the shipped times.
 	local for_s stale scrape evaluate period
-	test_time for_s 2 && test_time scrape 3 && test_time evaluate 2 && doctor_time period 15
+	lab_budget_slowest for_s 2 && lab_budget_slowest scrape 3 && lab_budget_slowest evaluate 2 &&
+		doctor_time period 15
 	stale=$((2 * period + scrape + evaluate))
 	echo "test time: timer and doctor loop every $period s, for: ${for_s}s," \
 		"stale after $stale s, scrape every $scrape s, evaluation every $evaluate s"
